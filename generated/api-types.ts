@@ -1,0 +1,1494 @@
+// GENERATED from api/ by `npm run generate`. Do not edit by hand.
+export interface paths {
+    "/oauth2/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an access token
+         * @description OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Send `grant_type=client_credentials`
+         *     with `client_id` and `client_secret` in the form body, or authenticate the client with HTTP Basic
+         *     (RFC 6749 section 2.3.1). The token is valid for 3600 seconds. Errors follow RFC 6749 section 5.2.
+         */
+        post: operations["issueToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax codes
+         * @description Lists the organization's tax codes (deleted ones excluded), ordered by `code` unless `orderBy` says otherwise.
+         */
+        get: operations["listTaxCodes"];
+        put?: never;
+        /**
+         * Create a tax code
+         * @description Creates a tax code. `taxType` defaults to `SALES`. The code must be unique among the organization's tax codes that are not deleted.
+         */
+        post: operations["createTaxCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-codes/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a tax code
+         * @description Reads one tax code by ID or code.
+         */
+        get: operations["getTaxCode"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tax code
+         * @description Soft-deletes a tax code and returns it with `deletedAt` set. Its code can then be used again.
+         */
+        delete: operations["deleteTaxCode"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a tax code
+         * @description Changes the given fields of a tax code. Giving a new `code` renames it.
+         */
+        patch: operations["updateTaxCode"];
+        trace?: never;
+    };
+    "/units-of-measure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List units of measure
+         * @description Lists the organization's units of measure, ordered by `code` unless `orderBy` says otherwise.
+         */
+        get: operations["listUnitsOfMeasure"];
+        put?: never;
+        /**
+         * Create a unit of measure
+         * @description Creates a unit of measure. `multiplier` defaults to `E`. The code must be unique in the organization.
+         */
+        post: operations["createUnitOfMeasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/units-of-measure/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a unit of measure
+         * @description Reads one unit of measure by ID or code.
+         */
+        get: operations["getUnitOfMeasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a unit of measure
+         * @description Changes the given fields of a unit of measure. Giving a new `code` renames it.
+         */
+        patch: operations["updateUnitOfMeasure"];
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Client credentials grant (RFC 6749 section 4.4). The client may authenticate with HTTP Basic instead of the body fields. */
+        TokenRequest: {
+            /**
+             * @description Must be `client_credentials`.
+             * @example client_credentials
+             */
+            grant_type?: string;
+            /**
+             * @description The OAuth client id (omit when using HTTP Basic).
+             * @example cl_4f9a2c7e1b3d
+             */
+            client_id?: string;
+            /**
+             * @description The OAuth client secret (omit when using HTTP Basic).
+             * @example cs_Q2xpZW50U2VjcmV0RXhhbXBsZQ
+             */
+            client_secret?: string;
+            /**
+             * @description Ignored; tokens carry the client's full access.
+             * @example
+             */
+            scope?: string;
+        };
+        /** @description An access token. */
+        TokenResponse: {
+            /**
+             * @description The access token, sent as `Authorization: Bearer <access_token>`.
+             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0ZjlhIn0.c2lnbmF0dXJl
+             */
+            access_token: string;
+            /**
+             * @description Always `bearer`.
+             * @example bearer
+             * @enum {string}
+             */
+            token_type: "bearer";
+            /**
+             * Format: int32
+             * @description Lifetime of the token in seconds.
+             * @example 3600
+             */
+            expires_in: number;
+        };
+        /** @description OAuth 2.0 error (RFC 6749 section 5.2). */
+        OAuthError: {
+            /**
+             * @description Error code.
+             *     - `invalid_request`: a required field is missing or the request is malformed
+             *     - `invalid_client`: unknown client, wrong secret or deleted client
+             *     - `unsupported_grant_type`: `grant_type` is not `client_credentials`
+             * @example invalid_client
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type";
+            /**
+             * @description Human-readable explanation.
+             * @example Client authentication failed.
+             */
+            error_description?: string;
+        };
+        /**
+         * @description Sort direction.
+         *     - `ASC`: ascending
+         *     - `DESC`: descending
+         * @default ASC
+         * @enum {string}
+         */
+        SortDirection: "ASC" | "DESC";
+        /**
+         * @description Kind of tax.
+         *     - `SALES`: sales tax, charged by the vendor
+         *     - `USE`: use tax, self-assessed by the buyer
+         * @example SALES
+         * @enum {string}
+         */
+        TaxType: "SALES" | "USE";
+        /** @description A tax code applied to orders, items, jobs and locations. */
+        TaxCode: {
+            /**
+             * @description Unique ID.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            id: string;
+            /**
+             * @description Human-readable code, unique in the organization.
+             * @example TX-CA
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example California state sales tax
+             */
+            description: string;
+            /**
+             * Format: double
+             * @description Resolved tax rate as a fraction (0.075 means 7.5 %).
+             * @example 0.0725
+             */
+            taxPercent: number;
+            taxType: components["schemas"]["TaxType"];
+            /**
+             * Format: date-time
+             * @description When the tax code was deleted; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-03-02T15:04:05.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-10-14T09:30:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description One problem of an error response. */
+        ProblemError: {
+            /**
+             * @description Human-readable message; for batches, one line per rejected element, each prefixed `Position <n>: `.
+             * @example body.code: must be a string
+             */
+            message: string;
+            /**
+             * @description The input the problem is about (`body.code`, `query.limit`, `query.filter.code_in`).
+             * @example body.code
+             */
+            field?: string;
+            /**
+             * @description The rule that failed (`required`, `type`, `maximum`, `enum`, `unique`, ...).
+             * @example type
+             */
+            rule?: string;
+        };
+        /** @description Error body shared by every error response (RFC 9457 problem details). */
+        Problem: {
+            /**
+             * @description URI reference naming the kind of problem.
+             * @example /problems/validation-failed
+             */
+            type: string;
+            /**
+             * @description Short summary of the kind of problem.
+             * @example Validation failed
+             */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code.
+             * @example 400
+             */
+            status: number;
+            /**
+             * @description Explanation of this occurrence.
+             * @example The request has 1 invalid value.
+             */
+            detail: string;
+            /**
+             * @description The request's `X-Request-Id`; quote it when reporting a problem.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            requestId: string;
+            /** @description Every individual problem found; at least one. */
+            errors: components["schemas"]["ProblemError"][];
+        };
+        /** @description A tax code to create. */
+        TaxCodeCreate: {
+            /**
+             * @description Code, unique in the organization.
+             * @example TX-CA
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example California state sales tax
+             */
+            description: string;
+            /**
+             * @description Tax rate as a fraction between 0 and 1 (0.075 means 7.5 %).
+             * @example 0.0725
+             */
+            taxPercent: number;
+            taxType?: components["schemas"]["TaxType"];
+        };
+        /** @description Changes to a tax code; only the given fields change. */
+        TaxCodeUpdate: {
+            /**
+             * @description New code, unique in the organization.
+             * @example TX-CA
+             */
+            code?: string;
+            /**
+             * @description Description.
+             * @example California state and district sales tax
+             */
+            description?: string;
+            /**
+             * @description Tax rate as a fraction between 0 and 1.
+             * @example 0.0825
+             */
+            taxPercent?: number;
+            taxType?: components["schemas"]["TaxType"];
+        };
+        /**
+         * @description How the unit scales the extended price.
+         *     - `E`: each (price per unit)
+         *     - `C`: price per hundred units
+         *     - `M`: price per thousand units
+         * @example E
+         * @enum {string}
+         */
+        Multiplier: "E" | "C" | "M";
+        /** @description A unit of measure used on items. */
+        UnitOfMeasure: {
+            /**
+             * @description Unique ID.
+             * @example 0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d
+             */
+            id: string;
+            /**
+             * @description Code, unique in the organization; the value used on items.
+             * @example EA
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Each
+             */
+            description: string;
+            multiplier: components["schemas"]["Multiplier"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-03-02T15:04:05.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-03-02T15:04:05.123Z
+             */
+            updatedAt: string;
+        };
+        /** @description A unit of measure to create. */
+        UnitOfMeasureCreate: {
+            /**
+             * @description Code, unique in the organization.
+             * @example LF
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Linear foot
+             */
+            description: string;
+            multiplier?: components["schemas"]["Multiplier"];
+        };
+        /** @description Changes to a unit of measure; only the given fields change. */
+        UnitOfMeasureUpdate: {
+            /**
+             * @description New code, unique in the organization.
+             * @example LF
+             */
+            code?: string;
+            /**
+             * @description Description.
+             * @example Linear foot
+             */
+            description?: string;
+            multiplier?: components["schemas"]["Multiplier"];
+        };
+    };
+    responses: {
+        /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/validation-failed",
+                 *       "title": "Validation failed",
+                 *       "status": 400,
+                 *       "detail": "The request has 1 invalid value.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: must be a string",
+                 *           "field": "body.code",
+                 *           "rule": "type"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Missing, malformed, expired or revoked credentials. */
+        Unauthorized: {
+            headers: {
+                /**
+                 * @description `Bearer`, with `error="invalid_token"` when a credential was sent.
+                 * @example Bearer error="invalid_token"
+                 */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unauthorized",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "The access token is invalid or expired.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The access token is invalid or expired."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code TX-CA is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: TX-CA is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No tax code matches TX-XX.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No tax code matches TX-XX."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
+    parameters: {
+        /**
+         * @description Page size (at most 1000).
+         * @example 100
+         */
+        Limit: number;
+        /**
+         * @description Number of objects to skip before the page starts.
+         * @example 0
+         */
+        Offset: number;
+        /**
+         * @description Field to order tax codes by (default `code`).
+         * @example code
+         */
+        TaxCodeOrderBy: "code" | "createdAt" | "description" | "id" | "updatedAt";
+        /**
+         * @description Sort direction of `orderBy`.
+         * @example ASC
+         */
+        Direction: components["schemas"]["SortDirection"];
+        /** @description Conditions on tax codes; see "Filters and pagination". */
+        TaxCodeFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `taxType` equals the value.
+             * @example SALES
+             * @enum {string}
+             */
+            taxType?: "SALES" | "USE";
+            /**
+             * @description Matches when `taxType` does not equal the value.
+             * @example SALES
+             * @enum {string}
+             */
+            taxType_not?: "SALES" | "USE";
+            /** @description Matches when `taxType` is one of the listed values: repeat `filter[taxType_in][]=` or give one comma-separated value. */
+            taxType_in?: ("SALES" | "USE")[];
+            /** @description Matches when `taxType` is none of the listed values: repeat `filter[taxType_not_in][]=` or give one comma-separated value. */
+            taxType_not_in?: ("SALES" | "USE")[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The object's ID or its code.
+         * @example TX-CA
+         */
+        IdOrCode: string;
+        /**
+         * @description Field to order units of measure by (default `code`).
+         * @example code
+         */
+        UnitOfMeasureOrderBy: "code" | "createdAt" | "description" | "id" | "updatedAt";
+        /** @description Conditions on units of measure; see "Filters and pagination". */
+        UnitOfMeasureFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    issueToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cl_4f9a2c7e1b3d",
+                 *       "client_secret": "cs_Q2xpZW50U2VjcmV0RXhhbXBsZQ"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The access token, sent with `Cache-Control: no-store` and `Pragma: no-cache`. */
+            200: {
+                headers: {
+                    /**
+                     * @description Always `no-store`.
+                     * @example no-store
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description Always `no-cache`.
+                     * @example no-cache
+                     */
+                    Pragma?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0ZjlhIn0.c2lnbmF0dXJl",
+                     *       "token_type": "bearer",
+                     *       "expires_in": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description `invalid_request` or `unsupported_grant_type`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unsupported_grant_type",
+                     *       "error_description": "Only grant_type=client_credentials is supported."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: unknown client, wrong secret or deleted client. With HTTP Basic, `WWW-Authenticate: Basic` is sent. */
+            401: {
+                headers: {
+                    /**
+                     * @description `Basic realm="oauth2"` when the client authenticated with HTTP Basic.
+                     * @example Basic realm="oauth2"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_client",
+                     *       "error_description": "Client authentication failed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    listTaxCodes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order tax codes by (default `code`).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["TaxCodeOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on tax codes; see "Filters and pagination". */
+                filter?: components["parameters"]["TaxCodeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "code": "TX-CA",
+                     *         "description": "California state sales tax",
+                     *         "taxPercent": 0.0725,
+                     *         "taxType": "SALES",
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-03-02T15:04:05.123Z",
+                     *         "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "8e2f4a6b-3c5d-4e7f-9a1b-2c3d4e5f6a7b",
+                     *         "code": "TX-USE-NV",
+                     *         "description": "Nevada use tax",
+                     *         "taxPercent": 0.0685,
+                     *         "taxType": "USE",
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-03-02T15:05:11.480Z",
+                     *         "updatedAt": "2026-03-02T15:05:11.480Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["TaxCode"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createTaxCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "TX-CA",
+                 *       "description": "California state sales tax",
+                 *       "taxPercent": 0.0725,
+                 *       "taxType": "SALES"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaxCodeCreate"];
+            };
+        };
+        responses: {
+            /** @description The created tax code. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "code": "TX-CA",
+                     *       "description": "California state sales tax",
+                     *       "taxPercent": 0.0725,
+                     *       "taxType": "SALES",
+                     *       "deletedAt": null,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaxCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getTaxCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "code": "TX-CA",
+                     *       "description": "California state sales tax",
+                     *       "taxPercent": 0.0725,
+                     *       "taxType": "SALES",
+                     *       "deletedAt": null,
+                     *       "createdAt": "2026-03-02T15:04:05.123Z",
+                     *       "updatedAt": "2026-10-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaxCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteTaxCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted tax code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "code": "TX-CA",
+                     *       "description": "California state sales tax",
+                     *       "taxPercent": 0.0725,
+                     *       "taxType": "SALES",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *       "createdAt": "2026-03-02T15:04:05.123Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaxCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateTaxCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "California state and district sales tax",
+                 *       "taxPercent": 0.0825
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaxCodeUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated tax code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "code": "TX-CA",
+                     *       "description": "California state and district sales tax",
+                     *       "taxPercent": 0.0825,
+                     *       "taxType": "SALES",
+                     *       "deletedAt": null,
+                     *       "createdAt": "2026-03-02T15:04:05.123Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaxCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listUnitsOfMeasure: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order units of measure by (default `code`).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["UnitOfMeasureOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on units of measure; see "Filters and pagination". */
+                filter?: components["parameters"]["UnitOfMeasureFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of units of measure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *         "code": "EA",
+                     *         "description": "Each",
+                     *         "multiplier": "E",
+                     *         "createdAt": "2026-03-02T15:04:05.123Z",
+                     *         "updatedAt": "2026-03-02T15:04:05.123Z"
+                     *       },
+                     *       {
+                     *         "id": "1d0b9c8e-7f6a-4b5c-8d3e-2f1a0b9c8d7e",
+                     *         "code": "M",
+                     *         "description": "Per thousand",
+                     *         "multiplier": "M",
+                     *         "createdAt": "2026-03-02T15:04:06.001Z",
+                     *         "updatedAt": "2026-03-02T15:04:06.001Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["UnitOfMeasure"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createUnitOfMeasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "LF",
+                 *       "description": "Linear foot",
+                 *       "multiplier": "E"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnitOfMeasureCreate"];
+            };
+        };
+        responses: {
+            /** @description The created unit of measure. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2e1c0d9f-8a7b-4c6d-9e4f-3a2b1c0d9e8f",
+                     *       "code": "LF",
+                     *       "description": "Linear foot",
+                     *       "multiplier": "E",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnitOfMeasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getUnitOfMeasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unit of measure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *       "code": "EA",
+                     *       "description": "Each",
+                     *       "multiplier": "E",
+                     *       "createdAt": "2026-03-02T15:04:05.123Z",
+                     *       "updatedAt": "2026-03-02T15:04:05.123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnitOfMeasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateUnitOfMeasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Per hundred",
+                 *       "multiplier": "C"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnitOfMeasureUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated unit of measure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2d1e0a-9b8c-4d7e-8f5a-4b3c2d1e0f9a",
+                     *       "code": "C",
+                     *       "description": "Per hundred",
+                     *       "multiplier": "C",
+                     *       "createdAt": "2026-03-02T15:04:05.123Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnitOfMeasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+}

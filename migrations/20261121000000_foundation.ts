@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import { orderIndexes, tenantTable } from '../src/db/schema-helpers';
+
+export async function up(knex: Knex): Promise<void> {
+  // API timestamps: ISO 8601 UTC with milliseconds, built in SQL so lists never parse dates in node.
+  await knex.raw(`
+    CREATE FUNCTION api_ts(t timestamptz) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$`);
+
+  await knex.schema.createTable('organizations', (t) => {
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
+    t.text('name').notNullable();
+    // Switched on by a support request (admin CLI): POST /jobs/{idOrCode}/nextPurchaseOrderNumber.
+    t.boolean('po_counter_enabled').notNullable().defaultTo(false);
+    // Set when the demo dataset was loaded (admin CLI `demo-data`), so it is never loaded twice.
+    t.specificType('demo_loaded_at', 'timestamptz(3)');
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+    t.specificType('updated_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+  });
+
+  await knex.schema.createTable('users', (t) => {
+    tenantTable(t, knex);
+    t.text('email').notNullable();
+    t.text('first_name').notNullable();
+    t.text('last_name').notNullable();
+    t.text('display_name').notNullable();
+    t.text('role').notNullable();
+    t.boolean('admin').notNullable().defaultTo(false);
+    t.text('avatar_url');
+    t.text('phone');
+    t.check(`role IN ('BackOffice','Field','FieldOrdering','Procurement','Warehouse')`);
+    orderIndexes(t, ['created_at', 'updated_at', 'display_name']);
+  });
+  // E-mail addresses are unique per organization regardless of case.
+  await knex.raw('CREATE UNIQUE INDEX users_org_email_unique ON users (organization_id, lower(email))');
+
+  // Legacy API keys: only a SHA-256 hash of the (high-entropy) key is kept.
+  await knex.schema.createTable('api_keys', (t) => {
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
+    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE');
+    t.uuid('user_id').notNullable();
+    t.text('key_hash').notNullable().unique();
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+    t.specificType('revoked_at', 'timestamptz(3)');
+    t.foreign(['organization_id', 'user_id']).references(['organization_id', 'id']).inTable('users').onDelete('CASCADE');
+  });
+  // At most one live key per organization: issuing a new one revokes the previous one.
+  await knex.raw('CREATE UNIQUE INDEX api_keys_one_live_per_org ON api_keys (organization_id) WHERE revoked_at IS NULL');
+
+  await knex.schema.createTable('oauth_clients', (t) => {
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
+    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE');
+    t.uuid('user_id').notNullable();
+    t.text('client_id').notNullable().unique();
+    t.text('secret_hash').notNullable();
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+    // Deleting a client keeps the row (so its tokens are recognised as revoked) and stamps this.
+    t.specificType('deleted_at', 'timestamptz(3)');
+    t.foreign(['organization_id', 'user_id']).references(['organization_id', 'id']).inTable('users').onDelete('CASCADE');
+  });
+
+  await knex.schema.createTable('tax_codes', (t) => {
+    tenantTable(t, knex, { softDelete: true });
+    t.text('code').notNullable();
+    t.text('description').notNullable().defaultTo('');
+    t.double('tax_percent').notNullable();
+    t.text('tax_type').notNullable().defaultTo('SALES');
+    t.check(`tax_type IN ('SALES','USE')`);
+    orderIndexes(t, ['code', 'created_at', 'updated_at', 'description']);
+  });
+  // Codes are unique among live rows, so a deleted code can be used again.
+  await knex.raw('CREATE UNIQUE INDEX tax_codes_org_code_unique ON tax_codes (organization_id, code) WHERE deleted_at IS NULL');
+
+  await knex.schema.createTable('units_of_measure', (t) => {
+    tenantTable(t, knex);
+    t.text('code').notNullable();
+    t.text('description').notNullable().defaultTo('');
+    t.text('multiplier').notNullable().defaultTo('E');
+    t.check(`multiplier IN ('E','C','M')`);
+    t.unique(['organization_id', 'code']);
+    orderIndexes(t, ['created_at', 'updated_at', 'description']);
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  for (const table of ['units_of_measure', 'tax_codes', 'oauth_clients', 'api_keys', 'users', 'organizations']) {
+    await knex.schema.dropTableIfExists(table);
+  }
+  await knex.raw('DROP FUNCTION IF EXISTS api_ts(timestamptz)');
+}

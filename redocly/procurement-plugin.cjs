@@ -1,0 +1,132 @@
+'use strict';
+/**
+ * Redocly plugin for the procurement API document.
+ *
+ * expand-filters (decorator, runs at bundle time): a list's filter schema is written compactly in
+ * api/ as `x-filter-fields: {field: {type, values?, ops?}}` and expanded here into one property per
+ * `field` and `field_<op>`. The runtime reads the same expanded schema from generated/, so the
+ * document, the generated types, request validation and the SQL builder cannot drift apart.
+ *
+ * camel-case-properties (rule): schema property names are camelCase (filter keys may carry
+ * an operator suffix such as `code_starts_with`).
+ */
+
+const OPS_BY_TYPE = {
+  id: ['eq', 'not', 'in', 'not_in'],
+  string: ['eq', 'not', 'in', 'not_in', 'lt', 'lte', 'gt', 'gte', 'contains', 'starts_with', 'ends_with'],
+  'date-time': ['eq', 'not', 'in', 'not_in', 'lt', 'lte', 'gt', 'gte'],
+  enum: ['eq', 'not', 'in', 'not_in'],
+  boolean: ['eq', 'not'],
+  integer: ['eq', 'not', 'in', 'not_in', 'lt', 'lte', 'gt', 'gte'],
+  number: ['eq', 'not', 'in', 'not_in', 'lt', 'lte', 'gt', 'gte'],
+};
+
+const OP_TEXT = {
+  eq: 'equals',
+  not: 'does not equal',
+  in: 'is one of',
+  not_in: 'is none of',
+  lt: 'is less than',
+  lte: 'is less than or equal to',
+  gt: 'is greater than',
+  gte: 'is greater than or equal to',
+  contains: 'contains (case-insensitive)',
+  starts_with: 'starts with (case-insensitive)',
+  ends_with: 'ends with (case-insensitive)',
+};
+
+const EXAMPLES = {
+  id: '7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42',
+  string: 'J-1042',
+  'date-time': '2026-11-01T00:00:00.000Z',
+  boolean: true,
+  integer: 1,
+  number: 10.5,
+};
+
+function valueSchema(field, def) {
+  switch (def.type) {
+    case 'id':
+      return { type: 'string', minLength: 1, example: EXAMPLES.id };
+    case 'string':
+      return { type: 'string', example: def.example || EXAMPLES.string };
+    case 'date-time':
+      return { type: 'string', format: 'date-time', example: EXAMPLES['date-time'] };
+    case 'enum':
+      return { type: 'string', enum: def.values, example: def.values[0] };
+    case 'boolean':
+      return { type: 'boolean', example: true };
+    case 'integer':
+      return { type: 'integer', format: 'int32', example: EXAMPLES.integer };
+    case 'number':
+      return { type: 'number', example: EXAMPLES.number };
+    default:
+      throw new Error(`x-filter-fields.${field}: unknown type ${def.type}`);
+  }
+}
+
+function expand(fields) {
+  const properties = {};
+  for (const [field, def] of Object.entries(fields)) {
+    const ops = def.ops || OPS_BY_TYPE[def.type];
+    if (!ops) throw new Error(`x-filter-fields.${field}: unknown type ${def.type}`);
+    for (const op of ops) {
+      const key = op === 'eq' ? field : `${field}_${op}`;
+      const single = valueSchema(field, def);
+      const label = def.description ? `${field} (${def.description})` : `\`${field}\``;
+      if (op === 'in' || op === 'not_in') {
+        properties[key] = {
+          type: 'array',
+          maxItems: 1000,
+          description: `Matches when ${label} ${OP_TEXT[op]} the listed values: repeat \`filter[${key}][]=\` or give one comma-separated value.`,
+          items: single,
+        };
+      } else {
+        const { example, ...rest } = single;
+        properties[key] = { ...rest, description: `Matches when ${label} ${OP_TEXT[op]} the value.`, example };
+      }
+    }
+  }
+  return properties;
+}
+
+function expandFilters() {
+  return {
+    Schema: {
+      leave(schema) {
+        const fields = schema['x-filter-fields'];
+        if (!fields) return;
+        schema.type = 'object';
+        schema.additionalProperties = false;
+        schema.properties = expand(fields);
+        schema['x-filter-fields'] = fields;
+      },
+    },
+  };
+}
+
+const CAMEL = /^[a-z][a-zA-Z0-9]*(_(not|in|not_in|lt|lte|gt|gte|contains|starts_with|ends_with))?$/;
+
+function camelCaseProperties() {
+  return {
+    Schema(schema, { report, location }) {
+      if (!schema.properties) return;
+      for (const name of Object.keys(schema.properties)) {
+        // OAuth 2.0 (RFC 6749) fixes its own snake_case names; the token endpoint keeps them.
+        if (schema['x-rfc-names']) continue;
+        if (!CAMEL.test(name)) {
+          report({ message: `Property \`${name}\` is not camelCase.`, location: location.child(['properties', name]).key() });
+        }
+      }
+    },
+  };
+}
+
+module.exports = function procurementPlugin() {
+  return {
+    id: 'procurement',
+    decorators: { oas3: { 'expand-filters': expandFilters } },
+    rules: { oas3: { 'camel-case-properties': camelCaseProperties } },
+  };
+};
+module.exports.expand = expand;

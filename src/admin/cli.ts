@@ -1,0 +1,99 @@
+import { loadConfig } from '../config';
+import { openDatabase } from '../db/connect';
+import { createDemoOrganization, loadDemoData } from '../../seeds/demo';
+import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey, setOrganizationSetting } from './provision';
+
+/**
+ * The admin CLI: `npm run admin -- <command>`. Works against DATABASE_URL, or the embedded
+ * PostgreSQL when it is unset. Prints JSON on stdout; errors go to stderr with a non-zero exit.
+ */
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  org create --name <name> --admin-email <email>   create an organization, its admin user, an API key and an OAuth client
+  client create --org <organizationId>             issue a new OAuth client (id and secret are printed once)
+  client delete --client <clientId>                delete an OAuth client; its tokens stop working at once
+  api-key rotate --org <organizationId>            issue a new API key; the previous one stops working at once
+  demo-data --org <organizationId>                 load the demo dataset into an organization
+  demo create                                      create a new organization holding the demo dataset
+  org setting --org <organizationId> --po-counter <on|off>
+                                                   enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber (support request)
+`;
+
+class UsageError extends Error {}
+
+function parseOptions(args: string[]): Record<string, string> {
+  const opts: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`);
+    const [key, inline] = a.slice(2).split('=', 2);
+    const value = inline ?? args[++i];
+    if (value === undefined || value.startsWith('--')) throw new UsageError(`--${key} needs a value`);
+    opts[key] = value;
+  }
+  return opts;
+}
+
+function need(opts: Record<string, string>, ...keys: string[]): void {
+  const allowed = new Set(keys);
+  for (const k of Object.keys(opts)) if (!allowed.has(k)) throw new UsageError(`unknown option --${k}`);
+  for (const k of keys) if (!opts[k]) throw new UsageError(`--${k} is required`);
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const [group, action, ...rest] = argv;
+  const command = [group, action].filter(Boolean).join(' ');
+  const known = ['org create', 'client create', 'client delete', 'api-key rotate', 'demo create', 'org setting'];
+  const isDemoData = group === 'demo-data';
+  if (!group || (!isDemoData && !known.includes(command))) throw new UsageError(group ? `unknown command ${command}` : 'a command is required');
+  const opts = parseOptions(isDemoData ? argv.slice(1) : rest);
+  if (command === 'org create') need(opts, 'name', 'admin-email');
+  else if (command === 'client create' || command === 'api-key rotate' || isDemoData) need(opts, 'org');
+  else if (command === 'client delete') need(opts, 'client');
+  else if (command === 'demo create') need(opts);
+  else if (command === 'org setting') {
+    need(opts, 'org', 'po-counter');
+    if (!['on', 'off'].includes(opts['po-counter'])) throw new UsageError('--po-counter must be on or off');
+  }
+
+  const database = await openDatabase(loadConfig());
+  try {
+    const db = database.db;
+    if (isDemoData) {
+      await loadDemoData(db, opts.org);
+      return { organization: { id: opts.org }, demoData: 'loaded' };
+    }
+    switch (command) {
+      case 'org create':
+        return await createOrganization(db, { name: opts.name, adminEmail: opts['admin-email'] });
+      case 'client create':
+        return await createClient(db, opts.org);
+      case 'client delete':
+        return await deleteClient(db, opts.client);
+      case 'api-key rotate':
+        return await rotateApiKey(db, opts.org);
+      case 'demo create':
+        return await createDemoOrganization(db);
+      case 'org setting':
+        return await setOrganizationSetting(db, opts.org, 'po-counter', opts['po-counter'] === 'on');
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (out) => {
+    process.stdout.write(JSON.stringify(out) + '\n');
+  },
+  (err) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    const known = err instanceof ProvisionError || /does not exist|already loaded|has no user/.test(String(err?.message));
+    process.stderr.write(`error: ${known ? err.message : 'unexpected failure: ' + (err?.message ?? err)}\n`);
+    process.exit(1);
+  },
+);

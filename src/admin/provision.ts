@@ -1,0 +1,103 @@
+import type { Queryable } from '../db/knex';
+import { isUuid } from '../db/columns';
+import { hashSecret, newPublicId, newSecret } from '../auth/secrets';
+
+/**
+ * Provisioning: organizations, their OAuth clients and API keys. Used by the admin CLI, the demo
+ * bootstrap and the tests (one code path). Secrets are returned once and stored only as hashes.
+ */
+export class ProvisionError extends Error {}
+
+export interface ProvisionedOrganization {
+  organization: { id: string; name: string };
+  user: { id: string; email: string };
+  apiKey: string;
+  oauthClient: { clientId: string; clientSecret: string };
+}
+
+function namesFromEmail(email: string): { first: string; last: string } {
+  const local = email.split('@')[0].replace(/[0-9]+/g, '');
+  const parts = local.split(/[._-]+/).filter(Boolean);
+  const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+  return { first: cap(parts[0] ?? 'Admin'), last: cap(parts.slice(1).join(' ') || 'User') };
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export async function createOrganization(db: Queryable, input: { name: string; adminEmail: string }): Promise<ProvisionedOrganization> {
+  const name = input.name.trim();
+  if (!name) throw new ProvisionError('--name must not be empty');
+  if (!EMAIL_RE.test(input.adminEmail)) throw new ProvisionError(`--admin-email ${input.adminEmail} is not an e-mail address`);
+  const run = async (tx: Queryable) => {
+    const [org] = await tx('organizations').insert({ name }).returning(['id', 'name']);
+    const { first, last } = namesFromEmail(input.adminEmail);
+    const [user] = await tx('users')
+      .insert({
+        organization_id: org.id,
+        email: input.adminEmail,
+        first_name: first,
+        last_name: last,
+        display_name: `${first} ${last}`,
+        role: 'Procurement',
+        admin: true,
+      })
+      .returning(['id', 'email']);
+    const apiKey = await issueApiKey(tx, org.id, user.id);
+    const oauthClient = await insertClient(tx, org.id, user.id);
+    return { organization: { id: org.id, name: org.name }, user: { id: user.id, email: user.email }, apiKey, oauthClient };
+  };
+  return 'isTransaction' in db && db.isTransaction ? run(db) : (db as any).transaction(run);
+}
+
+async function requireOrg(db: Queryable, orgId: string): Promise<void> {
+  if (!isUuid(orgId) || !(await db('organizations').where({ id: orgId }).first('id'))) {
+    throw new ProvisionError(`organization ${orgId} does not exist`);
+  }
+}
+
+/** The user a new credential acts as: the organization's first admin. */
+async function credentialUser(db: Queryable, orgId: string): Promise<string> {
+  const user = await db('users').where({ organization_id: orgId }).orderBy([{ column: 'admin', order: 'desc' }, 'created_at', 'id']).first('id');
+  if (!user) throw new ProvisionError(`organization ${orgId} has no user`);
+  return user.id;
+}
+
+async function insertClient(db: Queryable, orgId: string, userId: string) {
+  const clientId = newPublicId('cl');
+  const clientSecret = newSecret('cs');
+  await db('oauth_clients').insert({ organization_id: orgId, user_id: userId, client_id: clientId, secret_hash: hashSecret(clientSecret) });
+  return { clientId, clientSecret };
+}
+
+async function issueApiKey(db: Queryable, orgId: string, userId: string): Promise<string> {
+  const apiKey = newSecret('pk');
+  // Revoke-then-insert in one transaction: the previous key stops working at once.
+  await db('api_keys').where({ organization_id: orgId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  await db('api_keys').insert({ organization_id: orgId, user_id: userId, key_hash: hashSecret(apiKey) });
+  return apiKey;
+}
+
+export async function createClient(db: Queryable, orgId: string) {
+  await requireOrg(db, orgId);
+  return insertClient(db, orgId, await credentialUser(db, orgId));
+}
+
+export async function deleteClient(db: Queryable, clientId: string): Promise<{ clientId: string; deleted: true }> {
+  const n = await db('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').update({ deleted_at: db.fn.now() });
+  if (!n) throw new ProvisionError(`OAuth client ${clientId} does not exist`);
+  return { clientId, deleted: true };
+}
+
+export async function rotateApiKey(db: Queryable, orgId: string): Promise<{ apiKey: string }> {
+  await requireOrg(db, orgId);
+  const userId = await credentialUser(db, orgId);
+  const run = async (tx: Queryable) => ({ apiKey: await issueApiKey(tx, orgId, userId) });
+  return 'isTransaction' in db && db.isTransaction ? run(db) : (db as any).transaction(run);
+}
+
+/** Settings switched on by a support request. */
+export async function setOrganizationSetting(db: Queryable, orgId: string, setting: 'po-counter', enabled: boolean) {
+  await requireOrg(db, orgId);
+  await db('organizations').where({ id: orgId }).update({ po_counter_enabled: enabled, updated_at: db.fn.now() });
+  return { organization: { id: orgId }, setting, enabled };
+}

@@ -1,0 +1,81 @@
+import express, { NextFunction, Request, Response } from 'express';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config';
+import type { Db } from './db/knex';
+import { makeAuthenticator } from './auth/credentials';
+import { tokenValidationFail } from './auth/token';
+import { createBackend } from './http/backend';
+import { ApiError } from './http/errors';
+import { errorMiddleware } from './http/problem';
+import { parseQuery } from './http/query';
+import { requestId } from './http/request-id';
+import { GENERATED_DIR } from './paths';
+import { allHandlers } from './resources';
+
+export interface AppOptions {
+  db: Db;
+  config: Config;
+  jwtSecret: string;
+}
+
+const BODY_LIMIT = '5mb';
+const TOKEN_PATH = '/oauth2/token';
+
+/** A body must be JSON (the token endpoint takes a form, per RFC 6749, and answers in its own format). */
+function requireJson(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody || req.path === TOKEN_PATH || req.is(['application/json', 'application/*+json'])) return next();
+  next(
+    new ApiError(415, 'unsupported-media-type', 'Unsupported media type', [
+      { message: `body: Content-Type must be application/json, not ${req.headers['content-type'] ?? 'missing'}`, field: 'body', rule: 'contentType' },
+    ]),
+  );
+}
+
+export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<express.Express> {
+  const authenticate = makeAuthenticator(db, jwtSecret);
+  const api = await createBackend(
+    {
+      db,
+      validateResponses: config.mode === 'test',
+      authenticate,
+      validationFailFor: { issueToken: tokenValidationFail },
+    },
+    allHandlers(jwtSecret),
+  );
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', parseQuery);
+  app.use(requestId);
+  if (config.logRequests) {
+    app.use((req, res, next) => {
+      const start = process.hrtime.bigint();
+      res.on('finish', () => console.log(`${req.method} ${req.originalUrl} ${res.statusCode} ${Number(process.hrtime.bigint() - start) / 1e6}ms`));
+      next();
+    });
+  }
+
+  // The contract and its docs, without authentication.
+  app.get('/openapi.json', (_req, res) => res.sendFile(join(GENERATED_DIR, 'openapi.json')));
+  app.get('/openapi.yaml', (_req, res) => res.type('application/yaml').sendFile(join(GENERATED_DIR, 'openapi.yaml')));
+  app.get('/docs', (_req, res, next) => {
+    const page = join(GENERATED_DIR, 'docs', 'index.html');
+    if (existsSync(page)) return res.sendFile(page);
+    next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
+  });
+
+  app.use(requireJson);
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(TOKEN_PATH, express.urlencoded({ extended: false, limit: '16kb' }));
+
+  app.use((req, res, next) => {
+    api
+      .handleRequest({ method: req.method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
+      .catch(next);
+  });
+  app.use(errorMiddleware);
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { Request, Response } from 'express';
+import type { Db } from '../db/knex';
+import type { Handlers } from '../http/handler';
+import { TOKEN_LIFETIME_SECONDS, signToken } from './credentials';
+import { hashSecret, sameHash } from './secrets';
+
+/** RFC 6749 section 5.1: token responses must not be cached. */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
+
+function oauthError(status: 400, error: OAuthErrorCode, description: string): { status: 400; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
+function oauthError(status: 401, error: OAuthErrorCode, description: string, basic: boolean): { status: 401; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
+function oauthError(status: 400 | 401, error: OAuthErrorCode, description: string, basic = false) {
+  const headers: Record<string, string> = { ...NO_STORE };
+  // RFC 6749 5.2: when the client authenticated with HTTP Basic, a 401 carries the challenge.
+  if (status === 401 && basic) headers['WWW-Authenticate'] = 'Basic realm="oauth2", charset="UTF-8"';
+  return { status, body: { error, error_description: description }, headers };
+}
+
+/** RFC 6749 2.3.1: client_id and client_secret, each form-urlencoded, in HTTP Basic. */
+function basicCredentials(req: Request): { id: string; secret: string } | null | undefined {
+  const header = req.headers.authorization;
+  if (!header || !/^basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  try {
+    const dec = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: dec(decoded.slice(0, colon)), secret: dec(decoded.slice(colon + 1)) };
+  } catch {
+    return null;
+  }
+}
+
+/** Answers a token request the validator rejected (a repeated or malformed field) in RFC form. */
+export function tokenValidationFail(_req: Request, res: Response): void {
+  res.status(400).set(NO_STORE).json({ error: 'invalid_request', error_description: 'Each parameter must be given once, as a string.' });
+}
+
+export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
+  return {
+    issueToken: async ({ req, db, body }) => {
+      if (!req.is('application/x-www-form-urlencoded')) {
+        return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded.');
+      }
+      const form = (body ?? {}) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(form)) {
+        if (typeof v !== 'string') return oauthError(400, 'invalid_request', `Parameter ${k} must be given once.`);
+      }
+      const basic = basicCredentials(req);
+      if (basic === null) return oauthError(401, 'invalid_client', 'The Basic credentials are malformed.', true);
+      if (basic && (form.client_id !== undefined || form.client_secret !== undefined)) {
+        return oauthError(400, 'invalid_request', 'Use one client authentication method: HTTP Basic or the body, not both.');
+      }
+      if (!form.grant_type) return oauthError(400, 'invalid_request', 'grant_type is required.');
+      if (form.grant_type !== 'client_credentials') {
+        return oauthError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.');
+      }
+      const clientId = basic ? basic.id : (form.client_id as string | undefined);
+      const secret = basic ? basic.secret : (form.client_secret as string | undefined);
+      if (!clientId || !secret) return oauthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret).', !!basic);
+
+      const client = await findClient(db, clientId);
+      if (!client || !sameHash(client.secret_hash, hashSecret(secret))) {
+        return oauthError(401, 'invalid_client', 'Client authentication failed.', !!basic);
+      }
+      const token = signToken(jwtSecret, { sub: client.user_id, org: client.organization_id, cid: client.id });
+      return { status: 200, body: { access_token: token, token_type: 'bearer', expires_in: TOKEN_LIFETIME_SECONDS }, headers: NO_STORE };
+    },
+  };
+}
+
+async function findClient(db: Db, clientId: string) {
+  return db('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').first('id', 'organization_id', 'user_id', 'secret_hash');
+}

@@ -1,0 +1,28 @@
+import { DATA_DIR } from './paths';
+
+/** Everything the process reads from its environment, in one place (documented in README). */
+export interface Config {
+  port: number;
+  databaseUrl: string | undefined;
+  jwtSecret: string | undefined;
+  /** 'test' validates every response against the contract; 'production' skips that work. */
+  mode: 'development' | 'test' | 'production';
+  dataDir: string;
+  smtpUrl: string | undefined;
+  dbPoolMax: number;
+  logRequests: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const mode = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
+  return {
+    port: env.PORT ? Number(env.PORT) : 3000,
+    databaseUrl: env.DATABASE_URL || undefined,
+    jwtSecret: env.JWT_SECRET || undefined,
+    mode,
+    dataDir: DATA_DIR,
+    smtpUrl: env.SMTP_URL || undefined,
+    dbPoolMax: env.DB_POOL_MAX ? Number(env.DB_POOL_MAX) : 10,
+    logRequests: env.LOG_REQUESTS === '1',
+  };
+}

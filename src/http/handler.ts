@@ -1,0 +1,69 @@
+import type { Request, Response } from 'express';
+import type { components, operations } from '../../generated/api-types';
+import type { Db } from '../db/knex';
+import type { Json } from './json';
+
+/**
+ * Handlers are typed from the generated contract: their inputs are the operation's parameters and
+ * body, their reply one of its success statuses with that status's body (as a value or as JSON
+ * built by PostgreSQL). The handler map must cover every operationId (see resources/index.ts).
+ */
+export type OperationId = keyof operations;
+export type Schemas = components['schemas'];
+export type Schema<Name extends keyof Schemas> = Schemas[Name];
+
+type Op<Id extends OperationId> = operations[Id];
+type Params<Id extends OperationId> = Op<Id>['parameters'];
+
+export type PathParams<Id extends OperationId> = Params<Id> extends { path: infer P } ? (P extends undefined ? never : P) : never;
+export type QueryParams<Id extends OperationId> = Params<Id> extends { query?: infer Q } ? NonNullable<Q> : never;
+export type RequestBody<Id extends OperationId> = Op<Id> extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : Op<Id> extends { requestBody: { content: { 'application/x-www-form-urlencoded': infer F } } }
+      ? F
+      : undefined;
+
+type Responses<Id extends OperationId> = Op<Id>['responses'];
+/** Statuses a handler returns itself: those with a JSON body (problem+json errors are thrown instead). */
+type ReplyStatus<Id extends OperationId> = {
+  [S in keyof Responses<Id>]: Responses<Id>[S] extends { content: { 'application/json': unknown } } ? S : S extends 204 ? S : never;
+}[keyof Responses<Id>];
+export type ResponseBody<Id extends OperationId, S extends keyof Responses<Id>> = Responses<Id>[S] extends {
+  content: { 'application/json': infer B };
+}
+  ? B
+  : never;
+
+export type Reply<Id extends OperationId> = {
+  [S in ReplyStatus<Id>]: {
+    status: S;
+    body: ResponseBody<Id, S> | Json<ResponseBody<Id, S>>;
+    headers?: Record<string, string>;
+  };
+}[ReplyStatus<Id>];
+
+/** The authenticated caller: a user of one organization, through an API key or an OAuth client. */
+export interface Caller {
+  organizationId: string;
+  userId: string;
+  via: 'apiKey' | 'oauth';
+}
+
+export interface Ctx<Id extends OperationId> {
+  operationId: Id;
+  db: Db;
+  /** Set on every operation that requires authentication. */
+  caller: Caller;
+  params: PathParams<Id>;
+  query: QueryParams<Id>;
+  body: RequestBody<Id>;
+  req: Request;
+  res: Response;
+}
+
+export type Handler<Id extends OperationId> = (ctx: Ctx<Id>) => Promise<Reply<Id>>;
+export type HandlerMap = { [Id in OperationId]: Handler<Id> };
+/** A resource's handlers: a part of the map, checked against the contract. */
+export type Handlers<Ids extends OperationId> = { [Id in Ids]: Handler<Id> };

@@ -1,0 +1,57 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError, badRequest, internal } from './errors';
+import { fromDatabaseError } from '../db/pg-errors';
+
+/** Renders any thrown error as the one problem body. Never a stack trace, never SQL. */
+export function sendProblem(err: unknown, req: Request, res: Response): void {
+  const problem = toApiError(err);
+  if (problem.status >= 500 && !(err instanceof ApiError)) {
+    // Logged with the request id so an operator can find it; the client only sees the id.
+    console.error(`[${res.locals.requestId}] ${req.method} ${req.path}:`, err);
+  }
+  res.locals.onProblem?.(problem.status);
+  if (res.headersSent) return void res.end();
+  res.status(problem.status);
+  for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.end(
+    JSON.stringify({
+      type: `/problems/${problem.slug}`,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail,
+      requestId: String(res.locals.requestId ?? ''),
+      errors: problem.items,
+    }),
+  );
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+  charset?: string;
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = (err ?? {}) as BodyParserError;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return badRequest([{ message: 'body: is not valid JSON', field: 'body', rule: 'json' }]);
+    case 'entity.too.large':
+      return new ApiError(413, 'payload-too-large', 'Payload too large', [{ message: `body: is larger than the limit of ${e.limit} bytes`, field: 'body', rule: 'maxSize' }]);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'unsupported-media-type', 'Unsupported media type', [{ message: 'body: the encoding or charset is not supported', field: 'body', rule: 'contentType' }]);
+    case 'request.aborted':
+      return badRequest('body: the request was aborted');
+  }
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return badRequest('request: is invalid');
+  const mapped = fromDatabaseError(err);
+  return mapped ?? internal();
+}
+
+export function errorMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  sendProblem(err, req, res);
+}

@@ -1,0 +1,60 @@
+import type { ErrorObject } from 'ajv';
+import { ProblemItem } from './errors';
+
+/**
+ * ajv errors -> problem items that name the field and the rule, e.g.
+ * `body.code: must be a string` (field body.code, rule type),
+ * `query.filter: unknown key colour` (field query.filter.colour, rule additionalProperties).
+ */
+function fieldOf(err: ErrorObject): string {
+  // openapi-backend validates {path, query, header, requestBody}; show `body` for the latter.
+  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (parts[0] === 'requestBody') parts[0] = 'body';
+  if (parts[0] === 'header') parts[0] = 'headers';
+  return parts.length ? parts.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') : '';
+}
+
+function describe(err: ErrorObject): { field: string; message: string } {
+  const base = fieldOf(err);
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'required': {
+      const missing = String(p.missingProperty);
+      if (base === '' && missing === 'requestBody') return { field: 'body', message: 'a request body is required' };
+      if (base === '') return { field: missing, message: 'is required' };
+      return { field: `${base}.${missing}`, message: 'is required' };
+    }
+    case 'additionalProperties': {
+      const extra = String(p.additionalProperty);
+      const field = `${base}.${extra}`;
+      if (base === 'query') return { field, message: `unknown query parameter ${extra}` };
+      if (base === 'query.filter') return { field, message: `unknown filter field or operator ${extra}` };
+      return { field, message: `unknown property ${extra}` };
+    }
+    case 'enum':
+      return { field: base, message: `must be one of ${(p.allowedValues as unknown[]).join(', ')}` };
+    case 'type':
+      return { field: base, message: `must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${p.type}` };
+    case 'format':
+      return { field: base, message: `must be a valid ${p.format}` };
+    case 'minProperties':
+      return { field: base, message: `must have at least ${p.limit} propert${p.limit === 1 ? 'y' : 'ies'}` };
+    default:
+      return { field: base || 'request', message: err.message ?? `fails ${err.keyword}` };
+  }
+}
+
+export function toProblemItems(errors: ErrorObject[] | null | undefined): ProblemItem[] {
+  const seen = new Set<string>();
+  const items: ProblemItem[] = [];
+  for (const err of errors ?? []) {
+    // A parse error from openapi-backend (malformed JSON) has its own keyword.
+    const rule = err.keyword === 'parse' ? 'json' : err.keyword;
+    const { field, message } = err.keyword === 'parse' ? { field: 'body', message: 'is not valid JSON' } : describe(err);
+    const key = `${field}|${rule}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push({ message: `${field}: ${message}`, field, rule });
+  }
+  return items.length ? items : [{ message: 'request: is invalid' }];
+}

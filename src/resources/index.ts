@@ -1,0 +1,16 @@
+import type { HandlerMap } from '../http/handler';
+import { tokenHandlers } from '../auth/token';
+import { taxCodeHandlers } from './tax-codes/handlers';
+import { unitOfMeasureHandlers } from './units-of-measure/handlers';
+
+/**
+ * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
+ * or extra operationId, or a handler whose types disagree with the contract, a compile error.
+ */
+export function allHandlers(jwtSecret: string): HandlerMap {
+  return {
+    ...tokenHandlers(jwtSecret),
+    ...taxCodeHandlers,
+    ...unitOfMeasureHandlers,
+  } satisfies HandlerMap;
+}

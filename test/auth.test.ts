@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
+import { harness } from './support/harness';
+import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { createClient, deleteClient, rotateApiKey } from '../src/admin/provision';
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = 'application/x-www-form-urlencoded';
+
+async function token(org: { clientId: string; clientSecret: string }) {
+  const res = await anonymous().post('/oauth2/token', undefined, {
+    raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret }),
+    contentType: FORM,
+  });
+  return res;
+}
+
+describe('authentication', () => {
+  let org: TestOrg;
+  before(async () => {
+    org = await newOrg();
+  });
+
+  describe('POST /oauth2/token', () => {
+    it('issues a bearer token for client credentials in the body', async () => {
+      const res = expectStatus(await token(org), 200);
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(res.headers.get('pragma')).to.equal('no-cache');
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      expect(res.body).to.include({ token_type: 'bearer', expires_in: 3600 });
+      const claims = jwt.decode(res.body.access_token) as { exp: number; iat: number };
+      expect(claims.exp - claims.iat).to.equal(3600);
+      expectStatus(await new Client(res.body.access_token).get('/tax-codes'), 200);
+    });
+
+    it('accepts HTTP Basic client authentication (RFC 6749 2.3.1)', async () => {
+      const basic = Buffer.from(`${encodeURIComponent(org.clientId)}:${encodeURIComponent(org.clientSecret)}`).toString('base64');
+      const res = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM, headers: { Authorization: `Basic ${basic}` } });
+      expectStatus(res, 200);
+    });
+
+    it('rejects a wrong secret with invalid_client, 401 and a Basic challenge when Basic was used', async () => {
+      const body = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'cs_wrong' }), contentType: FORM });
+      expect(body.status).to.equal(401);
+      expect(body.body).to.include({ error: 'invalid_client' });
+      expect(body.headers.get('www-authenticate')).to.equal(null);
+      const basic = Buffer.from(`${org.clientId}:nope`).toString('base64');
+      const viaBasic = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM, headers: { Authorization: `Basic ${basic}` } });
+      expect(viaBasic.status).to.equal(401);
+      expect(viaBasic.headers.get('www-authenticate')).to.match(/^Basic /);
+    });
+
+    it('rejects an unknown client, a missing grant type and another grant type per RFC 6749 5.2', async () => {
+      const unknown = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials', client_id: 'cl_nobody', client_secret: 'x' }), contentType: FORM });
+      expect([unknown.status, unknown.body.error]).to.deep.equal([401, 'invalid_client']);
+      const noGrant = await anonymous().post('/oauth2/token', undefined, { raw: form({ client_id: org.clientId, client_secret: org.clientSecret }), contentType: FORM });
+      expect([noGrant.status, noGrant.body.error]).to.deep.equal([400, 'invalid_request']);
+      const password = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'password', username: 'a', password: 'b' }), contentType: FORM });
+      expect([password.status, password.body.error]).to.deep.equal([400, 'unsupported_grant_type']);
+      const json = await anonymous().post('/oauth2/token', { grant_type: 'client_credentials' });
+      expect([json.status, json.body.error]).to.deep.equal([400, 'invalid_request']);
+      const twice = await anonymous().post('/oauth2/token', undefined, { raw: 'grant_type=client_credentials&grant_type=client_credentials', contentType: FORM });
+      expect([twice.status, twice.body.error]).to.deep.equal([400, 'invalid_request']);
+      const noCreds = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM });
+      expect([noCreds.status, noCreds.body.error]).to.deep.equal([401, 'invalid_client']);
+    });
+
+    it('never returns the secret or a stack trace', async () => {
+      const res = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret + 'x' }), contentType: FORM });
+      expect(res.text).not.to.include(org.clientSecret);
+      expect(res.text).not.to.match(/at .*\.js:\d+/);
+    });
+  });
+
+  describe('bearer credentials', () => {
+    it('requires a credential: 401, WWW-Authenticate: Bearer, problem body', async () => {
+      const res = await anonymous().get('/tax-codes');
+      problemOf(res, 401);
+      expect(res.headers.get('www-authenticate')).to.equal('Bearer');
+    });
+
+    it('rejects a malformed header and an unknown key with error="invalid_token"', async () => {
+      for (const header of ['Basic abc', 'Bearer', 'Bearer a b', `Token ${org.apiKey}`, 'Bearer pk_unknown']) {
+        const res = await anonymous().get('/tax-codes', { headers: { Authorization: header } });
+        problemOf(res, 401);
+        expect(res.headers.get('www-authenticate'), header).to.match(/^Bearer( error="invalid_token")?/);
+      }
+      const res = await anonymous().get('/tax-codes', { headers: { Authorization: 'Bearer pk_unknown' } });
+      expect(res.headers.get('www-authenticate')).to.match(/error="invalid_token"/);
+    });
+
+    it('accepts the scheme name in any case', async () => {
+      expectStatus(await anonymous().get('/tax-codes', { headers: { Authorization: `bearer ${org.apiKey}` } }), 200);
+      expectStatus(await anonymous().get('/tax-codes', { headers: { Authorization: `BEARER ${org.apiKey}` } }), 200);
+    });
+
+    it('rejects an expired token and a token signed with another secret', async () => {
+      const good = (await token(org)).body.access_token as string;
+      const claims = jwt.decode(good) as Record<string, unknown>;
+      const { exp: _exp, iat: _iat, ...rest } = claims;
+      const forged = jwt.sign(rest, 'another-secret', { expiresIn: 3600 });
+      problemOf(await new Client(forged).get('/tax-codes'), 401);
+      if (!harness().inProcess) return;
+      const expired = jwt.sign({ ...rest, exp: Math.floor(Date.now() / 1000) - 10 }, harness().jwtSecret);
+      const res = await new Client(expired).get('/tax-codes');
+      expect(problemOf(res, 401).errors[0].message).to.match(/expired/);
+      expect(res.headers.get('www-authenticate')).to.match(/invalid_token/);
+    });
+
+    it('deleting an OAuth client revokes its tokens immediately', async () => {
+      const client = await createClient(harness().db, org.id);
+      const t = expectStatus(await token(client), 200).body.access_token;
+      expectStatus(await new Client(t).get('/tax-codes'), 200);
+      await deleteClient(harness().db, client.clientId);
+      const res = await new Client(t).get('/tax-codes');
+      problemOf(res, 401);
+      expect(res.headers.get('www-authenticate')).to.match(/invalid_token/);
+      expect((await token(client)).body.error).to.equal('invalid_client');
+    });
+
+    it('rotating the API key invalidates the previous key at once; keys are stored only hashed', async () => {
+      const other = await newOrg();
+      expectStatus(await other.api.get('/tax-codes'), 200);
+      const { apiKey } = await rotateApiKey(harness().db, other.id);
+      problemOf(await other.api.get('/tax-codes'), 401);
+      expectStatus(await new Client(apiKey).get('/tax-codes'), 200);
+      const stored = await harness().db('api_keys').where({ organization_id: other.id });
+      expect(JSON.stringify(stored)).not.to.include(apiKey);
+      const clients = await harness().db('oauth_clients').where({ organization_id: other.id });
+      expect(JSON.stringify(clients)).not.to.include(other.clientSecret);
+    });
+
+    it('acts as a user of the organization', async () => {
+      const t = expectStatus(await token(org), 200).body.access_token;
+      const claims = jwt.decode(t) as { sub: string; org: string };
+      expect(claims).to.include({ sub: org.userId, org: org.id });
+    });
+  });
+});

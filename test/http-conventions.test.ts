@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { anonymous, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+
+describe('HTTP conventions (errors, request ids, limits)', () => {
+  let org: TestOrg;
+  before(async () => {
+    org = await newOrg();
+  });
+
+  it('echoes a valid X-Request-Id and generates one otherwise', async () => {
+    const echoed = await org.api.get('/tax-codes', { headers: { 'X-Request-Id': 'erp-sync-42.7' } });
+    expect(echoed.headers.get('x-request-id')).to.equal('erp-sync-42.7');
+    const generated = await org.api.get('/tax-codes', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    const p = problemOf(await anonymous().get('/tax-codes', { headers: { 'X-Request-Id': 'trace-1' } }), 401);
+    expect(p.requestId).to.equal('trace-1');
+  });
+
+  it('answers an unknown path with a 404 problem', async () => {
+    const p = problemOf(await org.api.get('/no-such-thing'), 404);
+    expect(p.errors[0].message).to.match(/No operation matches GET \/no-such-thing/);
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const res = await org.api.put('/tax-codes', {});
+    problemOf(res, 405);
+    expect(res.headers.get('allow')).to.equal('GET, POST');
+  });
+
+  it('rejects malformed JSON with a 400 problem', async () => {
+    const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: '{"code": "X",', contentType: 'application/json' }), 400);
+    expect(p.errors[0]).to.include({ field: 'body', rule: 'json' });
+  });
+
+  it('rejects a non-JSON body with 415', async () => {
+    const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: 'code=X', contentType: 'application/x-www-form-urlencoded' }), 415);
+    expect(p.errors[0].field).to.equal('body');
+  });
+
+  it('rejects a body over the limit with 413, and accepts one that fits a 1000-element batch', async () => {
+    const big = JSON.stringify({ code: 'X', description: 'x'.repeat(6 * 1024 * 1024), taxPercent: 0 });
+    problemOf(await org.api.post('/tax-codes', undefined, { raw: big, contentType: 'application/json' }), 413);
+    const batchSized = JSON.stringify({ code: 'BIG', description: 'x'.repeat(800), taxPercent: 0, pad: 'y'.repeat(1_000_000) });
+    // 1 MB passes the body limit and reaches validation (which rejects the unknown property).
+    const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: batchSized, contentType: 'application/json' }), 400);
+    expect(p.errors.map((e) => e.field)).to.include('body.pad');
+  });
+
+  it('names unknown query parameters, filter fields, operators and orderBy values', async () => {
+    const p = problemOf(await org.api.get('/tax-codes?colour=red&filter[colour]=red&filter[code_between]=A&orderBy=taxPercent'), 400);
+    const fields = p.errors.map((e) => e.field);
+    expect(fields).to.include.members(['query.colour', 'query.filter.colour', 'query.filter.code_between', 'query.orderBy']);
+    expect(p.errors.find((e) => e.field === 'query.orderBy')!.message).to.match(/must be one of code, createdAt/);
+  });
+
+  it('rejects limit and offset out of range', async () => {
+    for (const q of ['limit=0', 'limit=1001', 'limit=-1', 'limit=abc', 'offset=-1', 'direction=UP']) {
+      const p = problemOf(await org.api.get(`/tax-codes?${q}`), 400);
+      expect(p.errors[0].field, q).to.match(/^query\./);
+    }
+  });
+
+  it('rejects a bad filter value type', async () => {
+    const p = problemOf(await org.api.get('/tax-codes?filter[createdAt_gt]=yesterday'), 400);
+    expect(p.errors[0]).to.include({ field: 'query.filter.createdAt_gt', rule: 'format' });
+  });
+
+  it('serves the contract and the docs without authentication', async () => {
+    const json = expectStatus(await anonymous().get('/openapi.json'), 200);
+    expect(json.body.openapi).to.match(/^3\./);
+    const yaml = expectStatus(await anonymous().get('/openapi.yaml'), 200);
+    expect(yaml.text).to.match(/^# GENERATED/);
+    const docs = await anonymous().get('/docs');
+    expect([200, 404]).to.include(docs.status);
+  });
+});

@@ -1,0 +1,119 @@
+import type { Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { rmSync, readdirSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config';
+import { createDb, Db, migrateLatest } from '../../src/db/knex';
+import { dropDatabase, ensureDatabase, startEmbedded } from '../../src/db/embedded';
+import { DATA_DIR } from '../../src/paths';
+import { createApp } from '../../src/app';
+
+/**
+ * The test run's server and database. Every run gets a database of its own: a fresh embedded
+ * PostgreSQL cluster in .data/test-<pid>, or a scratch database on the DATABASE_URL server, so
+ * runs never share state. With API_BASE_URL the suites talk to that server instead (for example
+ * through `prism proxy`), and DATABASE_URL must name the database that server uses.
+ */
+export interface Harness {
+  baseUrl: string;
+  db: Db;
+  /** The database the service under test uses (for the admin CLI tests). */
+  databaseUrl: string;
+  /** The secret the in-process service signs tokens with. */
+  jwtSecret: string;
+  /** True when the service runs in this process (coverage and response validation are ours). */
+  inProcess: boolean;
+}
+
+let current: Harness | undefined;
+const cleanups: (() => Promise<void>)[] = [];
+
+export function harness(): Harness {
+  if (!current) throw new Error('the test harness is not started (test/support/hooks.ts)');
+  return current;
+}
+
+function removeStaleTestClusters(): void {
+  if (!existsSync(DATA_DIR)) return;
+  for (const name of readdirSync(DATA_DIR)) {
+    const m = /^test-(\d+)$/.exec(name);
+    if (!m) continue;
+    const dir = join(DATA_DIR, name);
+    let alive = false;
+    try {
+      process.kill(Number(m[1]), 0);
+      alive = true;
+    } catch {
+      /* the run that made it is gone */
+    }
+    if (alive) continue;
+    const pidFile = join(dir, 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT');
+      } catch {
+        /* already stopped */
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function testDatabaseUrl(): Promise<string> {
+  const configured = process.env.DATABASE_URL;
+  if (configured && process.env.API_BASE_URL) return configured;
+  if (configured) {
+    const name = `procurement_test_${process.pid}_${randomBytes(3).toString('hex')}`;
+    try {
+      const url = await ensureDatabase(configured, name);
+      cleanups.push(() => dropDatabase(configured, name));
+      return url;
+    } catch {
+      // No CREATEDB right: use the configured database as it is.
+      return configured;
+    }
+  }
+  removeStaleTestClusters();
+  const dir = join(DATA_DIR, `test-${process.pid}`);
+  const server = await startEmbedded(dir);
+  cleanups.push(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return ensureDatabase(server.adminUrl, 'procurement_test');
+}
+
+export async function startHarness(): Promise<Harness> {
+  process.env.NODE_ENV = 'test';
+  const url = await testDatabaseUrl();
+  const db = createDb(url, 10);
+  cleanups.unshift(() => db.destroy());
+  await migrateLatest(db);
+
+  if (process.env.API_BASE_URL) {
+    current = { baseUrl: process.env.API_BASE_URL.replace(/\/$/, ''), db, databaseUrl: url, jwtSecret: process.env.JWT_SECRET ?? '', inProcess: false };
+    return current;
+  }
+  const config = { ...loadConfig(), mode: 'test' as const };
+  const jwtSecret = 'test-secret-' + randomBytes(8).toString('hex');
+  const app = await createApp({ db, config, jwtSecret });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  cleanups.unshift(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  );
+  const port = (server.address() as AddressInfo).port;
+  current = { baseUrl: `http://127.0.0.1:${port}`, db, databaseUrl: url, jwtSecret, inProcess: true };
+  return current;
+}
+
+export async function stopHarness(): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup().catch((err) => console.error('cleanup:', err));
+  current = undefined;
+}

@@ -1,0 +1,15 @@
+import { startHarness, stopHarness } from './harness';
+import { printCoverageReport } from './coverage-report';
+
+/** mocha root hooks (.mocharc.json `require`): one server and database for the whole run. */
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    await startHarness();
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    printCoverageReport();
+    await stopHarness();
+  },
+};
