@@ -3,6 +3,16 @@ import { createOrganization, ProvisionedOrganization } from '../../src/admin/pro
 import { DemoPart, demoContext } from './context';
 import { seedTaxCodes } from './tax-codes';
 import { seedUnitsOfMeasure } from './units-of-measure';
+// --- imports: jobs and groups ---
+
+// --- imports: locations and vendors ---
+
+// --- imports: phases, cost categories, users, tags ---
+
+// --- imports: purchasing ---
+
+// --- imports: receiving and billing ---
+
 
 /**
  * The demo dataset, part by part, in dependency order. Each resource adds its part so that every
@@ -11,6 +21,16 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 const PARTS: DemoPart[] = [
   seedTaxCodes,
   seedUnitsOfMeasure,
+  // --- parts: phases, cost categories, users, tags ---
+
+  // --- parts: jobs and groups ---
+
+  // --- parts: locations and vendors ---
+
+  // --- parts: purchasing ---
+
+  // --- parts: receiving and billing ---
+
 ];
 
 export const DEMO_ORGANIZATION = { name: 'Summit Ridge Construction', adminEmail: 'ava.martinez@summitridge.example' };

@@ -2,6 +2,15 @@ import type { HandlerMap } from '../http/handler';
 import { tokenHandlers } from '../auth/token';
 import { taxCodeHandlers } from './tax-codes/handlers';
 import { unitOfMeasureHandlers } from './units-of-measure/handlers';
+// --- imports: jobs and groups ---
+
+// --- imports: locations and vendors ---
+
+// --- imports: phases, cost categories, users, tags ---
+
+// --- imports: purchasing ---
+
+// --- imports: receiving and billing ---
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
@@ -12,5 +21,15 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...tokenHandlers(jwtSecret),
     ...taxCodeHandlers,
     ...unitOfMeasureHandlers,
+    // --- handlers: jobs and groups ---
+
+    // --- handlers: locations and vendors ---
+
+    // --- handlers: phases, cost categories, users, tags ---
+
+    // --- handlers: purchasing ---
+
+    // --- handlers: receiving and billing ---
+
   } satisfies HandlerMap;
 }

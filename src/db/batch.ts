@@ -1,0 +1,91 @@
+import { ApiError } from '../http/errors';
+import type { Queryable } from './knex';
+
+/**
+ * Batches: size checks before anything is examined, every rejected position reported at once in
+ * the spec's format (one error whose message has a line `Position <n>: ...` per rejected element,
+ * zero-based), and a set-based upsert that writes the whole batch in one statement.
+ */
+export const BATCH_LIMIT = 1000;
+
+export function batchProblem(message: string): ApiError {
+  return new ApiError(400, 'validation-failed', 'Validation failed', [{ message }], {}, message.split('\n').length > 1 ? `${message.split('\n').length} elements were rejected.` : message);
+}
+
+/** Request-level checks (the spec's exact messages), raised before any element is examined. */
+export function checkBatchSize(list: unknown[]): void {
+  if (list.length === 0) throw batchProblem('Invalid input, list cannot be empty');
+  if (list.length > BATCH_LIMIT) throw batchProblem(`Invalid input, list cannot be greater than ${BATCH_LIMIT}`);
+}
+
+/** Collects `Position <n>: ...` lines; throws one 400 with all of them. */
+export class PositionErrors {
+  private readonly lines = new Map<number, string[]>();
+
+  add(position: number, message: string): void {
+    const list = this.lines.get(position) ?? [];
+    list.push(message);
+    this.lines.set(position, list);
+  }
+
+  has(position: number): boolean {
+    return this.lines.has(position);
+  }
+
+  get size(): number {
+    return this.lines.size;
+  }
+
+  /** Marks every position whose key was already seen earlier in the batch. */
+  addDuplicates(keys: (string | undefined)[], describe: (key: string) => string): void {
+    const first = new Map<string, number>();
+    keys.forEach((key, i) => {
+      if (key === undefined) return;
+      const seen = first.get(key);
+      if (seen === undefined) first.set(key, i);
+      else this.add(i, `${describe(key)} appears more than once in the batch (first at position ${seen})`);
+    });
+  }
+
+  throwIfAny(): void {
+    if (!this.lines.size) return;
+    const message = [...this.lines.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([i, msgs]) => `Position ${i}: ${msgs.join('; ')}`)
+      .join('\n');
+    throw batchProblem(message);
+  }
+}
+
+export interface UpsertOptions {
+  /** The ON CONFLICT target, e.g. `(organization_id, code) WHERE deleted_at IS NULL`. */
+  conflict: string;
+  /** Columns overwritten on conflict. */
+  update: string[];
+  /** Of those, columns that keep their stored value when the input gives null/omits them. */
+  keepWhenNull?: string[];
+  returning: string[];
+}
+
+/**
+ * Inserts or updates every row in one statement: the rows travel as one JSON parameter and
+ * json_populate_recordset types them by the table's own columns (no 65,535-parameter limit, no
+ * per-row round trip). Rows must all carry the same keys (snake_case column names); columns not
+ * given take their defaults. Duplicate conflict keys must be rejected before calling this.
+ */
+export async function upsertRecordset<R = Record<string, unknown>>(db: Queryable, table: string, rows: Record<string, unknown>[], opts: UpsertOptions): Promise<R[]> {
+  if (!rows.length) return [];
+  const columns = Object.keys(rows[0]);
+  const q = (c: string) => `"${c.replace(/"/g, '""')}"`;
+  const keep = new Set(opts.keepWhenNull ?? []);
+  const set = opts.update
+    .map((c) => (keep.has(c) ? `${q(c)} = COALESCE(EXCLUDED.${q(c)}, ${q(table)}.${q(c)})` : `${q(c)} = EXCLUDED.${q(c)}`))
+    .concat(['"updated_at" = now()'])
+    .join(', ');
+  const sql = `INSERT INTO ${q(table)} (${columns.map(q).join(', ')})
+    SELECT ${columns.map(q).join(', ')} FROM json_populate_recordset(NULL::${q(table)}, ?::json)
+    ON CONFLICT ${opts.conflict} DO UPDATE SET ${set}
+    RETURNING ${opts.returning.map(q).join(', ')}`;
+  const result = await db.raw(sql, [JSON.stringify(rows)]);
+  return result.rows as R[];
+}
