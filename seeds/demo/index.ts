@@ -21,11 +21,13 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 const PARTS: DemoPart[] = [
   seedTaxCodes,
   seedUnitsOfMeasure,
-  // --- parts: phases, cost categories, users, tags ---
+  // --- parts: users (phases, cost categories, users, tags) ---
+
+  // --- parts: locations and vendors ---
 
   // --- parts: jobs and groups ---
 
-  // --- parts: locations and vendors ---
+  // --- parts: phases, cost categories, tags ---
 
   // --- parts: purchasing ---
 
