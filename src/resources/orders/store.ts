@@ -113,7 +113,8 @@ export async function removeItem(db: Queryable, orgId: string, userId: string | 
 /**
  * What the integrating system reports. LINKED stamps integration_last_sync; the message is stored
  * (and cleared when none is given). This is not "a change made in the service": it does not
- * move the order to OUT_OF_SYNC.
+ * move the order to OUT_OF_SYNC, and it leaves updated_at alone, so an integrator polling
+ * `filter[updatedAt_gt]` is not sent its own acknowledgement back (no sync loop).
  */
 export async function setIntegrationState(db: Queryable, orgId: string, orderId: string, state: IntegrationState, message: string | null): Promise<boolean> {
   const n = await db('orders')
@@ -123,7 +124,6 @@ export async function setIntegrationState(db: Queryable, orgId: string, orderId:
       integration_state: state,
       integration_message: message,
       ...(state === 'LINKED' ? { integration_last_sync: db.fn.now() } : {}),
-      updated_at: db.fn.now(),
     });
   return n > 0;
 }
