@@ -11,6 +11,8 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 
 // --- imports: purchasing ---
 
+// --- imports: change orders, releases, bills of materials ---
+
 // --- imports: receiving and billing ---
 
 
@@ -30,6 +32,8 @@ const PARTS: DemoPart[] = [
   // --- parts: phases, cost categories, tags ---
 
   // --- parts: purchasing ---
+
+  // --- parts: change orders, releases, bills of materials ---
 
   // --- parts: receiving and billing ---
 

@@ -10,6 +10,8 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 
 // --- imports: purchasing ---
 
+// --- imports: change orders, releases, bills of materials ---
+
 // --- imports: receiving and billing ---
 
 /**
@@ -28,6 +30,8 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: phases, cost categories, users, tags ---
 
     // --- handlers: purchasing ---
+
+    // --- handlers: change orders, releases, bills of materials ---
 
     // --- handlers: receiving and billing ---
 
