@@ -134,6 +134,434 @@ export interface paths {
         patch: operations["updateUnitOfMeasure"];
         trace?: never;
     };
+    "/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jobs
+         * @description Lists the organization's jobs, ordered by `createdAt` (then `id`) unless `orderBy` says otherwise.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Create a job
+         * @description Creates a job. `state` defaults to `OPEN`. The default location is either an existing location
+         *     (`defaultLocationId`, which is attached to the job) or one given inline (`defaultLocation`,
+         *     which is created, attached and made the default; its `type` defaults to `Jobsite`); giving both
+         *     is a `400`. Every referenced ID (location, tax code, groups) must belong to the organization,
+         *     otherwise the answer is `404` naming the input. The code must be unique in the organization.
+         */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update jobs in a batch
+         * @description Creates or updates up to 1000 jobs in one transaction, each matched by `code`. An existing job
+         *     keeps the values of fields its element leaves out; `groupIds` replaces its groups; an inline
+         *     `defaultLocation` updates the job's current default location, or creates one when it has none.
+         *     An empty list (`Invalid input, list cannot be empty`) or more than 1000 elements
+         *     (`Invalid input, list cannot be greater than 1000`) is a `400` before any element is examined.
+         *     If any element is invalid nothing is saved and one `400` names every rejected element in a line
+         *     `Position <n>: ...` (zero-based): the same code twice, both `defaultLocationId` and
+         *     `defaultLocation`, or a location, tax code or group ID that is not the organization's.
+         *     The response lists the jobs in input order.
+         */
+        post: operations["upsertJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a job
+         * @description Reads one job by ID or code.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a job
+         * @description Changes the given fields of a job. `code` renames the job: the path may name the job by its ID
+         *     or by its current code, and the body's `code` becomes its new code. `defaultLocationId`
+         *     attaches an existing location and makes it the default (null clears the default);
+         *     `defaultLocation` updates the given fields of the current default location, or creates,
+         *     attaches and sets one when the job has none (the type of a `Warehouse` location cannot be
+         *     changed); giving both is a `400`. `groupIds` replaces the job's groups. Every referenced ID
+         *     must belong to the organization, otherwise the answer is `404` naming the input.
+         */
+        patch: operations["updateJob"];
+        trace?: never;
+    };
+    "/jobs/{idOrCode}/locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a job's locations
+         * @description Lists the locations attached to the job (including its default location), with the same paging, ordering and filters as `GET /locations`.
+         */
+        get: operations["listJobLocations"];
+        put?: never;
+        /**
+         * Attach a location to a job
+         * @description Attaches a location of the organization to the job (attaching it again changes nothing) and, with `shouldSetAsDefault=true`, makes it the job's default location. A location that is not the organization's is a `404`.
+         */
+        post: operations["addJobLocation"];
+        /**
+         * Detach a location from a job
+         * @description Detaches a location from the job (detaching one that is not attached changes nothing). When it was the job's default location, the location attached to the job earliest among the remaining ones becomes the default, or the default becomes null when none is left. A location that is not the organization's is a `404`.
+         */
+        delete: operations["removeJobLocation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{idOrCode}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a job's users
+         * @description Lists the users assigned to the job, with the same paging, ordering and filters as `GET /users`.
+         */
+        get: operations["listJobUsers"];
+        put?: never;
+        /**
+         * Assign a user to a job
+         * @description Assigns a user of the organization to the job (assigning again changes nothing). A user that is not the organization's is a `404`.
+         */
+        post: operations["addJobUser"];
+        /**
+         * Unassign a user from a job
+         * @description Removes a user from the job (removing one that is not assigned changes nothing). A user that is not the organization's is a `404`.
+         */
+        delete: operations["removeJobUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{idOrCode}/nextPurchaseOrderNumber": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a job's next purchase order number
+         * @description The number the job's next purchase order will get. It is the job's counter, skipping numbers already carried by the job's purchase orders that are not deleted (compared as decimal text, so `"1050"` uses 1050 but `"PO-1050"` does not).
+         */
+        get: operations["getNextPurchaseOrderNumber"];
+        put?: never;
+        /**
+         * Set a job's purchase order counter
+         * @description Sets the number the job's next purchase order gets. If the value is already in use by one of
+         *     the job's purchase orders that is not deleted, the counter keeps incrementing by 1 until a free
+         *     number is found. Numbers are taken from the counter atomically, so concurrent orders and
+         *     concurrent changes of the counter never hand out a number already in use.
+         *     This operation must be enabled for the organization by a support request; until then it
+         *     answers `403`.
+         */
+        post: operations["setNextPurchaseOrderNumber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List groups
+         * @description Lists the organization's groups of jobs, ordered by `id` unless `orderBy` says otherwise.
+         */
+        get: operations["listGroups"];
+        put?: never;
+        /**
+         * Create a group
+         * @description Creates a group of jobs. `name` is required; `code` is optional and, when given, unique in the organization. `createdById` is the calling user.
+         */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID.
+                 * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
+                 */
+                id: components["parameters"]["GroupId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a group
+         * @description Reads one group by ID.
+         */
+        get: operations["getGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a group
+         * @description Changes the given fields of a group. The code must stay unique in the organization.
+         */
+        patch: operations["updateGroup"];
+        trace?: never;
+    };
+    "/locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List locations
+         * @description Lists the organization's locations (deleted ones excluded), ordered by `createdAt` (then `id`) unless `orderBy` says otherwise; `orderBy=displayName` orders by the location's `name`. Each location lists the jobs it is attached to (as an attached location or as their default location) and the vendors whose location it is.
+         */
+        get: operations["listLocations"];
+        put?: never;
+        /**
+         * Create a location
+         * @description Creates a location. `name` and `type` are required; address fields, directions, phone,
+         *     `defaultTaxCodeId`, `latitude` and `longitude` default to null and `visibility` to `ALL`.
+         *     `visibility` `ROLE` is rejected with a `400`: role-based visibility is configured only in
+         *     the application. A tax code that is not the organization's is a `404`.
+         */
+        post: operations["createLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/locations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The location's ID.
+                 * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                id: components["parameters"]["LocationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a location
+         * @description Reads one location by ID, with the jobs and vendors it is attached to.
+         */
+        get: operations["getLocation"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a location
+         * @description Soft-deletes a location and returns it with `deletedAt` and the jobs and vendors it was
+         *     attached to. It is detached from them: a job whose default location it was gets the location
+         *     attached to it earliest among its remaining ones as default (or none), and vendors lose it.
+         */
+        delete: operations["deleteLocation"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a location
+         * @description Changes the given fields of a location. Changing the `type` of a `Warehouse` location is a
+         *     `400` user-input error (a warehouse stays a warehouse). `visibility` `ROLE` is rejected with
+         *     a `400`: role-based visibility is configured only in the application. A tax code that is not
+         *     the organization's is a `404`.
+         */
+        patch: operations["updateLocation"];
+        trace?: never;
+    };
+    "/vendors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List vendors
+         * @description Lists the organization's vendors, ordered by `createdAt` (then `id`) unless `orderBy` says otherwise. Deleted vendors are included only with `includeDeleted=true`.
+         */
+        get: operations["listVendors"];
+        put?: never;
+        /**
+         * Create a vendor
+         * @description Creates a vendor. The code must be unique among the organization's vendors that are not deleted.
+         */
+        post: operations["createVendor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vendors/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update vendors in a batch
+         * @description Creates or updates up to 1000 vendors in one transaction, each matched by `code` among the
+         *     vendors that are not deleted (an existing one gets the new name). An empty list
+         *     (`Invalid input, list cannot be empty`) or more than 1000 elements
+         *     (`Invalid input, list cannot be greater than 1000`) is a `400` before any element is
+         *     examined. If any element is invalid nothing is saved and one `400` names every rejected
+         *     element in a line `Position <n>: ...` (zero-based), for example the same code twice. The
+         *     response lists the vendors in input order.
+         */
+        post: operations["upsertVendors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vendors/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The vendor's ID or its code.
+                 * @example V-FERGUSON
+                 */
+                idOrCode: components["parameters"]["VendorIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a vendor
+         * @description Reads one vendor by ID or code. A deleted vendor is found only with `includeDeleted=true` (otherwise `404`); when a code matches a live vendor and deleted ones, the live vendor is returned, otherwise the most recently deleted one.
+         */
+        get: operations["getVendor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a vendor
+         * @description Soft-deletes a vendor and returns it with `deletedAt` set. Its code can then be used by a new vendor.
+         */
+        delete: operations["deleteVendor"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a vendor
+         * @description Changes the given fields of a vendor that is not deleted. `code` renames it (the path may name
+         *     the vendor by its ID or by its current code). `type` is the name of a vendor type: it is
+         *     created when the organization has no type of that name, and set on the vendor; null removes the
+         *     vendor's type.
+         */
+        patch: operations["updateVendor"];
+        trace?: never;
+    };
+    "/vendors/{idOrCode}/location": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The vendor's ID or its code.
+                 * @example V-FERGUSON
+                 */
+                idOrCode: components["parameters"]["VendorIdOrCode"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a location to a vendor
+         * @description Makes a location of the organization the vendor's location (replacing the previous one). A vendor or location that is not the organization's is a `404`.
+         */
+        post: operations["setVendorLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -412,6 +840,872 @@ export interface components {
             description?: string;
             multiplier?: components["schemas"]["Multiplier"];
         };
+        /**
+         * @description State of a job.
+         *     - `OPEN`: active
+         *     - `CLOSED`: closed or cancelled
+         * @example OPEN
+         * @enum {string}
+         */
+        JobState: "OPEN" | "CLOSED";
+        /** @description A group of jobs. */
+        Group: {
+            /**
+             * @description Unique ID.
+             * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
+             */
+            id: string;
+            /**
+             * @description Code, unique in the organization.
+             * @example NORCAL
+             */
+            code: string | null;
+            /**
+             * @description Name.
+             * @example Northern California projects
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-02-11T08:12:40.210Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-02-11T08:12:40.210Z
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description Soft-delete time; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+            /**
+             * @description The user who created the group.
+             * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+             */
+            createdById: string | null;
+        };
+        /** @description A job (project, work order or service job). */
+        Job: {
+            /**
+             * @description Unique ID.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            id: string;
+            /**
+             * @description Code, unique in the organization.
+             * @example J-1042
+             */
+            code: string;
+            /**
+             * @description Job name.
+             * @example Riverside Medical Office Building
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-15T16:20:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-11-02T10:05:31.415Z
+             */
+            updatedAt: string;
+            /**
+             * @description Default delivery location of the job's orders.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            defaultLocationId: string | null;
+            /**
+             * @description Default tax code of the job's orders.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId: string | null;
+            /**
+             * Format: date-time
+             * @description When the job started.
+             * @example 2026-02-01T00:00:00.000Z
+             */
+            startDate: string | null;
+            state: components["schemas"]["JobState"];
+            /** @description Groups the job belongs to. */
+            groups: components["schemas"]["Group"][];
+        };
+        /**
+         * @description Kind of location.
+         *     - `Billing`: billing address
+         *     - `Branch`: branch office
+         *     - `Jobsite`: a job site
+         *     - `Office`: office
+         *     - `Other`: any other place
+         *     - `Warehouse`: warehouse (its type cannot be changed afterwards)
+         *     - `Will_Call`: vendor counter where material is picked up
+         * @example Jobsite
+         * @enum {string}
+         */
+        LocationType: "Billing" | "Branch" | "Jobsite" | "Office" | "Other" | "Warehouse" | "Will_Call";
+        /**
+         * @description Opaque data of the integrating system (for example its own location key); stored as given and not interpreted by the service.
+         * @example {
+         *       "erpLocationKey": "SITE-1042"
+         *     }
+         */
+        LocationIntegrationDataInput: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A job's default location given inline. On create it creates the location, attaches it to the job
+         *     and makes it the default. On update (PATCH, batch upsert of an existing job that has a default
+         *     location) it changes the given fields of the job's current default location; fields left out keep
+         *     their value.
+         */
+        DefaultLocationInput: {
+            /**
+             * @description Name.
+             * @example Riverside MOB jobsite
+             */
+            name: string;
+            /**
+             * @description First address line.
+             * @example 4100 Riverside Drive
+             */
+            addressLine1?: string | null;
+            /**
+             * @description Second address line.
+             * @example Gate 3
+             */
+            addressLine2?: string | null;
+            /**
+             * @description City.
+             * @example Sacramento
+             */
+            city?: string | null;
+            /**
+             * @description State or province.
+             * @example CA
+             */
+            state?: string | null;
+            /**
+             * @description Postal code.
+             * @example 95833
+             */
+            zipcode?: string | null;
+            /**
+             * @description Directions for drivers.
+             * @example Enter from Garden Hwy; deliveries at the north laydown yard.
+             */
+            directions?: string | null;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0142
+             */
+            phone?: string | null;
+            /**
+             * @description ID of a tax code of the organization, applied when the location is an order's delivery location.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId?: string | null;
+            type?: components["schemas"]["LocationType"];
+            integrationData?: components["schemas"]["LocationIntegrationDataInput"];
+        };
+        /** @description A job to create. Give at most one of `defaultLocationId` and `defaultLocation`. */
+        JobCreate: {
+            /**
+             * @description Code, unique in the organization.
+             * @example J-1042
+             */
+            code: string;
+            /**
+             * @description Job name.
+             * @example Riverside Medical Office Building
+             */
+            name: string;
+            /**
+             * @description ID of an existing location of the organization; it is attached to the job and becomes its default.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            defaultLocationId?: string | null;
+            defaultLocation?: components["schemas"]["DefaultLocationInput"];
+            /**
+             * @description ID of a tax code of the organization.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the job started.
+             * @example 2026-02-01T00:00:00.000Z
+             */
+            startDate?: string | null;
+            state?: components["schemas"]["JobState"];
+            /** @description IDs of groups of the organization the job belongs to. */
+            groupIds?: string[];
+        };
+        /** @description One job of a batch upsert, matched by `code`: an existing job is updated (fields left out keep their value), otherwise it is created. Give at most one of `defaultLocationId` and `defaultLocation`. */
+        JobUpsert: {
+            /**
+             * @description Code, unique in the organization.
+             * @example J-1042
+             */
+            code: string;
+            /**
+             * @description Job name.
+             * @example Riverside Medical Office Building
+             */
+            name: string;
+            /**
+             * @description ID of an existing location of the organization; it is attached to the job and becomes its default.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            defaultLocationId?: string | null;
+            defaultLocation?: components["schemas"]["DefaultLocationInput"];
+            /**
+             * @description ID of a tax code of the organization.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the job started.
+             * @example 2026-02-01T00:00:00.000Z
+             */
+            startDate?: string | null;
+            state?: components["schemas"]["JobState"];
+            /** @description IDs of groups of the organization the job belongs to. */
+            groupIds?: string[];
+        };
+        /** @description Jobs to create or update, matched by code; between 1 and 1000 elements. */
+        JobBatch: {
+            /** @description The jobs, at most 1000. The response lists them in the same order. */
+            inputs: components["schemas"]["JobUpsert"][];
+        };
+        /**
+         * @description Changes to a job; only the given fields change. Giving `code` renames the job (whether the path
+         *     names it by ID or by its current code). Give at most one of `defaultLocationId` and
+         *     `defaultLocation`. `groupIds` replaces the job's groups.
+         */
+        JobUpdate: {
+            /**
+             * @description New code, unique in the organization.
+             * @example J-1042A
+             */
+            code?: string;
+            /**
+             * @description Job name.
+             * @example Riverside Medical Office Building, Phase 2
+             */
+            name?: string;
+            /**
+             * @description ID of a location of the organization to attach and make the default; null clears the default.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            defaultLocationId?: string | null;
+            defaultLocation?: components["schemas"]["DefaultLocationInput"];
+            /**
+             * @description ID of a tax code of the organization; null clears it.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the job started.
+             * @example 2026-02-01T00:00:00.000Z
+             */
+            startDate?: string | null;
+            state?: components["schemas"]["JobState"];
+            /** @description IDs of groups of the organization; replaces the job's groups. */
+            groupIds?: string[];
+        };
+        /**
+         * @description Who sees the location when choosing a delivery location.
+         *     - `ALL`: every user of the organization
+         *     - `ROLE`: users of chosen roles; configured only in the application (rejected by the API)
+         * @example ALL
+         * @enum {string}
+         */
+        LocationVisibility: "ALL" | "ROLE";
+        /** @description A reference to a job. */
+        JobRef: {
+            /**
+             * @description The job's ID.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            id: string;
+            /**
+             * @description The job's code.
+             * @example J-1042
+             */
+            code: string;
+            /**
+             * @description The job's name.
+             * @example Riverside Medical Office Building
+             */
+            name: string;
+        };
+        /** @description A reference to a vendor. */
+        VendorRef: {
+            /**
+             * @description The vendor's ID.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * @description The vendor's code.
+             * @example V-FERGUSON
+             */
+            code: string;
+            /**
+             * @description The vendor's name.
+             * @example Ferguson Enterprises
+             */
+            name: string;
+        };
+        /** @description A location (job site, office, warehouse, ...). */
+        Location: {
+            /**
+             * @description Unique ID.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            id: string;
+            /**
+             * @description Name.
+             * @example Riverside MOB jobsite
+             */
+            name: string;
+            /**
+             * @description First address line.
+             * @example 4100 Riverside Drive
+             */
+            addressLine1: string | null;
+            /**
+             * @description Second address line.
+             * @example Gate 3
+             */
+            addressLine2: string | null;
+            /**
+             * @description City.
+             * @example Sacramento
+             */
+            city: string | null;
+            /**
+             * @description State or province.
+             * @example CA
+             */
+            state: string | null;
+            /**
+             * @description Postal code.
+             * @example 95833
+             */
+            zipcode: string | null;
+            /**
+             * @description Directions for drivers.
+             * @example Enter from Garden Hwy; deliveries at the north laydown yard.
+             */
+            directions: string | null;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0142
+             */
+            phone: string | null;
+            type: components["schemas"]["LocationType"];
+            /**
+             * @description Tax code applied when the location is an order's delivery location.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId: string | null;
+            /**
+             * Format: double
+             * @description Latitude in degrees; null when unknown.
+             * @example 38.6012
+             */
+            latitude: number | null;
+            /**
+             * Format: double
+             * @description Longitude in degrees; null when unknown.
+             * @example -121.5087
+             */
+            longitude: number | null;
+            visibility: components["schemas"]["LocationVisibility"];
+            /** @description Jobs the location is attached to (id, code and name). */
+            jobs: components["schemas"]["JobRef"][];
+            /** @description Vendors the location is attached to (id, code and name). */
+            vendors: components["schemas"]["VendorRef"][];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-15T16:21:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-01-15T16:21:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description Role of a user.
+         *     - `BackOffice`: office access, not listed as purchasing agent
+         *     - `Field`: jobsite access
+         *     - `FieldOrdering`: jobsite access, may send orders directly to vendors
+         *     - `Procurement`: office access
+         *     - `Warehouse`: warehouse module access
+         * @example Procurement
+         * @enum {string}
+         */
+        UserRole: "BackOffice" | "Field" | "FieldOrdering" | "Procurement" | "Warehouse";
+        /** @description A user of the organization. */
+        User: {
+            /**
+             * @description Unique ID.
+             * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+             */
+            id: string;
+            /**
+             * @description Admins may perform any operation, including modifying jobs, orders and users.
+             * @example false
+             */
+            admin: boolean;
+            /**
+             * @description URL of a png or jpeg image.
+             * @example https://files.procurement.dev/avatars/maria-chen.png
+             */
+            avatarUrl: string | null;
+            /**
+             * @description Display name.
+             * @example Maria Chen
+             */
+            displayName: string;
+            /**
+             * @description E-mail address, unique in the organization.
+             * @example maria.chen@summitridge.example
+             */
+            email: string;
+            /**
+             * @description First name.
+             * @example Maria
+             */
+            firstName: string;
+            /**
+             * @description Last name.
+             * @example Chen
+             */
+            lastName: string;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0117
+             */
+            phone: string | null;
+            role: components["schemas"]["UserRole"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-12T09:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-01-12T09:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description The number the job's next purchase order will get. */
+        NextPurchaseOrderNumber: {
+            /**
+             * Format: int32
+             * @description The job's counter, skipping numbers its live purchase orders already carry.
+             * @example 1051
+             */
+            nextPurchaseOrderNumber: number;
+        };
+        /** @description A new value for the job's purchase order counter. */
+        PurchaseOrderCounterUpdate: {
+            /**
+             * Format: int32
+             * @description The number the job's next purchase order should get; if it is already in use, the counter keeps incrementing by 1 until a free number is found.
+             * @example 1050
+             */
+            nextCounter: number;
+        };
+        /** @description A job with its purchase order numbering. */
+        JobWithCounter: components["schemas"]["Job"] & {
+            /**
+             * @description Whether the job has job phases (that are not deleted).
+             * @example true
+             */
+            hasPhaseCodes: boolean;
+            /**
+             * Format: int32
+             * @description The job's counter after the change; the number its next purchase order gets.
+             * @example 1051
+             */
+            nextPurchaseOrderCounter: number;
+        };
+        /** @description A group to create. */
+        GroupCreate: {
+            /**
+             * @description Name.
+             * @example Northern California projects
+             */
+            name: string;
+            /**
+             * @description Code, unique in the organization (optional).
+             * @example NORCAL
+             */
+            code?: string | null;
+        };
+        /** @description Changes to a group; only the given fields change. */
+        GroupUpdate: {
+            /**
+             * @description Name.
+             * @example Northern California and Nevada projects
+             */
+            name?: string;
+            /**
+             * @description New code, unique in the organization; null removes it.
+             * @example NORCAL-NV
+             */
+            code?: string | null;
+        };
+        /** @description A location to create. Address fields, directions, phone, tax code and coordinates default to null; `visibility` defaults to `ALL` (`ROLE` is rejected; role-based visibility is configured only in the application). */
+        LocationCreate: {
+            /**
+             * @description Name.
+             * @example Riverside MOB jobsite
+             */
+            name: string;
+            type: components["schemas"]["LocationType"];
+            /**
+             * @description First address line.
+             * @example 4100 Riverside Drive
+             */
+            addressLine1?: string | null;
+            /**
+             * @description Second address line.
+             * @example Gate 3
+             */
+            addressLine2?: string | null;
+            /**
+             * @description City.
+             * @example Sacramento
+             */
+            city?: string | null;
+            /**
+             * @description State or province.
+             * @example CA
+             */
+            state?: string | null;
+            /**
+             * @description Postal code.
+             * @example 95833
+             */
+            zipcode?: string | null;
+            /**
+             * @description Directions for drivers.
+             * @example Enter from Garden Hwy; deliveries at the north laydown yard.
+             */
+            directions?: string | null;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0142
+             */
+            phone?: string | null;
+            /**
+             * @description ID of a tax code of the organization, applied when the location is an order's delivery location.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId?: string | null;
+            /**
+             * Format: double
+             * @description Latitude in degrees.
+             * @example 38.6012
+             */
+            latitude?: number | null;
+            /**
+             * Format: double
+             * @description Longitude in degrees.
+             * @example -121.5087
+             */
+            longitude?: number | null;
+            visibility?: components["schemas"]["LocationVisibility"];
+        };
+        /** @description A deleted location, with the jobs and vendors it was attached to when it was deleted. */
+        LocationDeleted: components["schemas"]["Location"] & {
+            /**
+             * Format: date-time
+             * @description When the location was deleted.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            deletedAt: string;
+        };
+        /** @description Changes to a location; only the given fields change. The type of a `Warehouse` location cannot be changed; `visibility` `ROLE` is rejected. */
+        LocationUpdate: {
+            /**
+             * @description Name.
+             * @example Riverside MOB jobsite (north gate)
+             */
+            name?: string;
+            type?: components["schemas"]["LocationType"];
+            /**
+             * @description First address line.
+             * @example 4100 Riverside Drive
+             */
+            addressLine1?: string | null;
+            /**
+             * @description Second address line.
+             * @example Gate 3
+             */
+            addressLine2?: string | null;
+            /**
+             * @description City.
+             * @example Sacramento
+             */
+            city?: string | null;
+            /**
+             * @description State or province.
+             * @example CA
+             */
+            state?: string | null;
+            /**
+             * @description Postal code.
+             * @example 95833
+             */
+            zipcode?: string | null;
+            /**
+             * @description Directions for drivers.
+             * @example Enter from Garden Hwy; deliveries at the north laydown yard.
+             */
+            directions?: string | null;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0142
+             */
+            phone?: string | null;
+            /**
+             * @description ID of a tax code of the organization, applied when the location is an order's delivery location.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            defaultTaxCodeId?: string | null;
+            /**
+             * Format: double
+             * @description Latitude in degrees.
+             * @example 38.6012
+             */
+            latitude?: number | null;
+            /**
+             * Format: double
+             * @description Longitude in degrees.
+             * @example -121.5087
+             */
+            longitude?: number | null;
+            visibility?: components["schemas"]["LocationVisibility"];
+        };
+        /** @description A location without its jobs and vendors (a vendor's location); null when there is none. */
+        LocationSummary: {
+            /**
+             * @description Unique ID.
+             * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
+             */
+            id: string;
+            /**
+             * @description Name.
+             * @example Ferguson West Sacramento branch
+             */
+            name: string;
+            /**
+             * @description First address line.
+             * @example 1200 Industrial Blvd
+             */
+            addressLine1: string | null;
+            /**
+             * @description Second address line.
+             * @example null
+             */
+            addressLine2: string | null;
+            /**
+             * @description City.
+             * @example West Sacramento
+             */
+            city: string | null;
+            /**
+             * @description State or province.
+             * @example CA
+             */
+            state: string | null;
+            /**
+             * @description Postal code.
+             * @example 95691
+             */
+            zipcode: string | null;
+            /**
+             * @description Directions.
+             * @example null
+             */
+            directions: string | null;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0199
+             */
+            phone: string | null;
+            type: components["schemas"]["LocationType"];
+            /**
+             * @description Tax code applied when the location is an order's delivery location.
+             * @example null
+             */
+            defaultTaxCodeId: string | null;
+            /**
+             * Format: double
+             * @description Latitude in degrees; null when unknown.
+             * @example null
+             */
+            latitude: number | null;
+            /**
+             * Format: double
+             * @description Longitude in degrees; null when unknown.
+             * @example null
+             */
+            longitude: number | null;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-20T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-01-20T12:00:00.000Z
+             */
+            updatedAt: string;
+        } | null;
+        /** @description A kind of vendor; null when the vendor has none. */
+        VendorType: {
+            /**
+             * @description Unique ID.
+             * @example 7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b
+             */
+            id: string;
+            /**
+             * @description Name, unique in the organization.
+             * @example Electrical supply
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-20T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-01-20T12:00:00.000Z
+             */
+            updatedAt: string;
+        } | null;
+        /** @description A vendor (supplier). */
+        Vendor: {
+            /**
+             * @description Unique ID.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * @description Code, unique in the organization.
+             * @example V-FERGUSON
+             */
+            code: string;
+            /**
+             * @description Name.
+             * @example Ferguson Enterprises
+             */
+            name: string;
+            location: components["schemas"]["LocationSummary"];
+            type: components["schemas"]["VendorType"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-20T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-09-30T14:11:09.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description Soft-delete time; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+        };
+        /** @description A vendor to create. */
+        VendorCreate: {
+            /**
+             * @description Code, unique among the organization's vendors that are not deleted.
+             * @example V-FERGUSON
+             */
+            code: string;
+            /**
+             * @description Name.
+             * @example Ferguson Enterprises
+             */
+            name: string;
+        };
+        /** @description One vendor of a batch upsert, matched by `code` among vendors that are not deleted; an existing one gets the new name, otherwise it is created. */
+        VendorUpsert: {
+            /**
+             * @description Code, unique among the organization's vendors that are not deleted.
+             * @example V-FERGUSON
+             */
+            code: string;
+            /**
+             * @description Name.
+             * @example Ferguson Enterprises
+             */
+            name: string;
+        };
+        /** @description Vendors to create or update, matched by code; between 1 and 1000 elements. */
+        VendorBatch: {
+            /** @description The vendors, at most 1000. The response lists them in the same order. */
+            inputs: components["schemas"]["VendorUpsert"][];
+        };
+        /** @description Changes to a vendor; only the given fields change. Giving `code` renames the vendor. */
+        VendorUpdate: {
+            /**
+             * @description New code, unique among the organization's vendors that are not deleted.
+             * @example V-FERGUSON-WS
+             */
+            code?: string;
+            /**
+             * @description Name.
+             * @example Ferguson Enterprises West Sacramento
+             */
+            name?: string;
+            /**
+             * @description Name of a vendor type; created when the organization has none of that name. Null removes the vendor's type.
+             * @example Plumbing supply
+             */
+            type?: string | null;
+        };
+        /** @description The location to attach to a vendor. */
+        VendorLocationInput: {
+            /**
+             * @description ID of a location of the organization; it replaces the vendor's current location.
+             * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
+             */
+            locationId: string;
+        };
     };
     responses: {
         /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
@@ -508,6 +1802,29 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No tax code matches TX-XX."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The operation is not enabled for the organization. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/forbidden",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "This operation must be enabled by a support request.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "This operation must be enabled by a support request."
                  *         }
                  *       ]
                  *     }
@@ -953,6 +2270,1373 @@ export interface components {
              */
             updatedAt_gte?: string;
         };
+        /**
+         * @description Field to order jobs by (default `createdAt`).
+         * @example code
+         */
+        JobOrderBy: "code" | "createdAt" | "id" | "name" | "startDate" | "updatedAt";
+        /** @description Conditions on jobs; see "Filters and pagination". */
+        JobFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `name` equals the value.
+             * @example J-1042
+             */
+            name?: string;
+            /**
+             * @description Matches when `name` does not equal the value.
+             * @example J-1042
+             */
+            name_not?: string;
+            /** @description Matches when `name` is one of the listed values: repeat `filter[name_in][]=` or give one comma-separated value. */
+            name_in?: string[];
+            /** @description Matches when `name` is none of the listed values: repeat `filter[name_not_in][]=` or give one comma-separated value. */
+            name_not_in?: string[];
+            /**
+             * @description Matches when `name` is less than the value.
+             * @example J-1042
+             */
+            name_lt?: string;
+            /**
+             * @description Matches when `name` is less than or equal to the value.
+             * @example J-1042
+             */
+            name_lte?: string;
+            /**
+             * @description Matches when `name` is greater than the value.
+             * @example J-1042
+             */
+            name_gt?: string;
+            /**
+             * @description Matches when `name` is greater than or equal to the value.
+             * @example J-1042
+             */
+            name_gte?: string;
+            /**
+             * @description Matches when `name` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_contains?: string;
+            /**
+             * @description Matches when `name` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_starts_with?: string;
+            /**
+             * @description Matches when `name` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `startDate` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            startDate?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `startDate` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            startDate_not?: string;
+            /** @description Matches when `startDate` is one of the listed values: repeat `filter[startDate_in][]=` or give one comma-separated value. */
+            startDate_in?: string[];
+            /** @description Matches when `startDate` is none of the listed values: repeat `filter[startDate_not_in][]=` or give one comma-separated value. */
+            startDate_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `startDate` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            startDate_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `startDate` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            startDate_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `startDate` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            startDate_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `startDate` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            startDate_gte?: string;
+            /**
+             * @description Matches when `state` equals the value.
+             * @example OPEN
+             * @enum {string}
+             */
+            state?: "OPEN" | "CLOSED";
+            /**
+             * @description Matches when `state` does not equal the value.
+             * @example OPEN
+             * @enum {string}
+             */
+            state_not?: "OPEN" | "CLOSED";
+            /** @description Matches when `state` is one of the listed values: repeat `filter[state_in][]=` or give one comma-separated value. */
+            state_in?: ("OPEN" | "CLOSED")[];
+            /** @description Matches when `state` is none of the listed values: repeat `filter[state_not_in][]=` or give one comma-separated value. */
+            state_not_in?: ("OPEN" | "CLOSED")[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The job's ID or its code.
+         * @example J-1042
+         */
+        JobIdOrCode: string;
+        /**
+         * @description Field to order locations by (default `createdAt`). `displayName` orders by the location's `name`.
+         * @example displayName
+         */
+        LocationOrderBy: "createdAt" | "displayName" | "id" | "updatedAt";
+        /** @description Conditions on locations; see "Filters and pagination". */
+        LocationFilter: {
+            /**
+             * @description Matches when `addressLine1` equals the value.
+             * @example J-1042
+             */
+            addressLine1?: string;
+            /**
+             * @description Matches when `addressLine1` does not equal the value.
+             * @example J-1042
+             */
+            addressLine1_not?: string;
+            /** @description Matches when `addressLine1` is one of the listed values: repeat `filter[addressLine1_in][]=` or give one comma-separated value. */
+            addressLine1_in?: string[];
+            /** @description Matches when `addressLine1` is none of the listed values: repeat `filter[addressLine1_not_in][]=` or give one comma-separated value. */
+            addressLine1_not_in?: string[];
+            /**
+             * @description Matches when `addressLine1` is less than the value.
+             * @example J-1042
+             */
+            addressLine1_lt?: string;
+            /**
+             * @description Matches when `addressLine1` is less than or equal to the value.
+             * @example J-1042
+             */
+            addressLine1_lte?: string;
+            /**
+             * @description Matches when `addressLine1` is greater than the value.
+             * @example J-1042
+             */
+            addressLine1_gt?: string;
+            /**
+             * @description Matches when `addressLine1` is greater than or equal to the value.
+             * @example J-1042
+             */
+            addressLine1_gte?: string;
+            /**
+             * @description Matches when `addressLine1` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            addressLine1_contains?: string;
+            /**
+             * @description Matches when `addressLine1` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            addressLine1_starts_with?: string;
+            /**
+             * @description Matches when `addressLine1` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            addressLine1_ends_with?: string;
+            /**
+             * @description Matches when `addressLine2` equals the value.
+             * @example J-1042
+             */
+            addressLine2?: string;
+            /**
+             * @description Matches when `addressLine2` does not equal the value.
+             * @example J-1042
+             */
+            addressLine2_not?: string;
+            /** @description Matches when `addressLine2` is one of the listed values: repeat `filter[addressLine2_in][]=` or give one comma-separated value. */
+            addressLine2_in?: string[];
+            /** @description Matches when `addressLine2` is none of the listed values: repeat `filter[addressLine2_not_in][]=` or give one comma-separated value. */
+            addressLine2_not_in?: string[];
+            /**
+             * @description Matches when `addressLine2` is less than the value.
+             * @example J-1042
+             */
+            addressLine2_lt?: string;
+            /**
+             * @description Matches when `addressLine2` is less than or equal to the value.
+             * @example J-1042
+             */
+            addressLine2_lte?: string;
+            /**
+             * @description Matches when `addressLine2` is greater than the value.
+             * @example J-1042
+             */
+            addressLine2_gt?: string;
+            /**
+             * @description Matches when `addressLine2` is greater than or equal to the value.
+             * @example J-1042
+             */
+            addressLine2_gte?: string;
+            /**
+             * @description Matches when `addressLine2` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            addressLine2_contains?: string;
+            /**
+             * @description Matches when `addressLine2` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            addressLine2_starts_with?: string;
+            /**
+             * @description Matches when `addressLine2` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            addressLine2_ends_with?: string;
+            /**
+             * @description Matches when `city` equals the value.
+             * @example J-1042
+             */
+            city?: string;
+            /**
+             * @description Matches when `city` does not equal the value.
+             * @example J-1042
+             */
+            city_not?: string;
+            /** @description Matches when `city` is one of the listed values: repeat `filter[city_in][]=` or give one comma-separated value. */
+            city_in?: string[];
+            /** @description Matches when `city` is none of the listed values: repeat `filter[city_not_in][]=` or give one comma-separated value. */
+            city_not_in?: string[];
+            /**
+             * @description Matches when `city` is less than the value.
+             * @example J-1042
+             */
+            city_lt?: string;
+            /**
+             * @description Matches when `city` is less than or equal to the value.
+             * @example J-1042
+             */
+            city_lte?: string;
+            /**
+             * @description Matches when `city` is greater than the value.
+             * @example J-1042
+             */
+            city_gt?: string;
+            /**
+             * @description Matches when `city` is greater than or equal to the value.
+             * @example J-1042
+             */
+            city_gte?: string;
+            /**
+             * @description Matches when `city` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            city_contains?: string;
+            /**
+             * @description Matches when `city` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            city_starts_with?: string;
+            /**
+             * @description Matches when `city` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            city_ends_with?: string;
+            /**
+             * @description Matches when `state` equals the value.
+             * @example J-1042
+             */
+            state?: string;
+            /**
+             * @description Matches when `state` does not equal the value.
+             * @example J-1042
+             */
+            state_not?: string;
+            /** @description Matches when `state` is one of the listed values: repeat `filter[state_in][]=` or give one comma-separated value. */
+            state_in?: string[];
+            /** @description Matches when `state` is none of the listed values: repeat `filter[state_not_in][]=` or give one comma-separated value. */
+            state_not_in?: string[];
+            /**
+             * @description Matches when `state` is less than the value.
+             * @example J-1042
+             */
+            state_lt?: string;
+            /**
+             * @description Matches when `state` is less than or equal to the value.
+             * @example J-1042
+             */
+            state_lte?: string;
+            /**
+             * @description Matches when `state` is greater than the value.
+             * @example J-1042
+             */
+            state_gt?: string;
+            /**
+             * @description Matches when `state` is greater than or equal to the value.
+             * @example J-1042
+             */
+            state_gte?: string;
+            /**
+             * @description Matches when `state` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            state_contains?: string;
+            /**
+             * @description Matches when `state` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            state_starts_with?: string;
+            /**
+             * @description Matches when `state` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            state_ends_with?: string;
+            /**
+             * @description Matches when `zipcode` equals the value.
+             * @example J-1042
+             */
+            zipcode?: string;
+            /**
+             * @description Matches when `zipcode` does not equal the value.
+             * @example J-1042
+             */
+            zipcode_not?: string;
+            /** @description Matches when `zipcode` is one of the listed values: repeat `filter[zipcode_in][]=` or give one comma-separated value. */
+            zipcode_in?: string[];
+            /** @description Matches when `zipcode` is none of the listed values: repeat `filter[zipcode_not_in][]=` or give one comma-separated value. */
+            zipcode_not_in?: string[];
+            /**
+             * @description Matches when `zipcode` is less than the value.
+             * @example J-1042
+             */
+            zipcode_lt?: string;
+            /**
+             * @description Matches when `zipcode` is less than or equal to the value.
+             * @example J-1042
+             */
+            zipcode_lte?: string;
+            /**
+             * @description Matches when `zipcode` is greater than the value.
+             * @example J-1042
+             */
+            zipcode_gt?: string;
+            /**
+             * @description Matches when `zipcode` is greater than or equal to the value.
+             * @example J-1042
+             */
+            zipcode_gte?: string;
+            /**
+             * @description Matches when `zipcode` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            zipcode_contains?: string;
+            /**
+             * @description Matches when `zipcode` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            zipcode_starts_with?: string;
+            /**
+             * @description Matches when `zipcode` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            zipcode_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `name` equals the value.
+             * @example J-1042
+             */
+            name?: string;
+            /**
+             * @description Matches when `name` does not equal the value.
+             * @example J-1042
+             */
+            name_not?: string;
+            /** @description Matches when `name` is one of the listed values: repeat `filter[name_in][]=` or give one comma-separated value. */
+            name_in?: string[];
+            /** @description Matches when `name` is none of the listed values: repeat `filter[name_not_in][]=` or give one comma-separated value. */
+            name_not_in?: string[];
+            /**
+             * @description Matches when `name` is less than the value.
+             * @example J-1042
+             */
+            name_lt?: string;
+            /**
+             * @description Matches when `name` is less than or equal to the value.
+             * @example J-1042
+             */
+            name_lte?: string;
+            /**
+             * @description Matches when `name` is greater than the value.
+             * @example J-1042
+             */
+            name_gt?: string;
+            /**
+             * @description Matches when `name` is greater than or equal to the value.
+             * @example J-1042
+             */
+            name_gte?: string;
+            /**
+             * @description Matches when `name` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_contains?: string;
+            /**
+             * @description Matches when `name` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_starts_with?: string;
+            /**
+             * @description Matches when `name` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_ends_with?: string;
+            /**
+             * @description Matches when `type` equals the value.
+             * @example Billing
+             * @enum {string}
+             */
+            type?: "Billing" | "Branch" | "Jobsite" | "Office" | "Other" | "Warehouse" | "Will_Call";
+            /**
+             * @description Matches when `type` does not equal the value.
+             * @example Billing
+             * @enum {string}
+             */
+            type_not?: "Billing" | "Branch" | "Jobsite" | "Office" | "Other" | "Warehouse" | "Will_Call";
+            /** @description Matches when `type` is one of the listed values: repeat `filter[type_in][]=` or give one comma-separated value. */
+            type_in?: ("Billing" | "Branch" | "Jobsite" | "Office" | "Other" | "Warehouse" | "Will_Call")[];
+            /** @description Matches when `type` is none of the listed values: repeat `filter[type_not_in][]=` or give one comma-separated value. */
+            type_not_in?: ("Billing" | "Branch" | "Jobsite" | "Office" | "Other" | "Warehouse" | "Will_Call")[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description ID of a location of the organization.
+         * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+         */
+        JobLocationId: string;
+        /**
+         * @description Also make the location the job's default location.
+         * @example true
+         */
+        ShouldSetAsDefault: boolean;
+        /**
+         * @description Field to order users by (default `createdAt`).
+         * @example displayName
+         */
+        UserOrderBy: "createdAt" | "displayName" | "email" | "id" | "updatedAt";
+        /** @description Conditions on users; see "Filters and pagination". */
+        UserFilter: {
+            /**
+             * @description Matches when `admin` equals the value.
+             * @example true
+             */
+            admin?: boolean;
+            /**
+             * @description Matches when `admin` does not equal the value.
+             * @example true
+             */
+            admin_not?: boolean;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `displayName` equals the value.
+             * @example J-1042
+             */
+            displayName?: string;
+            /**
+             * @description Matches when `displayName` does not equal the value.
+             * @example J-1042
+             */
+            displayName_not?: string;
+            /** @description Matches when `displayName` is one of the listed values: repeat `filter[displayName_in][]=` or give one comma-separated value. */
+            displayName_in?: string[];
+            /** @description Matches when `displayName` is none of the listed values: repeat `filter[displayName_not_in][]=` or give one comma-separated value. */
+            displayName_not_in?: string[];
+            /**
+             * @description Matches when `displayName` is less than the value.
+             * @example J-1042
+             */
+            displayName_lt?: string;
+            /**
+             * @description Matches when `displayName` is less than or equal to the value.
+             * @example J-1042
+             */
+            displayName_lte?: string;
+            /**
+             * @description Matches when `displayName` is greater than the value.
+             * @example J-1042
+             */
+            displayName_gt?: string;
+            /**
+             * @description Matches when `displayName` is greater than or equal to the value.
+             * @example J-1042
+             */
+            displayName_gte?: string;
+            /**
+             * @description Matches when `displayName` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            displayName_contains?: string;
+            /**
+             * @description Matches when `displayName` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            displayName_starts_with?: string;
+            /**
+             * @description Matches when `displayName` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            displayName_ends_with?: string;
+            /**
+             * @description Matches when `email` equals the value.
+             * @example J-1042
+             */
+            email?: string;
+            /**
+             * @description Matches when `email` does not equal the value.
+             * @example J-1042
+             */
+            email_not?: string;
+            /** @description Matches when `email` is one of the listed values: repeat `filter[email_in][]=` or give one comma-separated value. */
+            email_in?: string[];
+            /** @description Matches when `email` is none of the listed values: repeat `filter[email_not_in][]=` or give one comma-separated value. */
+            email_not_in?: string[];
+            /**
+             * @description Matches when `email` is less than the value.
+             * @example J-1042
+             */
+            email_lt?: string;
+            /**
+             * @description Matches when `email` is less than or equal to the value.
+             * @example J-1042
+             */
+            email_lte?: string;
+            /**
+             * @description Matches when `email` is greater than the value.
+             * @example J-1042
+             */
+            email_gt?: string;
+            /**
+             * @description Matches when `email` is greater than or equal to the value.
+             * @example J-1042
+             */
+            email_gte?: string;
+            /**
+             * @description Matches when `email` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            email_contains?: string;
+            /**
+             * @description Matches when `email` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            email_starts_with?: string;
+            /**
+             * @description Matches when `email` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            email_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `phone` equals the value.
+             * @example J-1042
+             */
+            phone?: string;
+            /**
+             * @description Matches when `phone` does not equal the value.
+             * @example J-1042
+             */
+            phone_not?: string;
+            /** @description Matches when `phone` is one of the listed values: repeat `filter[phone_in][]=` or give one comma-separated value. */
+            phone_in?: string[];
+            /** @description Matches when `phone` is none of the listed values: repeat `filter[phone_not_in][]=` or give one comma-separated value. */
+            phone_not_in?: string[];
+            /**
+             * @description Matches when `phone` is less than the value.
+             * @example J-1042
+             */
+            phone_lt?: string;
+            /**
+             * @description Matches when `phone` is less than or equal to the value.
+             * @example J-1042
+             */
+            phone_lte?: string;
+            /**
+             * @description Matches when `phone` is greater than the value.
+             * @example J-1042
+             */
+            phone_gt?: string;
+            /**
+             * @description Matches when `phone` is greater than or equal to the value.
+             * @example J-1042
+             */
+            phone_gte?: string;
+            /**
+             * @description Matches when `phone` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            phone_contains?: string;
+            /**
+             * @description Matches when `phone` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            phone_starts_with?: string;
+            /**
+             * @description Matches when `phone` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            phone_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description ID of a user of the organization.
+         * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+         */
+        JobUserId: string;
+        /**
+         * @description Field to order groups by (default `id`).
+         * @example name
+         */
+        GroupOrderBy: "id" | "code" | "createdAt" | "name" | "updatedAt";
+        /** @description Conditions on groups; see "Filters and pagination". */
+        GroupFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `name` equals the value.
+             * @example J-1042
+             */
+            name?: string;
+            /**
+             * @description Matches when `name` does not equal the value.
+             * @example J-1042
+             */
+            name_not?: string;
+            /** @description Matches when `name` is one of the listed values: repeat `filter[name_in][]=` or give one comma-separated value. */
+            name_in?: string[];
+            /** @description Matches when `name` is none of the listed values: repeat `filter[name_not_in][]=` or give one comma-separated value. */
+            name_not_in?: string[];
+            /**
+             * @description Matches when `name` is less than the value.
+             * @example J-1042
+             */
+            name_lt?: string;
+            /**
+             * @description Matches when `name` is less than or equal to the value.
+             * @example J-1042
+             */
+            name_lte?: string;
+            /**
+             * @description Matches when `name` is greater than the value.
+             * @example J-1042
+             */
+            name_gt?: string;
+            /**
+             * @description Matches when `name` is greater than or equal to the value.
+             * @example J-1042
+             */
+            name_gte?: string;
+            /**
+             * @description Matches when `name` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_contains?: string;
+            /**
+             * @description Matches when `name` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_starts_with?: string;
+            /**
+             * @description Matches when `name` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The group's ID.
+         * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
+         */
+        GroupId: string;
+        /**
+         * @description The location's ID.
+         * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+         */
+        LocationId: string;
+        /**
+         * @description Field to order vendors by (default `createdAt`).
+         * @example code
+         */
+        VendorOrderBy: "code" | "createdAt" | "id" | "name" | "updatedAt";
+        /** @description Conditions on vendors; see "Filters and pagination". */
+        VendorFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `name` equals the value.
+             * @example J-1042
+             */
+            name?: string;
+            /**
+             * @description Matches when `name` does not equal the value.
+             * @example J-1042
+             */
+            name_not?: string;
+            /** @description Matches when `name` is one of the listed values: repeat `filter[name_in][]=` or give one comma-separated value. */
+            name_in?: string[];
+            /** @description Matches when `name` is none of the listed values: repeat `filter[name_not_in][]=` or give one comma-separated value. */
+            name_not_in?: string[];
+            /**
+             * @description Matches when `name` is less than the value.
+             * @example J-1042
+             */
+            name_lt?: string;
+            /**
+             * @description Matches when `name` is less than or equal to the value.
+             * @example J-1042
+             */
+            name_lte?: string;
+            /**
+             * @description Matches when `name` is greater than the value.
+             * @example J-1042
+             */
+            name_gt?: string;
+            /**
+             * @description Matches when `name` is greater than or equal to the value.
+             * @example J-1042
+             */
+            name_gte?: string;
+            /**
+             * @description Matches when `name` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_contains?: string;
+            /**
+             * @description Matches when `name` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_starts_with?: string;
+            /**
+             * @description Matches when `name` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            name_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description Include soft-deleted objects (they carry `deletedAt`).
+         * @example false
+         */
+        IncludeDeleted: boolean;
+        /**
+         * @description The vendor's ID or its code.
+         * @example V-FERGUSON
+         */
+        VendorIdOrCode: string;
     };
     requestBodies: never;
     headers: never;
@@ -1489,6 +4173,1904 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order jobs by (default `createdAt`).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["JobOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on jobs; see "Filters and pagination". */
+                filter?: components["parameters"]["JobFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042",
+                     *         "name": "Riverside Medical Office Building",
+                     *         "createdAt": "2026-01-15T16:20:00.000Z",
+                     *         "updatedAt": "2026-11-02T10:05:31.415Z",
+                     *         "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "startDate": "2026-02-01T00:00:00.000Z",
+                     *         "state": "OPEN",
+                     *         "groups": [
+                     *           {
+                     *             "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *             "code": "NORCAL",
+                     *             "name": "Northern California projects",
+                     *             "createdAt": "2026-01-10T08:12:40.210Z",
+                     *             "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *             "deletedAt": null,
+                     *             "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "id": "4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a",
+                     *         "code": "J-0987",
+                     *         "name": "Folsom Elementary School Modernization",
+                     *         "createdAt": "2025-06-03T14:00:00.000Z",
+                     *         "updatedAt": "2026-08-29T17:45:12.008Z",
+                     *         "defaultLocationId": null,
+                     *         "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "startDate": "2025-07-01T00:00:00.000Z",
+                     *         "state": "CLOSED",
+                     *         "groups": []
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Job"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "J-1042",
+                 *       "name": "Riverside Medical Office Building",
+                 *       "defaultLocation": {
+                 *         "name": "Riverside MOB jobsite",
+                 *         "addressLine1": "4100 Riverside Drive",
+                 *         "city": "Sacramento",
+                 *         "state": "CA",
+                 *         "zipcode": "95833",
+                 *         "type": "Jobsite"
+                 *       },
+                 *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                 *       "startDate": "2026-02-01T00:00:00.000Z",
+                 *       "state": "OPEN",
+                 *       "groupIds": [
+                 *         "6c5b4a39-2817-4f6e-9d5c-4b3a29181706"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["JobCreate"];
+            };
+        };
+        responses: {
+            /** @description The created job. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    upsertJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "code": "J-1042",
+                 *           "name": "Riverside Medical Office Building",
+                 *           "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                 *           "state": "OPEN",
+                 *           "groupIds": [
+                 *             "6c5b4a39-2817-4f6e-9d5c-4b3a29181706"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "code": "J-1077",
+                 *           "name": "Elk Grove Distribution Center",
+                 *           "defaultLocation": {
+                 *             "name": "Elk Grove DC jobsite",
+                 *             "addressLine1": "9800 Kammerer Road",
+                 *             "city": "Elk Grove",
+                 *             "state": "CA",
+                 *             "zipcode": "95757"
+                 *           },
+                 *           "startDate": "2026-10-01T00:00:00.000Z"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["JobBatch"];
+            };
+        };
+        responses: {
+            /** @description The upserted jobs, in input order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042",
+                     *         "name": "Riverside Medical Office Building",
+                     *         "createdAt": "2026-01-15T16:20:00.000Z",
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *         "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "startDate": "2026-02-01T00:00:00.000Z",
+                     *         "state": "OPEN",
+                     *         "groups": [
+                     *           {
+                     *             "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *             "code": "NORCAL",
+                     *             "name": "Northern California projects",
+                     *             "createdAt": "2026-01-10T08:12:40.210Z",
+                     *             "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *             "deletedAt": null,
+                     *             "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "id": "1e2d3c4b-5a69-4788-9a6b-5c4d3e2f1a0b",
+                     *         "code": "J-1077",
+                     *         "name": "Elk Grove Distribution Center",
+                     *         "createdAt": "2026-11-21T10:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *         "defaultLocationId": "7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d",
+                     *         "defaultTaxCodeId": null,
+                     *         "startDate": "2026-10-01T00:00:00.000Z",
+                     *         "state": "OPEN",
+                     *         "groups": []
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Job"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "J-1042",
+                 *       "name": "Riverside Medical Office Building",
+                 *       "state": "OPEN",
+                 *       "groupIds": [
+                 *         "6c5b4a39-2817-4f6e-9d5c-4b3a29181706"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["JobUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listJobLocations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order locations by (default `createdAt`). `displayName` orders by the location's `name`.
+                 * @example displayName
+                 */
+                orderBy?: components["parameters"]["LocationOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on locations; see "Filters and pagination". */
+                filter?: components["parameters"]["LocationFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the job's locations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "name": "Riverside MOB jobsite",
+                     *         "addressLine1": "4100 Riverside Drive",
+                     *         "addressLine2": "Gate 3",
+                     *         "city": "Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95833",
+                     *         "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                     *         "phone": "+1 916 555 0142",
+                     *         "type": "Jobsite",
+                     *         "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "latitude": 38.6012,
+                     *         "longitude": -121.5087,
+                     *         "visibility": "ALL",
+                     *         "jobs": [
+                     *           {
+                     *             "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *             "code": "J-1042",
+                     *             "name": "Riverside Medical Office Building"
+                     *           }
+                     *         ],
+                     *         "vendors": [],
+                     *         "createdAt": "2026-01-15T16:21:00.000Z",
+                     *         "updatedAt": "2026-01-15T16:21:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Location"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    addJobLocation: {
+        parameters: {
+            query: {
+                /**
+                 * @description ID of a location of the organization.
+                 * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                locationId: components["parameters"]["JobLocationId"];
+                /**
+                 * @description Also make the location the job's default location.
+                 * @example true
+                 */
+                shouldSetAsDefault?: components["parameters"]["ShouldSetAsDefault"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    removeJobLocation: {
+        parameters: {
+            query: {
+                /**
+                 * @description ID of a location of the organization.
+                 * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                locationId: components["parameters"]["JobLocationId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listJobUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order users by (default `createdAt`).
+                 * @example displayName
+                 */
+                orderBy?: components["parameters"]["UserOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on users; see "Filters and pagination". */
+                filter?: components["parameters"]["UserFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the job's users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *         "admin": false,
+                     *         "avatarUrl": "https://files.procurement.dev/avatars/maria-chen.png",
+                     *         "displayName": "Maria Chen",
+                     *         "email": "maria.chen@summitridge.example",
+                     *         "firstName": "Maria",
+                     *         "lastName": "Chen",
+                     *         "phone": "+1 916 555 0117",
+                     *         "role": "Procurement",
+                     *         "createdAt": "2026-01-12T09:00:00.000Z",
+                     *         "updatedAt": "2026-01-12T09:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    addJobUser: {
+        parameters: {
+            query: {
+                /**
+                 * @description ID of a user of the organization.
+                 * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+                 */
+                userId: components["parameters"]["JobUserId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    removeJobUser: {
+        parameters: {
+            query: {
+                /**
+                 * @description ID of a user of the organization.
+                 * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+                 */
+                userId: components["parameters"]["JobUserId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [
+                     *         {
+                     *           "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *           "code": "NORCAL",
+                     *           "name": "Northern California projects",
+                     *           "createdAt": "2026-01-10T08:12:40.210Z",
+                     *           "updatedAt": "2026-01-10T08:12:40.210Z",
+                     *           "deletedAt": null,
+                     *           "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getNextPurchaseOrderNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next number. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "nextPurchaseOrderNumber": 1051
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NextPurchaseOrderNumber"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    setNextPurchaseOrderNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                idOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "nextCounter": 1050
+                 *     }
+                 */
+                "application/json": components["schemas"]["PurchaseOrderCounterUpdate"];
+            };
+        };
+        responses: {
+            /** @description The job, with whether it has job phases and its counter after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "code": "J-1042",
+                     *       "name": "Riverside Medical Office Building",
+                     *       "createdAt": "2026-01-15T16:20:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "startDate": "2026-02-01T00:00:00.000Z",
+                     *       "state": "OPEN",
+                     *       "groups": [],
+                     *       "hasPhaseCodes": true,
+                     *       "nextPurchaseOrderCounter": 1051
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobWithCounter"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order groups by (default `id`).
+                 * @example name
+                 */
+                orderBy?: components["parameters"]["GroupOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on groups; see "Filters and pagination". */
+                filter?: components["parameters"]["GroupFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *         "code": "NORCAL",
+                     *         "name": "Northern California projects",
+                     *         "createdAt": "2026-02-11T08:12:40.210Z",
+                     *         "updatedAt": "2026-02-11T08:12:40.210Z",
+                     *         "deletedAt": null,
+                     *         "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *       },
+                     *       {
+                     *         "id": "7d6c5b4a-3928-4f7e-8d6c-5b4a39281707",
+                     *         "code": "SOCAL",
+                     *         "name": "Southern California projects",
+                     *         "createdAt": "2026-02-11T08:13:02.004Z",
+                     *         "updatedAt": "2026-02-11T08:13:02.004Z",
+                     *         "deletedAt": null,
+                     *         "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Group"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Northern California projects",
+                 *       "code": "NORCAL"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupCreate"];
+            };
+        };
+        responses: {
+            /** @description The created group. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *       "code": "NORCAL",
+                     *       "name": "Northern California projects",
+                     *       "createdAt": "2026-02-11T08:12:40.210Z",
+                     *       "updatedAt": "2026-02-11T08:12:40.210Z",
+                     *       "deletedAt": null,
+                     *       "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID.
+                 * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
+                 */
+                id: components["parameters"]["GroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *       "code": "NORCAL",
+                     *       "name": "Northern California projects",
+                     *       "createdAt": "2026-02-11T08:12:40.210Z",
+                     *       "updatedAt": "2026-02-11T08:12:40.210Z",
+                     *       "deletedAt": null,
+                     *       "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID.
+                 * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
+                 */
+                id: components["parameters"]["GroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Northern California and Nevada projects"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6c5b4a39-2817-4f6e-9d5c-4b3a29181706",
+                     *       "code": "NORCAL",
+                     *       "name": "Northern California and Nevada projects",
+                     *       "createdAt": "2026-02-11T08:12:40.210Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "deletedAt": null,
+                     *       "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listLocations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order locations by (default `createdAt`). `displayName` orders by the location's `name`.
+                 * @example displayName
+                 */
+                orderBy?: components["parameters"]["LocationOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on locations; see "Filters and pagination". */
+                filter?: components["parameters"]["LocationFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of locations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "name": "Riverside MOB jobsite",
+                     *         "addressLine1": "4100 Riverside Drive",
+                     *         "addressLine2": "Gate 3",
+                     *         "city": "Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95833",
+                     *         "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                     *         "phone": "+1 916 555 0142",
+                     *         "type": "Jobsite",
+                     *         "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "latitude": 38.6012,
+                     *         "longitude": -121.5087,
+                     *         "visibility": "ALL",
+                     *         "jobs": [
+                     *           {
+                     *             "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *             "code": "J-1042",
+                     *             "name": "Riverside Medical Office Building"
+                     *           }
+                     *         ],
+                     *         "vendors": [],
+                     *         "createdAt": "2026-01-15T16:21:00.000Z",
+                     *         "updatedAt": "2026-01-15T16:21:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *         "name": "Ferguson West Sacramento branch",
+                     *         "addressLine1": "1200 Industrial Blvd",
+                     *         "addressLine2": null,
+                     *         "city": "West Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95691",
+                     *         "directions": null,
+                     *         "phone": "+1 916 555 0199",
+                     *         "type": "Will_Call",
+                     *         "defaultTaxCodeId": null,
+                     *         "latitude": null,
+                     *         "longitude": null,
+                     *         "visibility": "ALL",
+                     *         "jobs": [],
+                     *         "vendors": [
+                     *           {
+                     *             "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *             "code": "V-FERGUSON",
+                     *             "name": "Ferguson Enterprises"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Location"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Riverside MOB jobsite",
+                 *       "type": "Jobsite",
+                 *       "addressLine1": "4100 Riverside Drive",
+                 *       "addressLine2": "Gate 3",
+                 *       "city": "Sacramento",
+                 *       "state": "CA",
+                 *       "zipcode": "95833",
+                 *       "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                 *       "phone": "+1 916 555 0142",
+                 *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                 *       "latitude": 38.6012,
+                 *       "longitude": -121.5087
+                 *     }
+                 */
+                "application/json": components["schemas"]["LocationCreate"];
+            };
+        };
+        responses: {
+            /** @description The created location. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "name": "Riverside MOB jobsite",
+                     *       "addressLine1": "4100 Riverside Drive",
+                     *       "addressLine2": "Gate 3",
+                     *       "city": "Sacramento",
+                     *       "state": "CA",
+                     *       "zipcode": "95833",
+                     *       "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                     *       "phone": "+1 916 555 0142",
+                     *       "type": "Jobsite",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "latitude": 38.6012,
+                     *       "longitude": -121.5087,
+                     *       "visibility": "ALL",
+                     *       "jobs": [],
+                     *       "vendors": [],
+                     *       "createdAt": "2026-01-15T16:21:00.000Z",
+                     *       "updatedAt": "2026-01-15T16:21:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Location"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The location's ID.
+                 * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                id: components["parameters"]["LocationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "name": "Riverside MOB jobsite",
+                     *       "addressLine1": "4100 Riverside Drive",
+                     *       "addressLine2": "Gate 3",
+                     *       "city": "Sacramento",
+                     *       "state": "CA",
+                     *       "zipcode": "95833",
+                     *       "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                     *       "phone": "+1 916 555 0142",
+                     *       "type": "Jobsite",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "latitude": 38.6012,
+                     *       "longitude": -121.5087,
+                     *       "visibility": "ALL",
+                     *       "jobs": [
+                     *         {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042",
+                     *           "name": "Riverside Medical Office Building"
+                     *         }
+                     *       ],
+                     *       "vendors": [],
+                     *       "createdAt": "2026-01-15T16:21:00.000Z",
+                     *       "updatedAt": "2026-01-15T16:21:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Location"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The location's ID.
+                 * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                id: components["parameters"]["LocationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "name": "Riverside MOB jobsite",
+                     *       "addressLine1": "4100 Riverside Drive",
+                     *       "addressLine2": "Gate 3",
+                     *       "city": "Sacramento",
+                     *       "state": "CA",
+                     *       "zipcode": "95833",
+                     *       "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                     *       "phone": "+1 916 555 0142",
+                     *       "type": "Jobsite",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "latitude": 38.6012,
+                     *       "longitude": -121.5087,
+                     *       "visibility": "ALL",
+                     *       "jobs": [
+                     *         {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042",
+                     *           "name": "Riverside Medical Office Building"
+                     *         }
+                     *       ],
+                     *       "vendors": [],
+                     *       "createdAt": "2026-01-15T16:21:00.000Z",
+                     *       "updatedAt": "2026-01-15T16:21:00.000Z",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LocationDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The location's ID.
+                 * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+                 */
+                id: components["parameters"]["LocationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "addressLine2": "Gate 3",
+                 *       "directions": "Enter from Garden Hwy; deliveries at the north laydown yard."
+                 *     }
+                 */
+                "application/json": components["schemas"]["LocationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "name": "Riverside MOB jobsite",
+                     *       "addressLine1": "4100 Riverside Drive",
+                     *       "addressLine2": "Gate 3",
+                     *       "city": "Sacramento",
+                     *       "state": "CA",
+                     *       "zipcode": "95833",
+                     *       "directions": "Enter from Garden Hwy; deliveries at the north laydown yard.",
+                     *       "phone": "+1 916 555 0142",
+                     *       "type": "Jobsite",
+                     *       "defaultTaxCodeId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *       "latitude": 38.6012,
+                     *       "longitude": -121.5087,
+                     *       "visibility": "ALL",
+                     *       "jobs": [
+                     *         {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042",
+                     *           "name": "Riverside Medical Office Building"
+                     *         }
+                     *       ],
+                     *       "vendors": [],
+                     *       "createdAt": "2026-01-15T16:21:00.000Z",
+                     *       "updatedAt": "2026-01-15T16:21:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Location"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listVendors: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order vendors by (default `createdAt`).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["VendorOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on vendors; see "Filters and pagination". */
+                filter?: components["parameters"]["VendorFilter"];
+                /**
+                 * @description Include soft-deleted objects (they carry `deletedAt`).
+                 * @example false
+                 */
+                includeDeleted?: components["parameters"]["IncludeDeleted"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vendors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "code": "V-FERGUSON",
+                     *         "name": "Ferguson Enterprises",
+                     *         "location": {
+                     *           "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *           "name": "Ferguson West Sacramento branch",
+                     *           "addressLine1": "1200 Industrial Blvd",
+                     *           "addressLine2": null,
+                     *           "city": "West Sacramento",
+                     *           "state": "CA",
+                     *           "zipcode": "95691",
+                     *           "directions": null,
+                     *           "phone": "+1 916 555 0199",
+                     *           "type": "Will_Call",
+                     *           "defaultTaxCodeId": null,
+                     *           "latitude": null,
+                     *           "longitude": null,
+                     *           "createdAt": "2026-01-20T12:00:00.000Z",
+                     *           "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *         },
+                     *         "type": {
+                     *           "id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *           "name": "Plumbing supply",
+                     *           "createdAt": "2026-01-20T12:00:00.000Z",
+                     *           "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *         },
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-09-30T14:11:09.000Z",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
+                     *         "code": "V-GRAYBAR",
+                     *         "name": "Graybar Electric",
+                     *         "location": null,
+                     *         "type": null,
+                     *         "createdAt": "2026-02-04T09:30:00.000Z",
+                     *         "updatedAt": "2026-02-04T09:30:00.000Z",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Vendor"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createVendor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "V-GRAYBAR",
+                 *       "name": "Graybar Electric"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorCreate"];
+            };
+        };
+        responses: {
+            /** @description The created vendor. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
+                     *       "code": "V-GRAYBAR",
+                     *       "name": "Graybar Electric",
+                     *       "location": null,
+                     *       "type": null,
+                     *       "createdAt": "2026-02-04T09:30:00.000Z",
+                     *       "updatedAt": "2026-02-04T09:30:00.000Z",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    upsertVendors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "code": "V-FERGUSON",
+                 *           "name": "Ferguson Enterprises"
+                 *         },
+                 *         {
+                 *           "code": "V-GRAYBAR",
+                 *           "name": "Graybar Electric"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorBatch"];
+            };
+        };
+        responses: {
+            /** @description The upserted vendors, in input order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "code": "V-FERGUSON",
+                     *         "name": "Ferguson Enterprises",
+                     *         "location": {
+                     *           "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *           "name": "Ferguson West Sacramento branch",
+                     *           "addressLine1": "1200 Industrial Blvd",
+                     *           "addressLine2": null,
+                     *           "city": "West Sacramento",
+                     *           "state": "CA",
+                     *           "zipcode": "95691",
+                     *           "directions": null,
+                     *           "phone": "+1 916 555 0199",
+                     *           "type": "Will_Call",
+                     *           "defaultTaxCodeId": null,
+                     *           "latitude": null,
+                     *           "longitude": null,
+                     *           "createdAt": "2026-01-20T12:00:00.000Z",
+                     *           "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *         },
+                     *         "type": {
+                     *           "id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *           "name": "Plumbing supply",
+                     *           "createdAt": "2026-01-20T12:00:00.000Z",
+                     *           "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *         },
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-09-30T14:11:09.000Z",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
+                     *         "code": "V-GRAYBAR",
+                     *         "name": "Graybar Electric",
+                     *         "location": null,
+                     *         "type": null,
+                     *         "createdAt": "2026-02-04T09:30:00.000Z",
+                     *         "updatedAt": "2026-02-04T09:30:00.000Z",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Vendor"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getVendor: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Include soft-deleted objects (they carry `deletedAt`).
+                 * @example false
+                 */
+                includeDeleted?: components["parameters"]["IncludeDeleted"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The vendor's ID or its code.
+                 * @example V-FERGUSON
+                 */
+                idOrCode: components["parameters"]["VendorIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vendor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "code": "V-FERGUSON",
+                     *       "name": "Ferguson Enterprises",
+                     *       "location": {
+                     *         "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *         "name": "Ferguson West Sacramento branch",
+                     *         "addressLine1": "1200 Industrial Blvd",
+                     *         "addressLine2": null,
+                     *         "city": "West Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95691",
+                     *         "directions": null,
+                     *         "phone": "+1 916 555 0199",
+                     *         "type": "Will_Call",
+                     *         "defaultTaxCodeId": null,
+                     *         "latitude": null,
+                     *         "longitude": null,
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "type": {
+                     *         "id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *         "name": "Plumbing supply",
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "createdAt": "2026-01-20T12:00:00.000Z",
+                     *       "updatedAt": "2026-09-30T14:11:09.000Z",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteVendor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The vendor's ID or its code.
+                 * @example V-FERGUSON
+                 */
+                idOrCode: components["parameters"]["VendorIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted vendor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "code": "V-FERGUSON",
+                     *       "name": "Ferguson Enterprises",
+                     *       "location": {
+                     *         "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *         "name": "Ferguson West Sacramento branch",
+                     *         "addressLine1": "1200 Industrial Blvd",
+                     *         "addressLine2": null,
+                     *         "city": "West Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95691",
+                     *         "directions": null,
+                     *         "phone": "+1 916 555 0199",
+                     *         "type": "Will_Call",
+                     *         "defaultTaxCodeId": null,
+                     *         "latitude": null,
+                     *         "longitude": null,
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "type": {
+                     *         "id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *         "name": "Plumbing supply",
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "createdAt": "2026-01-20T12:00:00.000Z",
+                     *       "updatedAt": "2026-09-30T14:11:09.000Z",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateVendor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The vendor's ID or its code.
+                 * @example V-FERGUSON
+                 */
+                idOrCode: components["parameters"]["VendorIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ferguson Enterprises",
+                 *       "type": "Plumbing supply"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated vendor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "code": "V-FERGUSON",
+                     *       "name": "Ferguson Enterprises",
+                     *       "location": {
+                     *         "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *         "name": "Ferguson West Sacramento branch",
+                     *         "addressLine1": "1200 Industrial Blvd",
+                     *         "addressLine2": null,
+                     *         "city": "West Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95691",
+                     *         "directions": null,
+                     *         "phone": "+1 916 555 0199",
+                     *         "type": "Will_Call",
+                     *         "defaultTaxCodeId": null,
+                     *         "latitude": null,
+                     *         "longitude": null,
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "type": {
+                     *         "id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *         "name": "Plumbing supply",
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "createdAt": "2026-01-20T12:00:00.000Z",
+                     *       "updatedAt": "2026-09-30T14:11:09.000Z",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    setVendorLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The vendor's ID or its code.
+                 * @example V-FERGUSON
+                 */
+                idOrCode: components["parameters"]["VendorIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locationId": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorLocationInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor with its location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "code": "V-FERGUSON",
+                     *       "name": "Ferguson Enterprises",
+                     *       "location": {
+                     *         "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *         "name": "Ferguson West Sacramento branch",
+                     *         "addressLine1": "1200 Industrial Blvd",
+                     *         "addressLine2": null,
+                     *         "city": "West Sacramento",
+                     *         "state": "CA",
+                     *         "zipcode": "95691",
+                     *         "directions": null,
+                     *         "phone": "+1 916 555 0199",
+                     *         "type": "Will_Call",
+                     *         "defaultTaxCodeId": null,
+                     *         "latitude": null,
+                     *         "longitude": null,
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "type": {
+                     *         "id": "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+                     *         "name": "Plumbing supply",
+                     *         "createdAt": "2026-01-20T12:00:00.000Z",
+                     *         "updatedAt": "2026-01-20T12:00:00.000Z"
+                     *       },
+                     *       "createdAt": "2026-01-20T12:00:00.000Z",
+                     *       "updatedAt": "2026-09-30T14:11:09.000Z",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

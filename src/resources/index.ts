@@ -3,8 +3,12 @@ import { tokenHandlers } from '../auth/token';
 import { taxCodeHandlers } from './tax-codes/handlers';
 import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: jobs and groups ---
+import { jobHandlers } from './jobs/handlers';
+import { groupHandlers } from './groups/handlers';
 
 // --- imports: locations and vendors ---
+import { locationHandlers } from './locations/handlers';
+import { vendorHandlers } from './vendors/handlers';
 
 // --- imports: phases, cost categories, users, tags ---
 
@@ -24,8 +28,12 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...taxCodeHandlers,
     ...unitOfMeasureHandlers,
     // --- handlers: jobs and groups ---
+    ...jobHandlers,
+    ...groupHandlers,
 
     // --- handlers: locations and vendors ---
+    ...locationHandlers,
+    ...vendorHandlers,
 
     // --- handlers: phases, cost categories, users, tags ---
 

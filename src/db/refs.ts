@@ -1,0 +1,21 @@
+import type { Queryable } from './knex';
+import { isUuid } from './columns';
+
+/**
+ * Which of the given IDs name a row of `table` in the organization (live rows only when the table
+ * soft-deletes): one query for any number of IDs, so a batch checks its references at once.
+ * A value that is not an ID is simply not found.
+ */
+export async function existingIds(db: Queryable, table: string, orgId: string, ids: (string | null | undefined)[], opts: { softDelete?: boolean } = {}): Promise<Set<string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => isUuid(id)).map((id) => id.toLowerCase()))];
+  if (!wanted.length) return new Set();
+  const q = db(table).where('organization_id', orgId).whereRaw('id = ANY(?::uuid[])', [wanted]).select('id');
+  if (opts.softDelete) q.whereNull('deleted_at');
+  const rows: { id: string }[] = await q;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The given IDs that `existingIds` did not find, in input order, without repeats. */
+export function missingOf(ids: (string | null | undefined)[], found: Set<string>): string[] {
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && !found.has(id.toLowerCase())))];
+}

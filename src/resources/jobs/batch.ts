@@ -1,0 +1,122 @@
+import type { Knex } from 'knex';
+import { randomUUID } from 'node:crypto';
+import { PositionErrors, checkBatchSize, upsertRecordset } from '../../db/batch';
+import { existingIds, missingOf } from '../../db/refs';
+import type { Schema } from '../../http/handler';
+import type { Json } from '../../http/json';
+import { attachToJob } from '../locations/attachments';
+import { WAREHOUSE_TYPE_MESSAGE } from '../locations/queries';
+import { jobsInOrder, replaceJobGroups } from './queries';
+
+type JobUpsert = Schema<'JobUpsert'>;
+
+interface ExistingJob {
+  id: string;
+  code: string;
+  default_location_id: string | null;
+  default_tax_code_id: string | null;
+  state: string;
+  start_date: Date | null;
+  /** Type of the job's live default location (null when it has none). */
+  location_type: string | null;
+}
+
+const LOCATION_FIELDS = ['address_line1', 'address_line2', 'city', 'state', 'zipcode', 'directions', 'phone', 'default_tax_code_id', 'integration_data'];
+
+/** The value of an input key: given (even null) wins, otherwise the stored one, otherwise the default. */
+const pick = <T>(input: object, key: string, given: T, stored: T | undefined, fallback: T): T => (key in input ? given : stored !== undefined ? stored : fallback);
+
+/**
+ * POST /jobs/batch: all elements are checked first (foreign IDs with one query per kind), then the
+ * whole batch is written with a handful of set-based statements, in one transaction.
+ */
+export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[]): Promise<Json<Schema<'Job'>[]>> {
+  checkBatchSize(inputs);
+  return db.transaction(async (tx) => {
+    const errors = new PositionErrors();
+    errors.addDuplicates(
+      inputs.map((i) => i.code),
+      (code) => `code ${code}`,
+    );
+    const locations = await existingIds(tx, 'locations', orgId, inputs.map((i) => i.defaultLocationId), { softDelete: true });
+    const taxCodes = await existingIds(tx, 'tax_codes', orgId, inputs.flatMap((i) => [i.defaultTaxCodeId, i.defaultLocation?.defaultTaxCodeId]), { softDelete: true });
+    const groups = await existingIds(tx, 'groups', orgId, inputs.flatMap((i) => i.groupIds ?? []), { softDelete: true });
+    const existing: ExistingJob[] = await tx('jobs as j')
+      .leftJoin('locations as l', (on) => on.on('l.organization_id', 'j.organization_id').andOn('l.id', 'j.default_location_id').andOnNull('l.deleted_at'))
+      .where('j.organization_id', orgId)
+      .whereIn('j.code', [...new Set(inputs.map((i) => i.code))])
+      .forUpdate('j')
+      .select('j.id', 'j.code', 'j.default_location_id', 'j.default_tax_code_id', 'j.state', 'j.start_date', 'l.type as location_type');
+    const byCode = new Map(existing.map((e) => [e.code, e]));
+
+    inputs.forEach((input, n) => {
+      if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined) errors.add(n, 'give either defaultLocationId or defaultLocation, not both');
+      if (input.defaultLocationId && !locations.has(input.defaultLocationId.toLowerCase())) errors.add(n, `defaultLocationId: no location ${input.defaultLocationId} exists in your organization`);
+      if (input.defaultTaxCodeId && !taxCodes.has(input.defaultTaxCodeId.toLowerCase())) errors.add(n, `defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization`);
+      const inlineTax = input.defaultLocation?.defaultTaxCodeId;
+      if (inlineTax && !taxCodes.has(inlineTax.toLowerCase())) errors.add(n, `defaultLocation.defaultTaxCodeId: no tax code ${inlineTax} exists in your organization`);
+      const missingGroups = missingOf(input.groupIds ?? [], groups);
+      if (missingGroups.length) errors.add(n, `groupIds: no group ${missingGroups.join(', ')} exists in your organization`);
+      const current = byCode.get(input.code)?.location_type;
+      const newType = input.defaultLocation?.type;
+      if (current === 'Warehouse' && newType && newType !== 'Warehouse') errors.add(n, `defaultLocation.type: ${WAREHOUSE_TYPE_MESSAGE}`);
+    });
+    errors.throwIfAny();
+
+    // Inline default locations: the job's current default location is updated, otherwise a new one is created.
+    const locationIdByCode = new Map<string, string>();
+    const locationRows = inputs.flatMap((input) => {
+      const d = input.defaultLocation;
+      if (!d) return [];
+      const job = byCode.get(input.code);
+      const id = job?.location_type ? job.default_location_id! : randomUUID();
+      locationIdByCode.set(input.code, id);
+      return [
+        {
+          id,
+          organization_id: orgId,
+          name: d.name,
+          type: d.type ?? job?.location_type ?? 'Jobsite',
+          address_line1: d.addressLine1 ?? null,
+          address_line2: d.addressLine2 ?? null,
+          city: d.city ?? null,
+          state: d.state ?? null,
+          zipcode: d.zipcode ?? null,
+          directions: d.directions ?? null,
+          phone: d.phone ?? null,
+          default_tax_code_id: d.defaultTaxCodeId ?? null,
+          integration_data: d.integrationData ?? null,
+        },
+      ];
+    });
+    await upsertRecordset(tx, 'locations', locationRows, { conflict: '(id)', update: ['name', 'type', ...LOCATION_FIELDS], keepWhenNull: LOCATION_FIELDS, returning: ['id'] });
+
+    const jobRows = inputs.map((input) => {
+      const job = byCode.get(input.code);
+      const defaultLocationId = locationIdByCode.get(input.code) ?? pick(input, 'defaultLocationId', input.defaultLocationId ?? null, job?.default_location_id, null);
+      return {
+        organization_id: orgId,
+        code: input.code,
+        name: input.name,
+        default_location_id: defaultLocationId,
+        default_tax_code_id: pick(input, 'defaultTaxCodeId', input.defaultTaxCodeId ?? null, job?.default_tax_code_id, null),
+        state: input.state ?? job?.state ?? 'OPEN',
+        start_date: pick(input, 'startDate', input.startDate ?? null, job?.start_date as string | null | undefined, null),
+      };
+    });
+    const written = await upsertRecordset<{ id: string; code: string }>(tx, 'jobs', jobRows, {
+      conflict: '(organization_id, code)',
+      update: ['name', 'default_location_id', 'default_tax_code_id', 'state', 'start_date'],
+      returning: ['id', 'code'],
+    });
+    const idByCode = new Map(written.map((r) => [r.code, r.id]));
+
+    const attached = inputs.flatMap((input) => {
+      const locationId = locationIdByCode.get(input.code) ?? input.defaultLocationId;
+      return locationId ? [{ jobId: idByCode.get(input.code)!, locationId }] : [];
+    });
+    await attachToJob(tx, orgId, attached);
+    await replaceJobGroups(tx, orgId, new Map(inputs.filter((i) => i.groupIds).map((i) => [idByCode.get(i.code)!, i.groupIds!])));
+    return jobsInOrder(tx, orgId, inputs.map((i) => idByCode.get(i.code)!));
+  });
+}

@@ -1,0 +1,167 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../../db/knex';
+import { col, expr, idCol, tsCol } from '../../db/columns';
+import { ListParams } from '../../db/list';
+import { existingIds, missingOf } from '../../db/refs';
+import { ResourceDef, allJson, listJson, oneJson, scoped, whereId, whereIdOrCode } from '../../db/resource';
+import { conflict, invalidField, notFound } from '../../http/errors';
+import type { Schema } from '../../http/handler';
+import type { Json } from '../../http/json';
+import { GROUP_JSON } from '../groups/queries';
+import { attachToJob } from '../locations/attachments';
+import { checkLocationInput, insertLocation, locationType, updateLocationRow } from '../locations/queries';
+
+type Job = Schema<'Job'>;
+type DefaultLocationInput = Schema<'DefaultLocationInput'>;
+
+const JOB_GROUPS = `(SELECT coalesce(json_agg(${GROUP_JSON} ORDER BY g.name, g.id), '[]'::json)
+  FROM job_groups jg JOIN groups g ON g.organization_id = jg.organization_id AND g.id = jg.group_id
+  WHERE jg.organization_id = j.organization_id AND jg.job_id = j.id AND g.deleted_at IS NULL)`;
+
+export const jobs: ResourceDef = {
+  table: 'jobs',
+  alias: 'j',
+  codeColumn: 'j.code',
+  columns: {
+    id: idCol('j.id'),
+    code: col('j.code'),
+    name: col('j.name'),
+    createdAt: tsCol('j.created_at'),
+    updatedAt: tsCol('j.updated_at'),
+    defaultLocationId: idCol('j.default_location_id'),
+    defaultTaxCodeId: idCol('j.default_tax_code_id'),
+    startDate: tsCol('j.start_date'),
+    state: col('j.state'),
+    groups: expr(JOB_GROUPS),
+  },
+};
+
+/** A job with its purchase order numbering (the answer of POST .../nextPurchaseOrderNumber). */
+export const jobsWithCounter: ResourceDef = {
+  ...jobs,
+  columns: {
+    ...jobs.columns,
+    hasPhaseCodes: expr('EXISTS (SELECT 1 FROM phases p WHERE p.organization_id = j.organization_id AND p.job_id = j.id AND p.deleted_at IS NULL)'),
+    nextPurchaseOrderCounter: expr('j.next_po_counter'),
+  },
+};
+
+export const listJobs = (db: Queryable, orgId: string, params: ListParams) => listJson<Job>(db, jobs, scoped(db, jobs, orgId), params);
+
+export const getJob = (db: Queryable, orgId: string, idOrCode: string): Promise<Json<Job> | undefined> =>
+  oneJson<Job>(db, jobs, whereIdOrCode(scoped(db, jobs, orgId), jobs, idOrCode));
+
+export const getJobById = (db: Queryable, orgId: string, id: string) => oneJson<Job>(db, jobs, whereId(scoped(db, jobs, orgId), jobs, id)) as Promise<Json<Job>>;
+
+/** The ID behind `:idOrCode`; with `lock`, the job row stays locked until the transaction ends. */
+export async function jobId(db: Queryable, orgId: string, idOrCode: string, lock = false): Promise<string | undefined> {
+  const q = whereIdOrCode(scoped(db, jobs, orgId), jobs, idOrCode).first('j.id', 'j.default_location_id');
+  if (lock) q.forUpdate();
+  return (await q)?.id;
+}
+
+/** Jobs by ID in the order of `ids` (IDs from the database, inlined as uuids). */
+export function jobsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Job[]>> {
+  const q = scoped(db, jobs, orgId).whereRaw('j.id = ANY(?::uuid[])', [ids]);
+  return allJson<Job>(db, jobs, q, `array_position(ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::uuid[], j.id)`);
+}
+
+async function checkCodeFree(db: Queryable, orgId: string, code: string, exceptId?: string): Promise<void> {
+  const q = scoped(db, jobs, orgId).where('j.code', code);
+  if (exceptId) q.whereNot('j.id', exceptId);
+  if (await q.first('j.id')) throw conflict('body.code', `${code} is already used`);
+}
+
+interface JobRefs {
+  defaultLocationId?: string | null;
+  defaultLocation?: DefaultLocationInput;
+  defaultTaxCodeId?: string | null;
+  groupIds?: string[];
+}
+
+/** Every referenced ID must be the organization's: a foreign one is answered like a missing one. */
+async function checkRefs(db: Queryable, orgId: string, input: JobRefs): Promise<void> {
+  if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined) {
+    throw invalidField('body.defaultLocation', 'exclusive', 'give either defaultLocationId or defaultLocation, not both');
+  }
+  if (input.defaultLocationId && !(await locationType(db, orgId, input.defaultLocationId))) {
+    throw notFound(`body.defaultLocationId: no location ${input.defaultLocationId} exists in your organization.`);
+  }
+  if (input.defaultTaxCodeId && !(await existingIds(db, 'tax_codes', orgId, [input.defaultTaxCodeId], { softDelete: true })).size) {
+    throw notFound(`body.defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization.`);
+  }
+  if (input.groupIds?.length) {
+    const missing = missingOf(input.groupIds, await existingIds(db, 'groups', orgId, input.groupIds, { softDelete: true }));
+    if (missing.length) throw notFound(`body.groupIds: no group ${missing.join(', ')} exists in your organization.`);
+  }
+}
+
+/** Replaces the groups of the given jobs: two statements for any number of jobs. */
+export async function replaceJobGroups(db: Queryable, orgId: string, groupsByJob: Map<string, string[]>): Promise<void> {
+  if (!groupsByJob.size) return;
+  await db('job_groups').where('organization_id', orgId).whereIn('job_id', [...groupsByJob.keys()]).delete();
+  const pairs = [...groupsByJob].flatMap(([job_id, ids]) => [...new Set(ids.map((id) => id.toLowerCase()))].map((group_id) => ({ job_id, group_id })));
+  if (!pairs.length) return;
+  await db.raw(
+    `INSERT INTO job_groups (organization_id, job_id, group_id)
+     SELECT ?, p.job_id, p.group_id FROM json_to_recordset(?::json) AS p(job_id uuid, group_id uuid) ON CONFLICT DO NOTHING`,
+    [orgId, JSON.stringify(pairs)],
+  );
+}
+
+export async function createJob(db: Knex, orgId: string, input: Schema<'JobCreate'>): Promise<Json<Job>> {
+  return db.transaction(async (tx) => {
+    await checkRefs(tx, orgId, input);
+    await checkCodeFree(tx, orgId, input.code);
+    let defaultLocationId = input.defaultLocationId ?? null;
+    if (input.defaultLocation) {
+      await checkLocationInput(tx, orgId, input.defaultLocation, 'body.defaultLocation');
+      defaultLocationId = await insertLocation(tx, orgId, { ...input.defaultLocation, type: input.defaultLocation.type ?? 'Jobsite' });
+    }
+    const [row] = await tx('jobs')
+      .insert({
+        organization_id: orgId,
+        code: input.code,
+        name: input.name,
+        default_location_id: defaultLocationId,
+        default_tax_code_id: input.defaultTaxCodeId ?? null,
+        start_date: input.startDate ?? null,
+        state: input.state ?? 'OPEN',
+      })
+      .returning('id');
+    if (defaultLocationId) await attachToJob(tx, orgId, [{ jobId: row.id, locationId: defaultLocationId }]);
+    if (input.groupIds) await replaceJobGroups(tx, orgId, new Map([[row.id, input.groupIds]]));
+    return getJobById(tx, orgId, row.id);
+  });
+}
+
+export async function updateJob(db: Knex, orgId: string, idOrCode: string, changes: Schema<'JobUpdate'>): Promise<Json<Job> | undefined> {
+  return db.transaction(async (tx) => {
+    const job = await whereIdOrCode(scoped(tx, jobs, orgId), jobs, idOrCode).forUpdate().first('j.id', 'j.default_location_id');
+    if (!job) return undefined;
+    await checkRefs(tx, orgId, changes);
+    if (changes.code !== undefined) await checkCodeFree(tx, orgId, changes.code, job.id);
+    let defaultLocationId: string | null | undefined = changes.defaultLocationId;
+    const inline = changes.defaultLocation;
+    if (inline) {
+      const currentType = job.default_location_id ? await locationType(tx, orgId, job.default_location_id) : undefined;
+      await checkLocationInput(tx, orgId, inline, 'body.defaultLocation', currentType);
+      if (currentType) await updateLocationRow(tx, orgId, job.default_location_id, inline);
+      else defaultLocationId = await insertLocation(tx, orgId, { ...inline, type: inline.type ?? 'Jobsite' });
+    }
+    if (defaultLocationId) await attachToJob(tx, orgId, [{ jobId: job.id, locationId: defaultLocationId }]);
+    if (changes.groupIds) await replaceJobGroups(tx, orgId, new Map([[job.id, changes.groupIds]]));
+    await tx('jobs')
+      .where({ organization_id: orgId, id: job.id })
+      .update({
+        code: changes.code,
+        name: changes.name,
+        default_location_id: defaultLocationId,
+        default_tax_code_id: changes.defaultTaxCodeId,
+        start_date: changes.startDate,
+        state: changes.state,
+        updated_at: tx.fn.now(),
+      });
+    return getJobById(tx, orgId, job.id);
+  });
+}
