@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+
+describe('jobs batch upsert', () => {
+  let org: TestOrg;
+  let other: TestOrg;
+  let groupId: string;
+  let taxCodeId: string;
+
+  before(async () => {
+    org = await newOrg();
+    other = await newOrg();
+    groupId = expectStatus(await org.api.post('/groups', { name: 'Batch group' }), 201).body.id;
+    taxCodeId = expectStatus(await org.api.post('/tax-codes', { code: 'TX-B', description: 'Batch tax', taxPercent: 0.05 }), 201).body.id;
+  });
+
+  it('rejects an empty list and 1001 elements before examining them', async () => {
+    expect(problemOf(await org.api.post('/jobs/batch', { inputs: [] }), 400).errors[0].message).to.equal('Invalid input, list cannot be empty');
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({ code: 'SAME', name: `x${i}` }));
+    expect(problemOf(await org.api.post('/jobs/batch', { inputs: tooMany }), 400).errors[0].message).to.equal('Invalid input, list cannot be greater than 1000');
+  });
+
+  it('upserts 1000 jobs in one quick request, returning them in input order', async () => {
+    const inputs = Array.from({ length: 1000 }, (_, i) => ({
+      code: `B-${String(999 - i).padStart(4, '0')}`,
+      name: `Batch job ${i}`,
+      ...(i % 10 === 0 ? { groupIds: [groupId], defaultTaxCodeId: taxCodeId } : {}),
+      ...(i % 100 === 1 ? { defaultLocation: { name: `Batch site ${i}`, city: 'Stockton' } } : {}),
+    }));
+    const started = Date.now();
+    const res = expectStatus(await org.api.post('/jobs/batch', { inputs }), 200).body as any[];
+    expect(Date.now() - started).to.be.below(5000);
+    expect(res.map((j) => j.code)).to.deep.equal(inputs.map((i) => i.code));
+    expect(res[0].groups.map((g: any) => g.id)).to.deep.equal([groupId]);
+    expect(res[0].defaultTaxCodeId).to.equal(taxCodeId);
+    expect(res[1].defaultLocationId).to.be.a('string');
+    expect(res[2]).to.include({ state: 'OPEN', defaultLocationId: null, startDate: null });
+    const site = expectStatus(await org.api.get(`/locations/${res[1].defaultLocationId}`), 200).body;
+    expect(site).to.include({ name: 'Batch site 1', type: 'Jobsite', city: 'Stockton' });
+    expect(site.jobs.map((j: any) => j.code)).to.deep.equal([res[1].code]);
+  });
+
+  it('updates matched jobs, keeping fields left out, and updates an existing inline default location', async () => {
+    const first = expectStatus(
+      await org.api.post('/jobs/batch', { inputs: [{ code: 'U-1', name: 'Upsert one', state: 'CLOSED', startDate: '2026-05-01T00:00:00.000Z', defaultTaxCodeId: taxCodeId, defaultLocation: { name: 'U site', city: 'Lodi' } }] }),
+      200,
+    ).body[0];
+    const second = expectStatus(await org.api.post('/jobs/batch', { inputs: [{ code: 'NEW-1', name: 'New one' }, { code: 'U-1', name: 'Upsert one renamed', groupIds: [groupId], defaultLocation: { name: 'U site 2' } }] }), 200).body;
+    expect(second[1]).to.include({ id: first.id, name: 'Upsert one renamed', state: 'CLOSED', startDate: '2026-05-01T00:00:00.000Z', defaultTaxCodeId: taxCodeId, defaultLocationId: first.defaultLocationId });
+    expect(second[1].groups.map((g: any) => g.id)).to.deep.equal([groupId]);
+    expect(expectStatus(await org.api.get(`/locations/${first.defaultLocationId}`), 200).body).to.include({ name: 'U site 2', city: 'Lodi' });
+    expect(second[0]).to.include({ code: 'NEW-1', state: 'OPEN' });
+  });
+
+  it('names every bad position and saves nothing', async () => {
+    const foreignGroup = expectStatus(await other.api.post('/groups', { name: 'Foreign group' }), 201).body.id;
+    const foreignLocation = expectStatus(await other.api.post('/locations', { name: 'Foreign', type: 'Office' }), 201).body.id;
+    const inputs = [
+      { code: 'P-OK', name: 'Fine' },
+      { code: 'P-1', name: 'Foreign group', groupIds: [foreignGroup] },
+      { code: 'P-2', name: 'Both', defaultLocationId: foreignLocation, defaultLocation: { name: 'x' } },
+      { code: 'P-OK', name: 'Duplicate' },
+      { code: 'P-4', name: 'Bad tax', defaultTaxCodeId: 'not-an-id' },
+    ];
+    const p = problemOf(await org.api.post('/jobs/batch', { inputs }), 400);
+    const lines = p.errors[0].message.split('\n');
+    expect(lines.map((l) => l.split(':')[0])).to.deep.equal(['Position 1', 'Position 2', 'Position 3', 'Position 4']);
+    expect(lines[1]).to.contain('not both').and.contain('defaultLocationId');
+    expect(lines[2]).to.contain('more than once');
+    problemOf(await org.api.get('/jobs/P-OK'), 404);
+  });
+});
