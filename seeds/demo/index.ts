@@ -4,8 +4,10 @@ import { DemoPart, demoContext } from './context';
 import { seedTaxCodes } from './tax-codes';
 import { seedUnitsOfMeasure } from './units-of-measure';
 // --- imports: jobs and groups ---
+import { seedJobsAndGroups } from './jobs-groups';
 
 // --- imports: locations and vendors ---
+import { seedLocationsAndVendors } from './locations-vendors';
 
 // --- imports: phases, cost categories, users, tags ---
 
@@ -26,8 +28,10 @@ const PARTS: DemoPart[] = [
   // --- parts: users (phases, cost categories, users, tags) ---
 
   // --- parts: locations and vendors ---
+  seedLocationsAndVendors,
 
   // --- parts: jobs and groups ---
+  seedJobsAndGroups,
 
   // --- parts: phases, cost categories, tags ---
 
