@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   const base = `http://localhost:${config.port}`;
-  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in .data/postgres' : 'DATABASE_URL'}); docs at ${base}/docs`);
+  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
     // Printed once, when the demo organization is created: the secrets are not stored in clear.
     console.log(
@@ -60,6 +61,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error('Failed to start:', err instanceof Error ? err.message : err);
+  console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
   process.exit(1);
 });
