@@ -134,6 +134,200 @@ export interface paths {
         patch: operations["updateUnitOfMeasure"];
         trace?: never;
     };
+    "/global-phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List global phases
+         * @description Lists the organization's global phases (phases not linked to a job; deleted ones excluded),
+         *     ordered by `createdAt` unless `orderBy` says otherwise. Job phases are listed by
+         *     `GET /job-phases` and `GET /jobs/{jobIdOrCode}/phases`.
+         */
+        get: operations["listGlobalPhases"];
+        put?: never;
+        /**
+         * Create a global phase
+         * @description Creates a global phase (not linked to a job). `code` and `description` are required,
+         *     `defaultGLCode` is optional (default null). The code must be unique among the organization's
+         *     live global phases (409 otherwise).
+         */
+        post: operations["createGlobalPhase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-phases/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update phases in a batch
+         * @description Creates or updates up to 1000 phases in one transaction. Each input is matched by its `code`
+         *     within its scope: the global phases, or the phases of the job named by `jobId` or `jobCode`
+         *     (supplying either makes the phase a job phase). A match is updated (`description`, and
+         *     `defaultGLCode` when given); otherwise a phase is created.
+         *
+         *     An empty list (`Invalid input, list cannot be empty`) or more than 1000 elements
+         *     (`Invalid input, list cannot be greater than 1000`) is rejected before any element is
+         *     examined. Then every element is checked (required `code` and `description`, the job exists in
+         *     the organization, `jobId` and `jobCode` name the same job, the same code does not appear twice
+         *     in one scope); if any element is rejected nothing is saved and one 400 lists every rejected
+         *     element in `errors[0].message`, one line per element, `Position <n>: <reason>` with the
+         *     zero-based index in `inputs`.
+         *
+         *     Returns the phases in the order of `inputs`.
+         */
+        post: operations["upsertPhases"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-phases/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a phase
+         * @description Reads one phase. An ID matches any live phase of the organization; a code matches a global
+         *     phase, or, when `jobCode` is given, a phase of that job (404 when the job does not exist).
+         */
+        get: operations["getGlobalPhase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a phase
+         * @description Soft-deletes a phase (`DELETE /global-phases/{id}`: the path takes the phase's ID, which
+         *     matches any live phase of the organization; the code of a global phase is accepted too) and
+         *     returns it with `deletedAt` set. Its code can then be used again in its scope.
+         */
+        delete: operations["deleteGlobalPhase"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a phase
+         * @description Changes the given fields of a phase (`code`, `description`, and also `defaultGLCode`). An ID
+         *     matches any live phase of the organization, a code a global phase. Giving a new `code`
+         *     renames the phase; it must stay unique within the phase's scope (409 otherwise).
+         */
+        patch: operations["updateGlobalPhase"];
+        trace?: never;
+    };
+    "/job-phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the phases of every job
+         * @description Lists the phases linked to any job of the organization (global phases excluded, deleted ones
+         *     excluded), ordered by `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listAllJobPhases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the phases of a job
+         * @description Lists the phases of one job (deleted ones excluded), ordered by `createdAt` unless `orderBy`
+         *     says otherwise. 404 when the job does not exist in the organization.
+         */
+        get: operations["listJobPhases"];
+        put?: never;
+        /**
+         * Create a phase of a job
+         * @description Creates a phase linked to the job in the path. `code` and `description` are required,
+         *     `defaultGLCode` is optional (default null). The code must be unique among the job's live
+         *     phases (409 otherwise); a global phase or another job's phase may have the same code.
+         */
+        post: operations["createJobPhase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a phase of a job
+         * @description Reads one phase of the job in the path, by the phase's ID or code. A phase of another job is not found (404).
+         */
+        get: operations["getJobPhase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a phase of a job
+         * @description Soft-deletes a phase of the job and returns it with `deletedAt` set. Its code can then be used again in the job.
+         */
+        delete: operations["deleteJobPhase"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a phase of a job
+         * @description Changes the given fields of a phase of the job (`code`, `description`, `defaultGLCode`).
+         *     A new `code` renames the phase; it must stay unique among the job's live phases (409).
+         */
+        patch: operations["updateJobPhase"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -411,6 +605,133 @@ export interface components {
              */
             description?: string;
             multiplier?: components["schemas"]["Multiplier"];
+        };
+        /** @description A phase of the flat work-breakdown structure, global (no job) or linked to one job. */
+        Phase: {
+            /**
+             * @description Unique phase ID.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-02-03T16:20:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Human-readable code, unique among the live phases of its scope (the global phases, or the phases of one job).
+             * @example 03-300
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Cast-in-place concrete
+             */
+            description: string;
+            /**
+             * @description ID of the linked job; null for a global phase.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId: string | null;
+            /**
+             * @description Code of the linked job; null for a global phase.
+             * @example J-1042
+             */
+            jobCode: string | null;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-02-03T16:20:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description Default GL code for the phase; null when none.
+             * @example 5100-CONC
+             */
+            defaultGLCode: string | null;
+            /**
+             * Format: date-time
+             * @description When the phase was deleted; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+        };
+        /** @description A phase to create; its scope (global or one job) comes from the path. */
+        PhaseCreate: {
+            /**
+             * @description Code, unique among the live phases of the scope.
+             * @example 03-300
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Cast-in-place concrete
+             */
+            description: string;
+            /**
+             * @description Default GL code for the phase (default null).
+             * @example 5100-CONC
+             */
+            defaultGLCode?: string | null;
+        };
+        /**
+         * @description One phase of a batch upsert (`UpsertInput`). `code` and `description` are required; they are
+         *     checked by the operation itself so that a missing one is reported as `Position <n>: ...` like
+         *     every other rejected element. Giving `jobId` or `jobCode` makes it a phase of that job.
+         */
+        PhaseUpsert: {
+            /**
+             * @description Code (required); the phase is matched by this code within its scope.
+             * @example 03-300
+             */
+            code?: string;
+            /**
+             * @description Description (required).
+             * @example Cast-in-place concrete
+             */
+            description?: string;
+            /**
+             * @description Code of the job the phase belongs to; omit (with `jobId`) for a global phase.
+             * @example J-1042
+             */
+            jobCode?: string | null;
+            /**
+             * @description ID of the job the phase belongs to; when given with `jobCode`, both must name the same job.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId?: string | null;
+            /**
+             * @description Default GL code. Omitted or null keeps the stored value of an existing phase (null for a new one).
+             * @example 5100-CONC
+             */
+            defaultGLCode?: string | null;
+        };
+        /** @description The body of a phase batch upsert. */
+        PhaseBatch: {
+            /**
+             * @description The phases to create or update, at most 1000 (an empty list or more than 1000 elements is
+             *     rejected before any element is examined).
+             */
+            inputs: components["schemas"]["PhaseUpsert"][];
+        };
+        /** @description Changes to a phase; only the given fields change. The phase keeps its scope. */
+        PhaseUpdate: {
+            /**
+             * @description New code, unique among the live phases of the scope.
+             * @example 03-310
+             */
+            code?: string;
+            /**
+             * @description Description.
+             * @example Cast-in-place concrete, elevated slabs
+             */
+            description?: string;
+            /**
+             * @description Default GL code for the phase; null removes it.
+             * @example 5110-CONC
+             */
+            defaultGLCode?: string | null;
         };
     };
     responses: {
@@ -953,6 +1274,221 @@ export interface components {
              */
             updatedAt_gte?: string;
         };
+        /**
+         * @description Field to order phases by (default `createdAt`; the contract names no default order).
+         * @example code
+         */
+        PhaseOrderBy: "code" | "createdAt" | "description" | "id" | "updatedAt";
+        /** @description Conditions on phases; see "Filters and pagination". */
+        PhaseFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description Look the phase up among the phases of the job with this code instead of among the global phases.
+         * @example J-1042
+         */
+        PhaseJobCode: string;
+        /**
+         * @description The job's ID or its code.
+         * @example J-1042
+         */
+        JobIdOrCode: string;
+        /**
+         * @description The phase's ID or its code (among the phases of the job in the path).
+         * @example 03-300
+         */
+        PhaseIdOrCode: string;
     };
     requestBodies: never;
     headers: never;
@@ -1483,6 +2019,700 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UnitOfMeasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listGlobalPhases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order phases by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["PhaseOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on phases; see "Filters and pagination". */
+                filter?: components["parameters"]["PhaseFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of global phases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "createdAt": "2026-02-03T16:20:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a",
+                     *         "createdAt": "2026-02-03T16:21:12.400Z",
+                     *         "code": "26-000",
+                     *         "description": "Electrical",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "updatedAt": "2026-02-03T16:21:12.400Z",
+                     *         "defaultGLCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createGlobalPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "03-300",
+                 *       "description": "Cast-in-place concrete",
+                 *       "defaultGLCode": "5100-CONC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseCreate"];
+            };
+        };
+        responses: {
+            /** @description The created phase. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    upsertPhases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "code": "03-300",
+                 *           "description": "Cast-in-place concrete",
+                 *           "defaultGLCode": "5100-CONC"
+                 *         },
+                 *         {
+                 *           "code": "03-300",
+                 *           "description": "Cast-in-place concrete, podium level",
+                 *           "jobCode": "J-1042"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseBatch"];
+            };
+        };
+        responses: {
+            /** @description The created and updated phases, in the order of `inputs`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "createdAt": "2026-02-03T16:20:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "createdAt": "2026-11-21T10:00:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete, podium level",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *         "defaultGLCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            /** @description The list is empty or longer than 1000, or one or more elements were rejected (nothing was saved). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "2 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 1: jobCode J-9999 does not match a job\nPosition 3: code 03-300 of job J-1042 appears more than once in the batch (first at position 2)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getGlobalPhase: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Look the phase up among the phases of the job with this code instead of among the global phases.
+                 * @example J-1042
+                 */
+                jobCode?: components["parameters"]["PhaseJobCode"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteGlobalPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": null,
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateGlobalPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Cast-in-place concrete, elevated slabs"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, elevated slabs",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listAllJobPhases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order phases by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["PhaseOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on phases; see "Filters and pagination". */
+                filter?: components["parameters"]["PhaseFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of job phases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "createdAt": "2026-02-10T08:00:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete, podium level",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "updatedAt": "2026-02-10T08:00:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *         "createdAt": "2026-03-01T09:15:00.000Z",
+                     *         "code": "26-100",
+                     *         "description": "Temporary power",
+                     *         "jobId": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *         "jobCode": "J-1057",
+                     *         "updatedAt": "2026-03-01T09:15:00.000Z",
+                     *         "defaultGLCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listJobPhases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order phases by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["PhaseOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on phases; see "Filters and pagination". */
+                filter?: components["parameters"]["PhaseFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the job's phases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "createdAt": "2026-02-03T16:20:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete, podium level",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "03-300",
+                 *       "description": "Cast-in-place concrete, podium level",
+                 *       "defaultGLCode": "5100-CONC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseCreate"];
+            };
+        };
+        responses: {
+            /** @description The created phase. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium level",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium level",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium level",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Cast-in-place concrete, podium and ramps",
+                 *       "defaultGLCode": "5110-CONC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium and ramps",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5110-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
                 };
             };
             400: components["responses"]["BadRequest"];

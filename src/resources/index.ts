@@ -7,6 +7,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: locations and vendors ---
 
 // --- imports: phases, cost categories, users, tags ---
+import { phaseHandlers } from './phases/handlers';
 
 // --- imports: purchasing ---
 
@@ -26,6 +27,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: locations and vendors ---
 
     // --- handlers: phases, cost categories, users, tags ---
+    ...phaseHandlers,
 
     // --- handlers: purchasing ---
 
