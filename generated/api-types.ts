@@ -328,6 +328,261 @@ export interface paths {
         patch: operations["updateJobPhase"];
         trace?: never;
     };
+    "/global-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List global cost categories
+         * @description Lists the organization's global cost categories (no job, no phase). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listGlobalCategories"];
+        put?: never;
+        /**
+         * Create a global cost category
+         * @description Creates a global cost category (no job, no phase). `code` and `description` are required; the code must be unique among the live
+         *     categories of the scope (409 otherwise).
+         */
+        post: operations["createGlobalCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-categories/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a global cost category
+         * @description Reads one global cost category by ID or code (among the global categories).
+         */
+        get: operations["getGlobalCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a global cost category
+         * @description Soft-deletes a global cost category (among the global categories) and returns it with `deletedAt` set. The path takes the
+         *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         */
+        delete: operations["deleteGlobalCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a global cost category
+         * @description Changes the given fields of a global cost category (among the global categories): `description`, and `code`, which renames it (the
+         *     new code must be unique among the live categories of the scope; 409 otherwise).
+         */
+        patch: operations["updateGlobalCategory"];
+        trace?: never;
+    };
+    "/phase-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the phase-level cost categories
+         * @description Lists every phase-level cost category of the organization (categories of a phase of a job). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listAllPhaseCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the cost categories of a phase
+         * @description Lists the cost categories of the phase in the path, which must be a phase of the job in the path (404 otherwise). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listJobPhaseCategories"];
+        put?: never;
+        /**
+         * Create a cost category of a phase
+         * @description Creates a phase-level cost category of the phase in the path, which must be a phase of the job in the path (404 otherwise). `code` and `description` are required; the code must be unique among the live
+         *     categories of the scope (409 otherwise).
+         */
+        post: operations["createJobPhaseCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}/categories/{categoryIdOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a cost category of a phase
+         * @description Reads one cost category of a phase by ID or code among the categories of the phase (a phase of the job in the path).
+         */
+        get: operations["getJobPhaseCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a cost category of a phase
+         * @description Soft-deletes a cost category of a phase among the categories of the phase (a phase of the job in the path) and returns it with `deletedAt` set. The path takes the
+         *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         */
+        delete: operations["deleteJobPhaseCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a cost category of a phase
+         * @description Changes the given fields of a cost category of a phase among the categories of the phase (a phase of the job in the path): `description`, and `code`, which renames it (the
+         *     new code must be unique among the live categories of the scope; 409 otherwise).
+         */
+        patch: operations["updateJobPhaseCategory"];
+        trace?: never;
+    };
+    "/job-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the job-level cost categories
+         * @description Lists every job-level cost category of the organization (categories of a job, not of one of its phases). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listAllJobCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the cost categories of a job
+         * @description Lists the job-level cost categories of the job in the path (404 when the job does not exist). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listJobCategories"];
+        put?: never;
+        /**
+         * Create a cost category of a job
+         * @description Creates a job-level cost category of the job in the path. `code` and `description` are required; the code must be unique among the live
+         *     categories of the scope (409 otherwise).
+         */
+        post: operations["createJobCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/categories/{categoryIdOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a cost category of a job
+         * @description Reads one cost category of a job by ID or code among the job-level categories of the job.
+         */
+        get: operations["getJobCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a cost category of a job
+         * @description Soft-deletes a cost category of a job among the job-level categories of the job and returns it with `deletedAt` set. The path takes the
+         *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         */
+        delete: operations["deleteJobCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a cost category of a job
+         * @description Changes the given fields of a cost category of a job among the job-level categories of the job: `description`, and `code`, which renames it (the
+         *     new code must be unique among the live categories of the scope; 409 otherwise).
+         */
+        patch: operations["updateJobCategory"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -732,6 +987,92 @@ export interface components {
              * @example 5110-CONC
              */
             defaultGLCode?: string | null;
+        };
+        /**
+         * @description A cost category. Scopes: global (no job, no phase), job-level (a job), phase-level (a phase of a
+         *     job). `jobId`/`jobCode` are set for job- and phase-level categories, `phaseId`/`phaseCode` for
+         *     phase-level ones; null where not applicable.
+         */
+        CostCategory: {
+            /**
+             * @description Unique ID.
+             * @example 7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-02-04T11:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Human-readable code, unique among the live categories of its scope.
+             * @example MAT
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Materials
+             */
+            description: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-02-04T11:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description ID of the associated job (job- and phase-level categories); null for a global category.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId: string | null;
+            /**
+             * @description Code of the associated job; null for a global category.
+             * @example J-1042
+             */
+            jobCode: string | null;
+            /**
+             * @description ID of the associated phase (phase-level categories only); null otherwise.
+             * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+             */
+            phaseId: string | null;
+            /**
+             * @description Code of the associated phase (phase-level categories only); null otherwise.
+             * @example 03-300
+             */
+            phaseCode: string | null;
+            /**
+             * Format: date-time
+             * @description When the category was deleted; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+        };
+        /** @description A cost category to create; its scope (global, job, or phase of a job) comes from the path. */
+        CostCategoryCreate: {
+            /**
+             * @description Code, unique among the live categories of the scope.
+             * @example MAT
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Materials
+             */
+            description: string;
+        };
+        /** @description Changes to a cost category; only the given fields change. The category keeps its scope. */
+        CostCategoryUpdate: {
+            /**
+             * @description New code, unique among the live categories of the scope.
+             * @example MAT-S
+             */
+            code?: string;
+            /**
+             * @description Description.
+             * @example Materials and supplies
+             */
+            description?: string;
         };
     };
     responses: {
@@ -1489,6 +1830,211 @@ export interface components {
          * @example 03-300
          */
         PhaseIdOrCode: string;
+        /**
+         * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+         * @example code
+         */
+        CostCategoryOrderBy: "code" | "createdAt" | "description" | "id" | "updatedAt";
+        /** @description Conditions on cost categories; see "Filters and pagination". */
+        CostCategoryFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The cost category's ID or its code (among the categories of the scope in the path).
+         * @example MAT
+         */
+        CategoryIdOrCode: string;
     };
     requestBodies: never;
     headers: never;
@@ -2713,6 +3259,1012 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listGlobalCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MAT",
+                 *       "description": "Materials"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cost category. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Materials and supplies"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials and supplies",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listAllPhaseCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listJobPhaseCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MAT",
+                 *       "description": "Materials"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cost category. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Materials and supplies"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials and supplies",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listAllJobCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listJobCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MAT",
+                 *       "description": "Materials"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cost category. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Materials and supplies"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials and supplies",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
                 };
             };
             400: components["responses"]["BadRequest"];

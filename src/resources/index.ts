@@ -8,6 +8,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 
 // --- imports: phases, cost categories, users, tags ---
 import { phaseHandlers } from './phases/handlers';
+import { costCategoryHandlers } from './cost-categories/handlers';
 
 // --- imports: purchasing ---
 
@@ -28,6 +29,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
 
     // --- handlers: phases, cost categories, users, tags ---
     ...phaseHandlers,
+    ...costCategoryHandlers,
 
     // --- handlers: purchasing ---
 
