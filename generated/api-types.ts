@@ -583,6 +583,63 @@ export interface paths {
         patch: operations["updateJobCategory"];
         trace?: never;
     };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description Lists the organization's users, ordered by `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description Creates a user and sends a registration e-mail to the address. `email`, `firstName`,
+         *     `lastName` and `role` are required; `admin` defaults to false, `avatarUrl` and `phone` to
+         *     null; `displayName` is "firstName lastName". The e-mail address must be unique in the
+         *     organization regardless of case (409 naming `body.email`).
+         *
+         *     The registration e-mail is queued with the user in the same transaction and delivered
+         *     asynchronously; a mail server that is down or rejects the message never fails this request
+         *     (delivery is retried).
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{idOrEmail}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or e-mail address (compared case-insensitively).
+                 * @example maria.chen@summitridge.example
+                 */
+                idOrEmail: components["parameters"]["IdOrEmail"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user
+         * @description Reads one user by ID or by e-mail address (compared case-insensitively).
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1073,6 +1130,109 @@ export interface components {
              * @example Materials and supplies
              */
             description?: string;
+        };
+        /**
+         * @description Role of a user.
+         *     - `BackOffice`: office access, not listed as purchasing agent
+         *     - `Field`: jobsite access
+         *     - `FieldOrdering`: jobsite access, may send orders directly to vendors
+         *     - `Procurement`: office access
+         *     - `Warehouse`: warehouse module access
+         * @example Procurement
+         * @enum {string}
+         */
+        UserRole: "BackOffice" | "Field" | "FieldOrdering" | "Procurement" | "Warehouse";
+        /** @description A user of the organization. */
+        User: {
+            /**
+             * @description Unique ID.
+             * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+             */
+            id: string;
+            /**
+             * @description Admins may perform any operation, including modifying jobs, orders and users.
+             * @example false
+             */
+            admin: boolean;
+            /**
+             * @description URL of a png or jpeg image.
+             * @example https://files.procurement.dev/avatars/maria-chen.png
+             */
+            avatarUrl: string | null;
+            /**
+             * @description Display name.
+             * @example Maria Chen
+             */
+            displayName: string;
+            /**
+             * @description E-mail address, unique in the organization.
+             * @example maria.chen@summitridge.example
+             */
+            email: string;
+            /**
+             * @description First name.
+             * @example Maria
+             */
+            firstName: string;
+            /**
+             * @description Last name.
+             * @example Chen
+             */
+            lastName: string;
+            /**
+             * @description Phone.
+             * @example +1 916 555 0117
+             */
+            phone: string | null;
+            role: components["schemas"]["UserRole"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-01-12T09:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-01-12T09:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A user to create. The display name is formed from the first and last name. */
+        UserCreate: {
+            /**
+             * Format: email
+             * @description E-mail address, unique in the organization regardless of case; the registration e-mail is sent to it.
+             * @example maria.chen@summitridge.example
+             */
+            email: string;
+            /**
+             * @description First name.
+             * @example Maria
+             */
+            firstName: string;
+            /**
+             * @description Last name.
+             * @example Chen
+             */
+            lastName: string;
+            role: components["schemas"]["UserRole"];
+            /**
+             * @description Whether the user is an admin (default false).
+             * @default false
+             * @example false
+             */
+            admin: boolean;
+            /**
+             * @description URL of a png or jpeg image (default null).
+             * @example https://files.procurement.dev/avatars/maria-chen.png
+             */
+            avatarUrl?: string | null;
+            /**
+             * @description Phone (default null).
+             * @example +1 916 555 0117
+             */
+            phone?: string | null;
         };
     };
     responses: {
@@ -2035,6 +2195,270 @@ export interface components {
          * @example MAT
          */
         CategoryIdOrCode: string;
+        /**
+         * @description Field to order users by (default `createdAt`).
+         * @example displayName
+         */
+        UserOrderBy: "createdAt" | "displayName" | "email" | "id" | "updatedAt";
+        /** @description Conditions on users; see "Filters and pagination". */
+        UserFilter: {
+            /**
+             * @description Matches when `admin` equals the value.
+             * @example true
+             */
+            admin?: boolean;
+            /**
+             * @description Matches when `admin` does not equal the value.
+             * @example true
+             */
+            admin_not?: boolean;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `displayName` equals the value.
+             * @example J-1042
+             */
+            displayName?: string;
+            /**
+             * @description Matches when `displayName` does not equal the value.
+             * @example J-1042
+             */
+            displayName_not?: string;
+            /** @description Matches when `displayName` is one of the listed values: repeat `filter[displayName_in][]=` or give one comma-separated value. */
+            displayName_in?: string[];
+            /** @description Matches when `displayName` is none of the listed values: repeat `filter[displayName_not_in][]=` or give one comma-separated value. */
+            displayName_not_in?: string[];
+            /**
+             * @description Matches when `displayName` is less than the value.
+             * @example J-1042
+             */
+            displayName_lt?: string;
+            /**
+             * @description Matches when `displayName` is less than or equal to the value.
+             * @example J-1042
+             */
+            displayName_lte?: string;
+            /**
+             * @description Matches when `displayName` is greater than the value.
+             * @example J-1042
+             */
+            displayName_gt?: string;
+            /**
+             * @description Matches when `displayName` is greater than or equal to the value.
+             * @example J-1042
+             */
+            displayName_gte?: string;
+            /**
+             * @description Matches when `displayName` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            displayName_contains?: string;
+            /**
+             * @description Matches when `displayName` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            displayName_starts_with?: string;
+            /**
+             * @description Matches when `displayName` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            displayName_ends_with?: string;
+            /**
+             * @description Matches when `email` equals the value.
+             * @example J-1042
+             */
+            email?: string;
+            /**
+             * @description Matches when `email` does not equal the value.
+             * @example J-1042
+             */
+            email_not?: string;
+            /** @description Matches when `email` is one of the listed values: repeat `filter[email_in][]=` or give one comma-separated value. */
+            email_in?: string[];
+            /** @description Matches when `email` is none of the listed values: repeat `filter[email_not_in][]=` or give one comma-separated value. */
+            email_not_in?: string[];
+            /**
+             * @description Matches when `email` is less than the value.
+             * @example J-1042
+             */
+            email_lt?: string;
+            /**
+             * @description Matches when `email` is less than or equal to the value.
+             * @example J-1042
+             */
+            email_lte?: string;
+            /**
+             * @description Matches when `email` is greater than the value.
+             * @example J-1042
+             */
+            email_gt?: string;
+            /**
+             * @description Matches when `email` is greater than or equal to the value.
+             * @example J-1042
+             */
+            email_gte?: string;
+            /**
+             * @description Matches when `email` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            email_contains?: string;
+            /**
+             * @description Matches when `email` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            email_starts_with?: string;
+            /**
+             * @description Matches when `email` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            email_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `phone` equals the value.
+             * @example J-1042
+             */
+            phone?: string;
+            /**
+             * @description Matches when `phone` does not equal the value.
+             * @example J-1042
+             */
+            phone_not?: string;
+            /** @description Matches when `phone` is one of the listed values: repeat `filter[phone_in][]=` or give one comma-separated value. */
+            phone_in?: string[];
+            /** @description Matches when `phone` is none of the listed values: repeat `filter[phone_not_in][]=` or give one comma-separated value. */
+            phone_not_in?: string[];
+            /**
+             * @description Matches when `phone` is less than the value.
+             * @example J-1042
+             */
+            phone_lt?: string;
+            /**
+             * @description Matches when `phone` is less than or equal to the value.
+             * @example J-1042
+             */
+            phone_lte?: string;
+            /**
+             * @description Matches when `phone` is greater than the value.
+             * @example J-1042
+             */
+            phone_gt?: string;
+            /**
+             * @description Matches when `phone` is greater than or equal to the value.
+             * @example J-1042
+             */
+            phone_gte?: string;
+            /**
+             * @description Matches when `phone` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            phone_contains?: string;
+            /**
+             * @description Matches when `phone` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            phone_starts_with?: string;
+            /**
+             * @description Matches when `phone` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            phone_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The user's ID or e-mail address (compared case-insensitively).
+         * @example maria.chen@summitridge.example
+         */
+        IdOrEmail: string;
     };
     requestBodies: never;
     headers: never;
@@ -4271,6 +4695,176 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order users by (default `createdAt`).
+                 * @example displayName
+                 */
+                orderBy?: components["parameters"]["UserOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on users; see "Filters and pagination". */
+                filter?: components["parameters"]["UserFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "admin": true,
+                     *         "avatarUrl": null,
+                     *         "displayName": "Ava Martinez",
+                     *         "email": "ava.martinez@summitridge.example",
+                     *         "firstName": "Ava",
+                     *         "lastName": "Martinez",
+                     *         "phone": "+1 916 555 0100",
+                     *         "role": "Procurement",
+                     *         "createdAt": "2026-01-05T08:00:00.000Z",
+                     *         "updatedAt": "2026-01-05T08:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *         "admin": false,
+                     *         "avatarUrl": "https://files.procurement.dev/avatars/maria-chen.png",
+                     *         "displayName": "Maria Chen",
+                     *         "email": "maria.chen@summitridge.example",
+                     *         "firstName": "Maria",
+                     *         "lastName": "Chen",
+                     *         "phone": "+1 916 555 0117",
+                     *         "role": "Field",
+                     *         "createdAt": "2026-01-12T09:00:00.000Z",
+                     *         "updatedAt": "2026-01-12T09:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "maria.chen@summitridge.example",
+                 *       "firstName": "Maria",
+                 *       "lastName": "Chen",
+                 *       "role": "Field",
+                 *       "phone": "+1 916 555 0117"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description The created user. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "admin": false,
+                     *       "avatarUrl": null,
+                     *       "displayName": "Maria Chen",
+                     *       "email": "maria.chen@summitridge.example",
+                     *       "firstName": "Maria",
+                     *       "lastName": "Chen",
+                     *       "phone": "+1 916 555 0117",
+                     *       "role": "Field",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or e-mail address (compared case-insensitively).
+                 * @example maria.chen@summitridge.example
+                 */
+                idOrEmail: components["parameters"]["IdOrEmail"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "admin": false,
+                     *       "avatarUrl": "https://files.procurement.dev/avatars/maria-chen.png",
+                     *       "displayName": "Maria Chen",
+                     *       "email": "maria.chen@summitridge.example",
+                     *       "firstName": "Maria",
+                     *       "lastName": "Chen",
+                     *       "phone": "+1 916 555 0117",
+                     *       "role": "Field",
+                     *       "createdAt": "2026-01-12T09:00:00.000Z",
+                     *       "updatedAt": "2026-01-12T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

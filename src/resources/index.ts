@@ -9,6 +9,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: phases, cost categories, users, tags ---
 import { phaseHandlers } from './phases/handlers';
 import { costCategoryHandlers } from './cost-categories/handlers';
+import { userHandlers } from './users/handlers';
 
 // --- imports: purchasing ---
 
@@ -30,6 +31,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: phases, cost categories, users, tags ---
     ...phaseHandlers,
     ...costCategoryHandlers,
+    ...userHandlers,
 
     // --- handlers: purchasing ---
 
