@@ -640,6 +640,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags
+         * @description Lists the organization's tags of every type, ordered by `createdAt` unless `orderBy` says
+         *     otherwise. Tags are created and recolored through the tag operations of orders.
+         */
+        get: operations["listTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1233,6 +1254,61 @@ export interface components {
              * @example +1 916 555 0117
              */
             phone?: string | null;
+        };
+        /**
+         * @description What a tag is used on.
+         *     - `ORDER`: purchase orders
+         *     - `INVENTORY_ITEM`: inventory items
+         *     - `REQUISITION`: requisitions
+         *     - `TOOL`: tools
+         * @example ORDER
+         * @enum {string}
+         */
+        TagType: "ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL";
+        /**
+         * @description Color of a tag: one of the listed hex codes, including `#`; null when the tag has no color.
+         *     - `#ff85c0`: magenta
+         *     - `#ff7875`: red
+         *     - `#ff9c6e`: volcano
+         *     - `#ffc069`: orange
+         *     - `#ffd666`: gold
+         *     - `#d3f261`: lime
+         *     - `#95de64`: green
+         *     - `#5cdbd3`: cyan
+         *     - `#69b1ff`: blue
+         *     - `#85a5ff`: geekblue
+         *     - `#b37feb`: purple
+         *     - `#f0f0f0`: grey
+         * @example #69b1ff
+         * @enum {string|null}
+         */
+        Color: "#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0" | null;
+        /** @description A tag that labels orders, inventory items, requisitions or tools. */
+        Tag: {
+            /**
+             * @description Unique ID.
+             * @example 2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * @description Name of the tag, unique in the organization (compared case-sensitively).
+             * @example Long lead
+             */
+            title: string;
+            type: components["schemas"]["TagType"];
+            color: components["schemas"]["Color"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-03-09T14:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-03-09T14:00:00.000Z
+             */
+            updatedAt: string;
         };
     };
     responses: {
@@ -2459,6 +2535,189 @@ export interface components {
          * @example maria.chen@summitridge.example
          */
         IdOrEmail: string;
+        /**
+         * @description Field to order tags by (default `createdAt`; the contract names no default order).
+         * @example title
+         */
+        TagOrderBy: "id" | "createdAt" | "title" | "color" | "updatedAt" | "type";
+        /** @description Conditions on tags; see "Filters and pagination". */
+        TagFilter: {
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `title` equals the value.
+             * @example J-1042
+             */
+            title?: string;
+            /**
+             * @description Matches when `title` does not equal the value.
+             * @example J-1042
+             */
+            title_not?: string;
+            /** @description Matches when `title` is one of the listed values: repeat `filter[title_in][]=` or give one comma-separated value. */
+            title_in?: string[];
+            /** @description Matches when `title` is none of the listed values: repeat `filter[title_not_in][]=` or give one comma-separated value. */
+            title_not_in?: string[];
+            /**
+             * @description Matches when `title` is less than the value.
+             * @example J-1042
+             */
+            title_lt?: string;
+            /**
+             * @description Matches when `title` is less than or equal to the value.
+             * @example J-1042
+             */
+            title_lte?: string;
+            /**
+             * @description Matches when `title` is greater than the value.
+             * @example J-1042
+             */
+            title_gt?: string;
+            /**
+             * @description Matches when `title` is greater than or equal to the value.
+             * @example J-1042
+             */
+            title_gte?: string;
+            /**
+             * @description Matches when `title` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            title_contains?: string;
+            /**
+             * @description Matches when `title` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            title_starts_with?: string;
+            /**
+             * @description Matches when `title` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            title_ends_with?: string;
+            /**
+             * @description Matches when `color` equals the value.
+             * @example #ff85c0
+             * @enum {string}
+             */
+            color?: "#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0";
+            /**
+             * @description Matches when `color` does not equal the value.
+             * @example #ff85c0
+             * @enum {string}
+             */
+            color_not?: "#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0";
+            /** @description Matches when `color` is one of the listed values: repeat `filter[color_in][]=` or give one comma-separated value. */
+            color_in?: ("#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0")[];
+            /** @description Matches when `color` is none of the listed values: repeat `filter[color_not_in][]=` or give one comma-separated value. */
+            color_not_in?: ("#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0")[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+            /**
+             * @description Matches when `type` equals the value.
+             * @example ORDER
+             * @enum {string}
+             */
+            type?: "ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL";
+            /**
+             * @description Matches when `type` does not equal the value.
+             * @example ORDER
+             * @enum {string}
+             */
+            type_not?: "ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL";
+            /** @description Matches when `type` is one of the listed values: repeat `filter[type_in][]=` or give one comma-separated value. */
+            type_in?: ("ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL")[];
+            /** @description Matches when `type` is none of the listed values: repeat `filter[type_not_in][]=` or give one comma-separated value. */
+            type_not_in?: ("ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL")[];
+        };
     };
     requestBodies: never;
     headers: never;
@@ -4865,6 +5124,71 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order tags by (default `createdAt`; the contract names no default order).
+                 * @example title
+                 */
+                orderBy?: components["parameters"]["TagOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on tags; see "Filters and pagination". */
+                filter?: components["parameters"]["TagFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *         "title": "Long lead",
+                     *         "type": "ORDER",
+                     *         "color": "#ff7875",
+                     *         "createdAt": "2026-03-09T14:00:00.000Z",
+                     *         "updatedAt": "2026-03-09T14:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "3d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a",
+                     *         "title": "Rental return",
+                     *         "type": "TOOL",
+                     *         "color": null,
+                     *         "createdAt": "2026-03-10T08:45:12.000Z",
+                     *         "updatedAt": "2026-03-10T08:45:12.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Tag"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
 }

@@ -10,6 +10,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 import { phaseHandlers } from './phases/handlers';
 import { costCategoryHandlers } from './cost-categories/handlers';
 import { userHandlers } from './users/handlers';
+import { tagHandlers } from './tags/handlers';
 
 // --- imports: purchasing ---
 
@@ -32,6 +33,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...phaseHandlers,
     ...costCategoryHandlers,
     ...userHandlers,
+    ...tagHandlers,
 
     // --- handlers: purchasing ---
 

@@ -10,10 +10,10 @@ export async function insertJob(org: TestOrg, code: string, name = `Job ${code}`
   return row;
 }
 
-export async function insertTag(org: TestOrg, tag: { title: string; type?: string; color?: string | null }): Promise<{ id: string }> {
+export async function insertTag(org: TestOrg, tag: { title: string; type?: string; color?: string | null; createdAt?: Date }): Promise<{ id: string }> {
   const [row] = await harness()
     .db('tags')
-    .insert({ organization_id: org.id, title: tag.title, type: tag.type ?? 'ORDER', color: tag.color ?? null })
+    .insert({ organization_id: org.id, title: tag.title, type: tag.type ?? 'ORDER', color: tag.color ?? null, created_at: tag.createdAt ?? new Date() })
     .returning(['id']);
   return row;
 }
