@@ -5,6 +5,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
+import { startMailer } from './mail/mailer';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // Registration e-mails wait in the outbox until an SMTP server is configured.
+  const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
   const base = `http://localhost:${config.port}`;
   console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
@@ -51,6 +54,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: shutting down`);
+    stopMailer?.();
     server.close();
     server.closeAllConnections?.();
     await database.close().catch(() => undefined);

@@ -8,6 +8,10 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 // --- imports: locations and vendors ---
 
 // --- imports: phases, cost categories, users, tags ---
+import { seedUsers } from './users';
+import { seedPhases } from './phases';
+import { seedCostCategories } from './cost-categories';
+import { seedTags } from './tags';
 
 // --- imports: purchasing ---
 
@@ -24,12 +28,16 @@ const PARTS: DemoPart[] = [
   seedTaxCodes,
   seedUnitsOfMeasure,
   // --- parts: users (phases, cost categories, users, tags) ---
+  seedUsers,
 
   // --- parts: locations and vendors ---
 
   // --- parts: jobs and groups ---
 
   // --- parts: phases, cost categories, tags ---
+  seedPhases,
+  seedCostCategories,
+  seedTags,
 
   // --- parts: purchasing ---
 

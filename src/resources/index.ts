@@ -7,6 +7,10 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: locations and vendors ---
 
 // --- imports: phases, cost categories, users, tags ---
+import { phaseHandlers } from './phases/handlers';
+import { costCategoryHandlers } from './cost-categories/handlers';
+import { userHandlers } from './users/handlers';
+import { tagHandlers } from './tags/handlers';
 
 // --- imports: purchasing ---
 
@@ -28,6 +32,10 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: locations and vendors ---
 
     // --- handlers: phases, cost categories, users, tags ---
+    ...phaseHandlers,
+    ...costCategoryHandlers,
+    ...userHandlers,
+    ...tagHandlers,
 
     // --- handlers: purchasing ---
 
