@@ -199,7 +199,7 @@ export interface paths {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -235,7 +235,7 @@ export interface paths {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -269,7 +269,7 @@ export interface paths {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -303,7 +303,7 @@ export interface paths {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -556,6 +556,533 @@ export interface paths {
          * @description Makes a location of the organization the vendor's location (replacing the previous one). A vendor or location that is not the organization's is a `404`.
          */
         post: operations["setVendorLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List global phases
+         * @description Lists the organization's global phases (phases not linked to a job; deleted ones excluded),
+         *     ordered by `createdAt` unless `orderBy` says otherwise. Job phases are listed by
+         *     `GET /job-phases` and `GET /jobs/{jobIdOrCode}/phases`.
+         */
+        get: operations["listGlobalPhases"];
+        put?: never;
+        /**
+         * Create a global phase
+         * @description Creates a global phase (not linked to a job). `code` and `description` are required,
+         *     `defaultGLCode` is optional (default null). The code must be unique among the organization's
+         *     live global phases (409 otherwise).
+         */
+        post: operations["createGlobalPhase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-phases/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update phases in a batch
+         * @description Creates or updates up to 1000 phases in one transaction. Each input is matched by its `code`
+         *     within its scope: the global phases, or the phases of the job named by `jobId` or `jobCode`
+         *     (supplying either makes the phase a job phase). A match is updated (`description`, and
+         *     `defaultGLCode` when given); otherwise a phase is created.
+         *
+         *     An empty list (`Invalid input, list cannot be empty`) or more than 1000 elements
+         *     (`Invalid input, list cannot be greater than 1000`) is rejected before any element is
+         *     examined. Then every element is checked (required `code` and `description`, the job exists in
+         *     the organization, `jobId` and `jobCode` name the same job, the same code does not appear twice
+         *     in one scope); if any element is rejected nothing is saved and one 400 lists every rejected
+         *     element in `errors[0].message`, one line per element, `Position <n>: <reason>` with the
+         *     zero-based index in `inputs`.
+         *
+         *     Returns the phases in the order of `inputs`.
+         */
+        post: operations["upsertPhases"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-phases/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a phase
+         * @description Reads one phase. An ID matches any live phase of the organization; a code matches a global
+         *     phase, or, when `jobCode` is given, a phase of that job (404 when the job does not exist).
+         */
+        get: operations["getGlobalPhase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a phase
+         * @description Soft-deletes a phase (`DELETE /global-phases/{id}`: the path takes the phase's ID, which
+         *     matches any live phase of the organization; the code of a global phase is accepted too) and
+         *     returns it with `deletedAt` set. Its code can then be used again in its scope.
+         */
+        delete: operations["deleteGlobalPhase"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a phase
+         * @description Changes the given fields of a phase (`code`, `description`, and also `defaultGLCode`). An ID
+         *     matches any live phase of the organization, a code a global phase. Giving a new `code`
+         *     renames the phase; it must stay unique within the phase's scope (409 otherwise).
+         */
+        patch: operations["updateGlobalPhase"];
+        trace?: never;
+    };
+    "/job-phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the phases of every job
+         * @description Lists the phases linked to any job of the organization (global phases excluded, deleted ones
+         *     excluded), ordered by `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listAllJobPhases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the phases of a job
+         * @description Lists the phases of one job (deleted ones excluded), ordered by `createdAt` unless `orderBy`
+         *     says otherwise. 404 when the job does not exist in the organization.
+         */
+        get: operations["listJobPhases"];
+        put?: never;
+        /**
+         * Create a phase of a job
+         * @description Creates a phase linked to the job in the path. `code` and `description` are required,
+         *     `defaultGLCode` is optional (default null). The code must be unique among the job's live
+         *     phases (409 otherwise); a global phase or another job's phase may have the same code.
+         */
+        post: operations["createJobPhase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a phase of a job
+         * @description Reads one phase of the job in the path, by the phase's ID or code. A phase of another job is not found (404).
+         */
+        get: operations["getJobPhase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a phase of a job
+         * @description Soft-deletes a phase of the job and returns it with `deletedAt` set. Its code can then be used again in the job.
+         */
+        delete: operations["deleteJobPhase"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a phase of a job
+         * @description Changes the given fields of a phase of the job (`code`, `description`, `defaultGLCode`).
+         *     A new `code` renames the phase; it must stay unique among the job's live phases (409).
+         */
+        patch: operations["updateJobPhase"];
+        trace?: never;
+    };
+    "/global-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List global cost categories
+         * @description Lists the organization's global cost categories (no job, no phase). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listGlobalCategories"];
+        put?: never;
+        /**
+         * Create a global cost category
+         * @description Creates a global cost category (no job, no phase). `code` and `description` are required; the code must be unique among the live
+         *     categories of the scope (409 otherwise).
+         */
+        post: operations["createGlobalCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/global-categories/{idOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a global cost category
+         * @description Reads one global cost category by ID or code (among the global categories).
+         */
+        get: operations["getGlobalCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a global cost category
+         * @description Soft-deletes a global cost category (among the global categories) and returns it with `deletedAt` set. The path takes the
+         *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         */
+        delete: operations["deleteGlobalCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a global cost category
+         * @description Changes the given fields of a global cost category (among the global categories): `description`, and `code`, which renames it (the
+         *     new code must be unique among the live categories of the scope; 409 otherwise).
+         */
+        patch: operations["updateGlobalCategory"];
+        trace?: never;
+    };
+    "/phase-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the phase-level cost categories
+         * @description Lists every phase-level cost category of the organization (categories of a phase of a job). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listAllPhaseCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the cost categories of a phase
+         * @description Lists the cost categories of the phase in the path, which must be a phase of the job in the path (404 otherwise). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listJobPhaseCategories"];
+        put?: never;
+        /**
+         * Create a cost category of a phase
+         * @description Creates a phase-level cost category of the phase in the path, which must be a phase of the job in the path (404 otherwise). `code` and `description` are required; the code must be unique among the live
+         *     categories of the scope (409 otherwise).
+         */
+        post: operations["createJobPhaseCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}/categories/{categoryIdOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a cost category of a phase
+         * @description Reads one cost category of a phase by ID or code among the categories of the phase (a phase of the job in the path).
+         */
+        get: operations["getJobPhaseCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a cost category of a phase
+         * @description Soft-deletes a cost category of a phase among the categories of the phase (a phase of the job in the path) and returns it with `deletedAt` set. The path takes the
+         *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         */
+        delete: operations["deleteJobPhaseCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a cost category of a phase
+         * @description Changes the given fields of a cost category of a phase among the categories of the phase (a phase of the job in the path): `description`, and `code`, which renames it (the
+         *     new code must be unique among the live categories of the scope; 409 otherwise).
+         */
+        patch: operations["updateJobPhaseCategory"];
+        trace?: never;
+    };
+    "/job-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the job-level cost categories
+         * @description Lists every job-level cost category of the organization (categories of a job, not of one of its phases). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listAllJobCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the cost categories of a job
+         * @description Lists the job-level cost categories of the job in the path (404 when the job does not exist). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listJobCategories"];
+        put?: never;
+        /**
+         * Create a cost category of a job
+         * @description Creates a job-level cost category of the job in the path. `code` and `description` are required; the code must be unique among the live
+         *     categories of the scope (409 otherwise).
+         */
+        post: operations["createJobCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobIdOrCode}/categories/{categoryIdOrCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a cost category of a job
+         * @description Reads one cost category of a job by ID or code among the job-level categories of the job.
+         */
+        get: operations["getJobCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a cost category of a job
+         * @description Soft-deletes a cost category of a job among the job-level categories of the job and returns it with `deletedAt` set. The path takes the
+         *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         */
+        delete: operations["deleteJobCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a cost category of a job
+         * @description Changes the given fields of a cost category of a job among the job-level categories of the job: `description`, and `code`, which renames it (the
+         *     new code must be unique among the live categories of the scope; 409 otherwise).
+         */
+        patch: operations["updateJobCategory"];
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description Lists the organization's users, ordered by `createdAt` unless `orderBy` says otherwise.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description Creates a user and sends a registration e-mail to the address. `email`, `firstName`,
+         *     `lastName` and `role` are required; `admin` defaults to false, `avatarUrl` and `phone` to
+         *     null; `displayName` is "firstName lastName". The e-mail address must be unique in the
+         *     organization regardless of case (409 naming `body.email`).
+         *
+         *     The registration e-mail is queued with the user in the same transaction and delivered
+         *     asynchronously; a mail server that is down or rejects the message never fails this request
+         *     (delivery is retried).
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{idOrEmail}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or e-mail address (compared case-insensitively).
+                 * @example maria.chen@summitridge.example
+                 */
+                idOrEmail: components["parameters"]["IdOrEmail"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user
+         * @description Reads one user by ID or by e-mail address (compared case-insensitively).
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags
+         * @description Lists the organization's tags of every type, ordered by `createdAt` unless `orderBy` says
+         *     otherwise. Tags are created and recolored through the tag operations of orders.
+         */
+        get: operations["listTags"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1706,6 +2233,310 @@ export interface components {
              */
             locationId: string;
         };
+        /** @description A phase of the flat work-breakdown structure, global (no job) or linked to one job. */
+        Phase: {
+            /**
+             * @description Unique phase ID.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-02-03T16:20:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Human-readable code, unique among the live phases of its scope (the global phases, or the phases of one job).
+             * @example 03-300
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Cast-in-place concrete
+             */
+            description: string;
+            /**
+             * @description ID of the linked job; null for a global phase.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId: string | null;
+            /**
+             * @description Code of the linked job; null for a global phase.
+             * @example J-1042
+             */
+            jobCode: string | null;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-02-03T16:20:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description Default GL code for the phase; null when none.
+             * @example 5100-CONC
+             */
+            defaultGLCode: string | null;
+            /**
+             * Format: date-time
+             * @description When the phase was deleted; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+        };
+        /** @description A phase to create; its scope (global or one job) comes from the path. */
+        PhaseCreate: {
+            /**
+             * @description Code, unique among the live phases of the scope.
+             * @example 03-300
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Cast-in-place concrete
+             */
+            description: string;
+            /**
+             * @description Default GL code for the phase (default null).
+             * @example 5100-CONC
+             */
+            defaultGLCode?: string | null;
+        };
+        /**
+         * @description One phase of a batch upsert (`UpsertInput`). `code` and `description` are required; they are
+         *     checked by the operation itself so that a missing one is reported as `Position <n>: ...` like
+         *     every other rejected element. Giving `jobId` or `jobCode` makes it a phase of that job.
+         */
+        PhaseUpsert: {
+            /**
+             * @description Code (required); the phase is matched by this code within its scope.
+             * @example 03-300
+             */
+            code?: string;
+            /**
+             * @description Description (required).
+             * @example Cast-in-place concrete
+             */
+            description?: string;
+            /**
+             * @description Code of the job the phase belongs to; omit (with `jobId`) for a global phase.
+             * @example J-1042
+             */
+            jobCode?: string | null;
+            /**
+             * @description ID of the job the phase belongs to; when given with `jobCode`, both must name the same job.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId?: string | null;
+            /**
+             * @description Default GL code. Omitted or null keeps the stored value of an existing phase (null for a new one).
+             * @example 5100-CONC
+             */
+            defaultGLCode?: string | null;
+        };
+        /** @description The body of a phase batch upsert. */
+        PhaseBatch: {
+            /**
+             * @description The phases to create or update, at most 1000 (an empty list or more than 1000 elements is
+             *     rejected before any element is examined).
+             */
+            inputs: components["schemas"]["PhaseUpsert"][];
+        };
+        /** @description Changes to a phase; only the given fields change. The phase keeps its scope. */
+        PhaseUpdate: {
+            /**
+             * @description New code, unique among the live phases of the scope.
+             * @example 03-310
+             */
+            code?: string;
+            /**
+             * @description Description.
+             * @example Cast-in-place concrete, elevated slabs
+             */
+            description?: string;
+            /**
+             * @description Default GL code for the phase; null removes it.
+             * @example 5110-CONC
+             */
+            defaultGLCode?: string | null;
+        };
+        /**
+         * @description A cost category. Scopes: global (no job, no phase), job-level (a job), phase-level (a phase of a
+         *     job). `jobId`/`jobCode` are set for job- and phase-level categories, `phaseId`/`phaseCode` for
+         *     phase-level ones; null where not applicable.
+         */
+        CostCategory: {
+            /**
+             * @description Unique ID.
+             * @example 7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-02-04T11:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Human-readable code, unique among the live categories of its scope.
+             * @example MAT
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Materials
+             */
+            description: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-02-04T11:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description ID of the associated job (job- and phase-level categories); null for a global category.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId: string | null;
+            /**
+             * @description Code of the associated job; null for a global category.
+             * @example J-1042
+             */
+            jobCode: string | null;
+            /**
+             * @description ID of the associated phase (phase-level categories only); null otherwise.
+             * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+             */
+            phaseId: string | null;
+            /**
+             * @description Code of the associated phase (phase-level categories only); null otherwise.
+             * @example 03-300
+             */
+            phaseCode: string | null;
+            /**
+             * Format: date-time
+             * @description When the category was deleted; null when not deleted.
+             * @example null
+             */
+            deletedAt: string | null;
+        };
+        /** @description A cost category to create; its scope (global, job, or phase of a job) comes from the path. */
+        CostCategoryCreate: {
+            /**
+             * @description Code, unique among the live categories of the scope.
+             * @example MAT
+             */
+            code: string;
+            /**
+             * @description Description.
+             * @example Materials
+             */
+            description: string;
+        };
+        /** @description Changes to a cost category; only the given fields change. The category keeps its scope. */
+        CostCategoryUpdate: {
+            /**
+             * @description New code, unique among the live categories of the scope.
+             * @example MAT-S
+             */
+            code?: string;
+            /**
+             * @description Description.
+             * @example Materials and supplies
+             */
+            description?: string;
+        };
+        /** @description A user to create. The display name is formed from the first and last name. */
+        UserCreate: {
+            /**
+             * Format: email
+             * @description E-mail address, unique in the organization regardless of case; the registration e-mail is sent to it.
+             * @example maria.chen@summitridge.example
+             */
+            email: string;
+            /**
+             * @description First name.
+             * @example Maria
+             */
+            firstName: string;
+            /**
+             * @description Last name.
+             * @example Chen
+             */
+            lastName: string;
+            role: components["schemas"]["UserRole"];
+            /**
+             * @description Whether the user is an admin (default false).
+             * @default false
+             * @example false
+             */
+            admin: boolean;
+            /**
+             * @description URL of a png or jpeg image (default null).
+             * @example https://files.procurement.dev/avatars/maria-chen.png
+             */
+            avatarUrl?: string | null;
+            /**
+             * @description Phone (default null).
+             * @example +1 916 555 0117
+             */
+            phone?: string | null;
+        };
+        /**
+         * @description What a tag is used on.
+         *     - `ORDER`: purchase orders
+         *     - `INVENTORY_ITEM`: inventory items
+         *     - `REQUISITION`: requisitions
+         *     - `TOOL`: tools
+         * @example ORDER
+         * @enum {string}
+         */
+        TagType: "ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL";
+        /**
+         * @description Color of a tag: one of the listed hex codes, including `#`; null when the tag has no color.
+         *     - `#ff85c0`: magenta
+         *     - `#ff7875`: red
+         *     - `#ff9c6e`: volcano
+         *     - `#ffc069`: orange
+         *     - `#ffd666`: gold
+         *     - `#d3f261`: lime
+         *     - `#95de64`: green
+         *     - `#5cdbd3`: cyan
+         *     - `#69b1ff`: blue
+         *     - `#85a5ff`: geekblue
+         *     - `#b37feb`: purple
+         *     - `#f0f0f0`: grey
+         * @example #69b1ff
+         * @enum {string|null}
+         */
+        Color: "#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0" | null;
+        /** @description A tag that labels orders, inventory items, requisitions or tools. */
+        Tag: {
+            /**
+             * @description Unique ID.
+             * @example 2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * @description Name of the tag, unique in the organization (compared case-sensitively).
+             * @example Long lead
+             */
+            title: string;
+            type: components["schemas"]["TagType"];
+            color: components["schemas"]["Color"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-03-09T14:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-03-09T14:00:00.000Z
+             */
+            updatedAt: string;
+        };
     };
     responses: {
         /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
@@ -2530,7 +3361,7 @@ export interface components {
          * @description The job's ID or its code.
          * @example J-1042
          */
-        JobIdOrCode: string;
+        JobIdOrCodeParam: string;
         /**
          * @description Field to order locations by (default `createdAt`). `displayName` orders by the location's `name`.
          * @example displayName
@@ -3637,6 +4468,614 @@ export interface components {
          * @example V-FERGUSON
          */
         VendorIdOrCode: string;
+        /**
+         * @description Field to order phases by (default `createdAt`; the contract names no default order).
+         * @example code
+         */
+        PhaseOrderBy: "code" | "createdAt" | "description" | "id" | "updatedAt";
+        /** @description Conditions on phases; see "Filters and pagination". */
+        PhaseFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description Look the phase up among the phases of the job with this code instead of among the global phases.
+         * @example J-1042
+         */
+        PhaseJobCode: string;
+        /**
+         * @description The job's ID or its code.
+         * @example J-1042
+         */
+        JobIdOrCode: string;
+        /**
+         * @description The phase's ID or its code (among the phases of the job in the path).
+         * @example 03-300
+         */
+        PhaseIdOrCode: string;
+        /**
+         * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+         * @example code
+         */
+        CostCategoryOrderBy: "code" | "createdAt" | "description" | "id" | "updatedAt";
+        /** @description Conditions on cost categories; see "Filters and pagination". */
+        CostCategoryFilter: {
+            /**
+             * @description Matches when `code` equals the value.
+             * @example J-1042
+             */
+            code?: string;
+            /**
+             * @description Matches when `code` does not equal the value.
+             * @example J-1042
+             */
+            code_not?: string;
+            /** @description Matches when `code` is one of the listed values: repeat `filter[code_in][]=` or give one comma-separated value. */
+            code_in?: string[];
+            /** @description Matches when `code` is none of the listed values: repeat `filter[code_not_in][]=` or give one comma-separated value. */
+            code_not_in?: string[];
+            /**
+             * @description Matches when `code` is less than the value.
+             * @example J-1042
+             */
+            code_lt?: string;
+            /**
+             * @description Matches when `code` is less than or equal to the value.
+             * @example J-1042
+             */
+            code_lte?: string;
+            /**
+             * @description Matches when `code` is greater than the value.
+             * @example J-1042
+             */
+            code_gt?: string;
+            /**
+             * @description Matches when `code` is greater than or equal to the value.
+             * @example J-1042
+             */
+            code_gte?: string;
+            /**
+             * @description Matches when `code` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_contains?: string;
+            /**
+             * @description Matches when `code` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_starts_with?: string;
+            /**
+             * @description Matches when `code` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            code_ends_with?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The cost category's ID or its code (among the categories of the scope in the path).
+         * @example MAT
+         */
+        CategoryIdOrCode: string;
+        /**
+         * @description The user's ID or e-mail address (compared case-insensitively).
+         * @example maria.chen@summitridge.example
+         */
+        IdOrEmail: string;
+        /**
+         * @description Field to order tags by (default `createdAt`; the contract names no default order).
+         * @example title
+         */
+        TagOrderBy: "id" | "createdAt" | "title" | "color" | "updatedAt" | "type";
+        /** @description Conditions on tags; see "Filters and pagination". */
+        TagFilter: {
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `title` equals the value.
+             * @example J-1042
+             */
+            title?: string;
+            /**
+             * @description Matches when `title` does not equal the value.
+             * @example J-1042
+             */
+            title_not?: string;
+            /** @description Matches when `title` is one of the listed values: repeat `filter[title_in][]=` or give one comma-separated value. */
+            title_in?: string[];
+            /** @description Matches when `title` is none of the listed values: repeat `filter[title_not_in][]=` or give one comma-separated value. */
+            title_not_in?: string[];
+            /**
+             * @description Matches when `title` is less than the value.
+             * @example J-1042
+             */
+            title_lt?: string;
+            /**
+             * @description Matches when `title` is less than or equal to the value.
+             * @example J-1042
+             */
+            title_lte?: string;
+            /**
+             * @description Matches when `title` is greater than the value.
+             * @example J-1042
+             */
+            title_gt?: string;
+            /**
+             * @description Matches when `title` is greater than or equal to the value.
+             * @example J-1042
+             */
+            title_gte?: string;
+            /**
+             * @description Matches when `title` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            title_contains?: string;
+            /**
+             * @description Matches when `title` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            title_starts_with?: string;
+            /**
+             * @description Matches when `title` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            title_ends_with?: string;
+            /**
+             * @description Matches when `color` equals the value.
+             * @example #ff85c0
+             * @enum {string}
+             */
+            color?: "#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0";
+            /**
+             * @description Matches when `color` does not equal the value.
+             * @example #ff85c0
+             * @enum {string}
+             */
+            color_not?: "#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0";
+            /** @description Matches when `color` is one of the listed values: repeat `filter[color_in][]=` or give one comma-separated value. */
+            color_in?: ("#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0")[];
+            /** @description Matches when `color` is none of the listed values: repeat `filter[color_not_in][]=` or give one comma-separated value. */
+            color_not_in?: ("#ff85c0" | "#ff7875" | "#ff9c6e" | "#ffc069" | "#ffd666" | "#d3f261" | "#95de64" | "#5cdbd3" | "#69b1ff" | "#85a5ff" | "#b37feb" | "#f0f0f0")[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+            /**
+             * @description Matches when `type` equals the value.
+             * @example ORDER
+             * @enum {string}
+             */
+            type?: "ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL";
+            /**
+             * @description Matches when `type` does not equal the value.
+             * @example ORDER
+             * @enum {string}
+             */
+            type_not?: "ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL";
+            /** @description Matches when `type` is one of the listed values: repeat `filter[type_in][]=` or give one comma-separated value. */
+            type_in?: ("ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL")[];
+            /** @description Matches when `type` is none of the listed values: repeat `filter[type_not_in][]=` or give one comma-separated value. */
+            type_not_in?: ("ORDER" | "INVENTORY_ITEM" | "REQUISITION" | "TOOL")[];
+        };
     };
     requestBodies: never;
     headers: never;
@@ -4431,7 +5870,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4484,7 +5923,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4575,7 +6014,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4645,7 +6084,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4704,7 +6143,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4780,7 +6219,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4832,7 +6271,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4891,7 +6330,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4944,7 +6383,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -4978,7 +6417,7 @@ export interface operations {
                  * @description The job's ID or its code.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCode"];
+                idOrCode: components["parameters"]["JobIdOrCodeParam"];
             };
             cookie?: never;
         };
@@ -6071,6 +7510,1941 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listGlobalPhases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order phases by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["PhaseOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on phases; see "Filters and pagination". */
+                filter?: components["parameters"]["PhaseFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of global phases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "createdAt": "2026-02-03T16:20:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a",
+                     *         "createdAt": "2026-02-03T16:21:12.400Z",
+                     *         "code": "26-000",
+                     *         "description": "Electrical",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "updatedAt": "2026-02-03T16:21:12.400Z",
+                     *         "defaultGLCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createGlobalPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "03-300",
+                 *       "description": "Cast-in-place concrete",
+                 *       "defaultGLCode": "5100-CONC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseCreate"];
+            };
+        };
+        responses: {
+            /** @description The created phase. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    upsertPhases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "code": "03-300",
+                 *           "description": "Cast-in-place concrete",
+                 *           "defaultGLCode": "5100-CONC"
+                 *         },
+                 *         {
+                 *           "code": "03-300",
+                 *           "description": "Cast-in-place concrete, podium level",
+                 *           "jobCode": "J-1042"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseBatch"];
+            };
+        };
+        responses: {
+            /** @description The created and updated phases, in the order of `inputs`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "createdAt": "2026-02-03T16:20:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "createdAt": "2026-11-21T10:00:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete, podium level",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *         "defaultGLCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            /** @description The list is empty or longer than 1000, or one or more elements were rejected (nothing was saved). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "2 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 1: jobCode J-9999 does not match a job\nPosition 3: code 03-300 of job J-1042 appears more than once in the batch (first at position 2)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getGlobalPhase: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Look the phase up among the phases of the job with this code instead of among the global phases.
+                 * @example J-1042
+                 */
+                jobCode?: components["parameters"]["PhaseJobCode"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteGlobalPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": null,
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateGlobalPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Cast-in-place concrete, elevated slabs"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, elevated slabs",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listAllJobPhases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order phases by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["PhaseOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on phases; see "Filters and pagination". */
+                filter?: components["parameters"]["PhaseFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of job phases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "createdAt": "2026-02-10T08:00:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete, podium level",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "updatedAt": "2026-02-10T08:00:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *         "createdAt": "2026-03-01T09:15:00.000Z",
+                     *         "code": "26-100",
+                     *         "description": "Temporary power",
+                     *         "jobId": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *         "jobCode": "J-1057",
+                     *         "updatedAt": "2026-03-01T09:15:00.000Z",
+                     *         "defaultGLCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listJobPhases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order phases by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["PhaseOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on phases; see "Filters and pagination". */
+                filter?: components["parameters"]["PhaseFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the job's phases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "createdAt": "2026-02-03T16:20:00.000Z",
+                     *         "code": "03-300",
+                     *         "description": "Cast-in-place concrete, podium level",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *         "defaultGLCode": "5100-CONC",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Phase"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "03-300",
+                 *       "description": "Cast-in-place concrete, podium level",
+                 *       "defaultGLCode": "5100-CONC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseCreate"];
+            };
+        };
+        responses: {
+            /** @description The created phase. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium level",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium level",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-02-03T16:20:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium level",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5100-CONC",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJobPhase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Cast-in-place concrete, podium and ramps",
+                 *       "defaultGLCode": "5110-CONC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PhaseUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated phase. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "createdAt": "2026-02-03T16:20:00.000Z",
+                     *       "code": "03-300",
+                     *       "description": "Cast-in-place concrete, podium and ramps",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "defaultGLCode": "5110-CONC",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listGlobalCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": null,
+                     *         "jobCode": null,
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MAT",
+                 *       "description": "Materials"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cost category. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateGlobalCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Materials and supplies"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials and supplies",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": null,
+                     *       "jobCode": null,
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listAllPhaseCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listJobPhaseCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "phaseCode": "03-300",
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MAT",
+                 *       "description": "Materials"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cost category. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJobPhaseCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @example 03-300
+                 */
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Materials and supplies"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials and supplies",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "phaseCode": "03-300",
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listAllJobCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    listJobCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
+                 * @example code
+                 */
+                orderBy?: components["parameters"]["CostCategoryOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on cost categories; see "Filters and pagination". */
+                filter?: components["parameters"]["CostCategoryFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cost categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *         "createdAt": "2026-02-04T11:00:00.000Z",
+                     *         "code": "MAT",
+                     *         "description": "Materials",
+                     *         "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       },
+                     *       {
+                     *         "id": "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     *         "createdAt": "2026-02-04T11:02:30.250Z",
+                     *         "code": "LAB",
+                     *         "description": "Labor",
+                     *         "updatedAt": "2026-02-04T11:02:30.250Z",
+                     *         "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "jobCode": "J-1042",
+                     *         "phaseId": null,
+                     *         "phaseCode": null,
+                     *         "deletedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CostCategory"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "MAT",
+                 *       "description": "Materials"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created cost category. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-02-04T11:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateJobCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The job's ID or its code.
+                 * @example J-1042
+                 */
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
+                /**
+                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @example MAT
+                 */
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Materials and supplies"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CostCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated cost category. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d",
+                     *       "createdAt": "2026-02-04T11:00:00.000Z",
+                     *       "code": "MAT",
+                     *       "description": "Materials and supplies",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "jobCode": "J-1042",
+                     *       "phaseId": null,
+                     *       "phaseCode": null,
+                     *       "deletedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order users by (default `createdAt`).
+                 * @example displayName
+                 */
+                orderBy?: components["parameters"]["UserOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on users; see "Filters and pagination". */
+                filter?: components["parameters"]["UserFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "admin": true,
+                     *         "avatarUrl": null,
+                     *         "displayName": "Ava Martinez",
+                     *         "email": "ava.martinez@summitridge.example",
+                     *         "firstName": "Ava",
+                     *         "lastName": "Martinez",
+                     *         "phone": "+1 916 555 0100",
+                     *         "role": "Procurement",
+                     *         "createdAt": "2026-01-05T08:00:00.000Z",
+                     *         "updatedAt": "2026-01-05T08:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *         "admin": false,
+                     *         "avatarUrl": "https://files.procurement.dev/avatars/maria-chen.png",
+                     *         "displayName": "Maria Chen",
+                     *         "email": "maria.chen@summitridge.example",
+                     *         "firstName": "Maria",
+                     *         "lastName": "Chen",
+                     *         "phone": "+1 916 555 0117",
+                     *         "role": "Field",
+                     *         "createdAt": "2026-01-12T09:00:00.000Z",
+                     *         "updatedAt": "2026-01-12T09:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["User"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "maria.chen@summitridge.example",
+                 *       "firstName": "Maria",
+                 *       "lastName": "Chen",
+                 *       "role": "Field",
+                 *       "phone": "+1 916 555 0117"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description The created user. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "admin": false,
+                     *       "avatarUrl": null,
+                     *       "displayName": "Maria Chen",
+                     *       "email": "maria.chen@summitridge.example",
+                     *       "firstName": "Maria",
+                     *       "lastName": "Chen",
+                     *       "phone": "+1 916 555 0117",
+                     *       "role": "Field",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or e-mail address (compared case-insensitively).
+                 * @example maria.chen@summitridge.example
+                 */
+                idOrEmail: components["parameters"]["IdOrEmail"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "admin": false,
+                     *       "avatarUrl": "https://files.procurement.dev/avatars/maria-chen.png",
+                     *       "displayName": "Maria Chen",
+                     *       "email": "maria.chen@summitridge.example",
+                     *       "firstName": "Maria",
+                     *       "lastName": "Chen",
+                     *       "phone": "+1 916 555 0117",
+                     *       "role": "Field",
+                     *       "createdAt": "2026-01-12T09:00:00.000Z",
+                     *       "updatedAt": "2026-01-12T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order tags by (default `createdAt`; the contract names no default order).
+                 * @example title
+                 */
+                orderBy?: components["parameters"]["TagOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on tags; see "Filters and pagination". */
+                filter?: components["parameters"]["TagFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *         "title": "Long lead",
+                     *         "type": "ORDER",
+                     *         "color": "#ff7875",
+                     *         "createdAt": "2026-03-09T14:00:00.000Z",
+                     *         "updatedAt": "2026-03-09T14:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "3d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a",
+                     *         "title": "Rental return",
+                     *         "type": "TOOL",
+                     *         "color": null,
+                     *         "createdAt": "2026-03-10T08:45:12.000Z",
+                     *         "updatedAt": "2026-03-10T08:45:12.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Tag"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
 }

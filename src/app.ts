@@ -72,8 +72,10 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   app.use(TOKEN_PATH, express.urlencoded({ extended: false, limit: '16kb' }));
 
   app.use((req, res, next) => {
+    // HEAD is answered as GET (express sends the headers without the body).
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
     api
-      .handleRequest({ method: req.method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
+      .handleRequest({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
       .catch(next);
   });
   app.use(errorMiddleware);

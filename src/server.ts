@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
+import { startMailer } from './mail/mailer';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -25,8 +27,10 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // Registration e-mails wait in the outbox until an SMTP server is configured.
+  const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
   const base = `http://localhost:${config.port}`;
-  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in .data/postgres' : 'DATABASE_URL'}); docs at ${base}/docs`);
+  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
     // Printed once, when the demo organization is created: the secrets are not stored in clear.
     console.log(
@@ -50,6 +54,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: shutting down`);
+    stopMailer?.();
     server.close();
     server.closeAllConnections?.();
     await database.close().catch(() => undefined);
@@ -60,6 +65,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error('Failed to start:', err instanceof Error ? err.message : err);
+  console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
   process.exit(1);
 });

@@ -21,6 +21,13 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(p.errors[0].message).to.match(/No operation matches GET \/no-such-thing/);
   });
 
+  it('answers HEAD like GET, without a body', async () => {
+    const res = await org.api.request('HEAD', '/tax-codes');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^application\/json/);
+    expect(res.text).to.equal('');
+  });
+
   it('answers a wrong method with 405 and Allow', async () => {
     const res = await org.api.put('/tax-codes', {});
     problemOf(res, 405);

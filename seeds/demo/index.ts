@@ -10,6 +10,10 @@ import { seedJobsAndGroups } from './jobs-groups';
 import { seedLocationsAndVendors } from './locations-vendors';
 
 // --- imports: phases, cost categories, users, tags ---
+import { seedUsers } from './users';
+import { seedPhases } from './phases';
+import { seedCostCategories } from './cost-categories';
+import { seedTags } from './tags';
 
 // --- imports: purchasing ---
 
@@ -26,6 +30,7 @@ const PARTS: DemoPart[] = [
   seedTaxCodes,
   seedUnitsOfMeasure,
   // --- parts: users (phases, cost categories, users, tags) ---
+  seedUsers,
 
   // --- parts: locations and vendors ---
   seedLocationsAndVendors,
@@ -34,6 +39,9 @@ const PARTS: DemoPart[] = [
   seedJobsAndGroups,
 
   // --- parts: phases, cost categories, tags ---
+  seedPhases,
+  seedCostCategories,
+  seedTags,
 
   // --- parts: purchasing ---
 

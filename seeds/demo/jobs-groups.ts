@@ -42,6 +42,10 @@ export const seedJobsAndGroups: DemoPart = async ({ db, orgId, userId, remember,
     jobs.flatMap((j) => [...(j.location ? [j.location] : []), ...j.extra].map((name) => ({ organization_id: orgId, job_id: jobId(j.code), location_id: ref('location', name) }))),
   );
   await db('job_groups').insert(jobs.flatMap((j) => j.groups.map((g) => ({ organization_id: orgId, job_id: jobId(j.code), group_id: group(g) }))));
-  // The users part runs before this one; its users are assigned once it is merged (the admin until then).
-  await db('job_users').insert(jobs.filter((j) => j.state === 'OPEN').map((j) => ({ organization_id: orgId, job_id: jobId(j.code), user_id: userId })));
+  // Field staff on the open jobs, the procurement lead on every job.
+  const crew = ['maria.chen@summitridge.example', 'dev.patel@summitridge.example'].map((email) => ref('user', email));
+  const lead = ref('user', 'jordan.kim@summitridge.example');
+  await db('job_users').insert(
+    jobs.flatMap((j) => [...(j.state === 'OPEN' ? crew : []), lead].map((user_id) => ({ organization_id: orgId, job_id: jobId(j.code), user_id }))),
+  );
 };

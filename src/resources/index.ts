@@ -11,6 +11,10 @@ import { locationHandlers } from './locations/handlers';
 import { vendorHandlers } from './vendors/handlers';
 
 // --- imports: phases, cost categories, users, tags ---
+import { phaseHandlers } from './phases/handlers';
+import { costCategoryHandlers } from './cost-categories/handlers';
+import { userHandlers } from './users/handlers';
+import { tagHandlers } from './tags/handlers';
 
 // --- imports: purchasing ---
 
@@ -36,6 +40,10 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...vendorHandlers,
 
     // --- handlers: phases, cost categories, users, tags ---
+    ...phaseHandlers,
+    ...costCategoryHandlers,
+    ...userHandlers,
+    ...tagHandlers,
 
     // --- handlers: purchasing ---
 

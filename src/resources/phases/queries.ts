@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../../db/knex';
+import { col, idCol, isUuid, tsCol } from '../../db/columns';
+import { ListParams } from '../../db/list';
+import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { conflict } from '../../http/errors';
+import type { Schema } from '../../http/handler';
+import type { Json } from '../../http/json';
+
+type Phase = Schema<'Phase'>;
+
+/** Phases: global (job_id NULL) or of one job; the job is flattened to jobId/jobCode. */
+export const phases: ResourceDef = {
+  table: 'phases',
+  alias: 'ph',
+  codeColumn: 'ph.code',
+  softDelete: true,
+  joins: (q) => q.leftJoin({ phj: 'jobs' }, (j) => j.on('phj.organization_id', 'ph.organization_id').andOn('phj.id', 'ph.job_id')),
+  columns: {
+    id: idCol('ph.id'),
+    createdAt: tsCol('ph.created_at'),
+    code: col('ph.code'),
+    description: col('ph.description'),
+    jobId: idCol('ph.job_id'),
+    jobCode: col('phj.code'),
+    updatedAt: tsCol('ph.updated_at'),
+    defaultGLCode: col('ph.default_gl_code'),
+    deletedAt: tsCol('ph.deleted_at'),
+  },
+};
+
+/** Which phases a request sees: the global ones, those of every job, or those of one job. */
+export type PhaseScope = { kind: 'global' } | { kind: 'anyJob' } | { kind: 'job'; jobId: string };
+
+export const GLOBAL: PhaseScope = { kind: 'global' };
+export const jobScope = (jobId: string): PhaseScope => ({ kind: 'job', jobId });
+
+function inScope(q: Knex.QueryBuilder, scope: PhaseScope): Knex.QueryBuilder {
+  if (scope.kind === 'global') return q.whereNull('ph.job_id');
+  if (scope.kind === 'anyJob') return q.whereNotNull('ph.job_id');
+  return q.where('ph.job_id', scope.jobId);
+}
+
+export interface PhaseChanges {
+  code?: string;
+  description?: string;
+  defaultGLCode?: string | null;
+}
+
+const toRow = (c: PhaseChanges) => ({ code: c.code, description: c.description, default_gl_code: c.defaultGLCode });
+
+export const listPhases = (db: Queryable, orgId: string, scope: PhaseScope, params: ListParams) =>
+  listJson<Phase>(db, phases, inScope(scoped(db, phases, orgId), scope), params);
+
+/**
+ * The live phase behind `:idOrCode`: a code is looked up in `scope`; an ID in `scope` too, or in
+ * every scope with `idInAnyScope` (IDs are unique, so `/global-phases/{id}` reaches job phases).
+ */
+export async function resolvePhaseId(db: Queryable, orgId: string, idOrCode: string, scope: PhaseScope, idInAnyScope = false): Promise<string | undefined> {
+  if (isUuid(idOrCode)) {
+    const byId = scoped(db, phases, orgId).where('ph.id', idOrCode);
+    const row = await (idInAnyScope ? byId : inScope(byId, scope)).first('ph.id');
+    if (row) return row.id;
+  }
+  const row = await inScope(scoped(db, phases, orgId), scope).where('ph.code', idOrCode).first('ph.id');
+  return row?.id;
+}
+
+export const getPhaseById = (db: Queryable, orgId: string, id: string, includeDeleted = false): Promise<Json<Phase> | undefined> =>
+  oneJson<Phase>(db, phases, whereId(scoped(db, phases, orgId, { includeDeleted }), phases, id));
+
+/** 409 when another live phase of the same scope has the code. */
+async function ensureCodeFree(db: Queryable, orgId: string, jobId: string | null, code: string, exceptId?: string): Promise<void> {
+  const q = db('phases').where({ organization_id: orgId, code }).whereNull('deleted_at');
+  if (jobId) q.where('job_id', jobId);
+  else q.whereNull('job_id');
+  if (exceptId) q.whereNot('id', exceptId);
+  if (await q.first('id')) throw conflict('body.code', `${code} is already used by another ${jobId ? 'phase of the job' : 'global phase'}`);
+}
+
+export async function createPhase(db: Queryable, orgId: string, jobId: string | null, input: PhaseChanges): Promise<Json<Phase>> {
+  await ensureCodeFree(db, orgId, jobId, input.code!);
+  const [row] = await db('phases')
+    .insert({ ...toRow(input), organization_id: orgId, job_id: jobId })
+    .returning('id');
+  return (await getPhaseById(db, orgId, row.id))!;
+}
+
+export async function updatePhase(db: Queryable, orgId: string, id: string, changes: PhaseChanges): Promise<Json<Phase>> {
+  if (changes.code !== undefined) {
+    const current = await db('phases').where({ organization_id: orgId, id }).first('job_id');
+    await ensureCodeFree(db, orgId, current.job_id, changes.code, id);
+  }
+  await db('phases')
+    .where({ organization_id: orgId, id })
+    .update({ ...toRow(changes), updated_at: db.fn.now() });
+  return (await getPhaseById(db, orgId, id))!;
+}
+
+export async function deletePhase(db: Queryable, orgId: string, id: string): Promise<Json<Phase>> {
+  await db('phases').where({ organization_id: orgId, id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  return (await getPhaseById(db, orgId, id, true))!;
+}
+
+/** Phases by ID as a JSON array in the order of `ids` (one statement). */
+export function phasesInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Phase[]>> {
+  const q = scoped(db, phases, orgId).whereRaw('ph.id = ANY(?::uuid[])', [ids]);
+  // ids come from RETURNING (valid uuids), so they can be inlined into the ORDER BY.
+  const list = ids.filter(isUuid).map((id) => `'${id}'`).join(',');
+  return allJson<Phase>(db, phases, q, `array_position(ARRAY[${list}]::uuid[], ph.id)`);
+}

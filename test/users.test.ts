@@ -1,0 +1,179 @@
+import { expect } from 'chai';
+import { createServer, Server, Socket } from 'node:net';
+import { AddressInfo } from 'node:net';
+import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { harness } from './support/harness';
+import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { deliverPending } from '../src/mail/mailer';
+
+type User = { id: string; email: string; displayName: string; firstName: string; lastName: string; admin: boolean; avatarUrl: string | null; phone: string | null; role: string };
+
+/** A fake SMTP server: records every command and message, answers like a permissive relay. */
+function fakeSmtp(): Promise<{ server: Server; port: number; commands: string[]; messages: string[] }> {
+  const commands: string[] = [];
+  const messages: string[] = [];
+  const server = createServer((socket: Socket) => {
+    let buffer = '';
+    let inData = false;
+    let data = '';
+    socket.write('220 fake.smtp ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      let i: number;
+      while ((i = buffer.indexOf('\r\n')) >= 0) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 2);
+        if (inData) {
+          if (line === '.') {
+            inData = false;
+            messages.push(data);
+            data = '';
+            socket.write('250 2.0.0 queued\r\n');
+          } else data += line + '\n';
+          continue;
+        }
+        commands.push(line);
+        const verb = line.split(' ')[0].toUpperCase();
+        if (verb === 'EHLO') socket.write('250-fake.smtp\r\n250 AUTH PLAIN\r\n');
+        else if (verb === 'AUTH') socket.write('235 2.7.0 accepted\r\n');
+        else if (verb === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (verb === 'QUIT') {
+          socket.write('221 bye\r\n');
+          socket.end();
+        } else socket.write('250 ok\r\n');
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port, commands, messages })));
+}
+
+describe('users', () => {
+  let org: TestOrg;
+  let other: TestOrg;
+  before(async () => {
+    org = await newOrg();
+    other = await newOrg();
+    for (const [first, last, role] of [
+      ['Maria', 'Chen', 'Field'],
+      ['Dev', 'Patel', 'FieldOrdering'],
+      ['Lena', 'Okafor', 'Warehouse'],
+    ]) {
+      expectStatus(await org.api.post('/users', { email: `${first.toLowerCase()}.${last.toLowerCase()}@summitridge.example`, firstName: first, lastName: last, role }), 201);
+    }
+  });
+
+  it('creates a user with defaults and a display name from the names', async () => {
+    const u = expectStatus(await org.api.post('/users', { email: 'Sam.Rivera@SummitRidge.example', firstName: 'Sam', lastName: 'Rivera', role: 'BackOffice' }), 201).body as User;
+    expect(u).to.include({ email: 'Sam.Rivera@SummitRidge.example', firstName: 'Sam', lastName: 'Rivera', displayName: 'Sam Rivera', role: 'BackOffice', admin: false, avatarUrl: null, phone: null });
+    const full = expectStatus(
+      await org.api.post('/users', {
+        email: 'jo.kim@summitridge.example',
+        firstName: 'Jo',
+        lastName: 'Kim',
+        role: 'Procurement',
+        admin: true,
+        avatarUrl: 'https://files.example/jo.png',
+        phone: '+1 916 555 0199',
+      }),
+      201,
+    ).body as User;
+    expect(full).to.include({ admin: true, avatarUrl: 'https://files.example/jo.png', phone: '+1 916 555 0199' });
+  });
+
+  it('validates required fields and the role enum', async () => {
+    const p = problemOf(await org.api.post('/users', { email: 'not-an-email', role: 'Boss' }), 400);
+    expect(p.errors.map((e) => e.field)).to.include.members(['body.email', 'body.firstName', 'body.lastName', 'body.role']);
+  });
+
+  it('rejects a duplicate e-mail regardless of case with 409 naming body.email', async () => {
+    const p = problemOf(await org.api.post('/users', { email: 'MARIA.CHEN@summitridge.example', firstName: 'M', lastName: 'C', role: 'Field' }), 409);
+    expect(p.errors[0]).to.include({ field: 'body.email', rule: 'unique' });
+    // Another organization may use the same address.
+    expectStatus(await other.api.post('/users', { email: 'maria.chen@summitridge.example', firstName: 'Maria', lastName: 'Chen', role: 'Field' }), 201);
+  });
+
+  it('reads a user by id or by e-mail in any case', async () => {
+    const byEmail = expectStatus(await org.api.get('/users/DEV.PATEL@summitridge.example'), 200).body as User;
+    expect(byEmail).to.include({ displayName: 'Dev Patel', role: 'FieldOrdering' });
+    expect(expectStatus(await org.api.get(`/users/${byEmail.id}`), 200).body).to.deep.equal(byEmail);
+    problemOf(await org.api.get('/users/nobody@summitridge.example'), 404);
+  });
+
+  it('lists users with the allowed orderBy and filter fields', async () => {
+    const byName = expectStatus(await org.api.get('/users?orderBy=displayName'), 200).body as User[];
+    const names = byName.map((u) => u.displayName);
+    expect(names).to.deep.equal([...names].sort());
+    const warehouse = expectStatus(await org.api.get('/users?filter[email_starts_with]=lena'), 200).body as User[];
+    expect(warehouse.map((u) => u.displayName)).to.deep.equal(['Lena Okafor']);
+    const admins = expectStatus(await org.api.get('/users?filter[admin]=true'), 200).body as User[];
+    expect(admins.length).to.be.greaterThan(0);
+    expect(admins.every((u) => u.admin)).to.equal(true);
+    const withPhone = expectStatus(await org.api.get('/users?filter[phone]=%2B1%20916%20555%200199'), 200).body as User[];
+    expect(withPhone.map((u) => u.displayName)).to.deep.equal(['Jo Kim']);
+    problemOf(await org.api.get('/users?filter[role]=Field'), 400);
+    problemOf(await org.api.get('/users?orderBy=lastName'), 400);
+  });
+
+  it("answers another organization's user like a missing one", async () => {
+    const u = expectStatus(await org.api.get('/users/maria.chen@summitridge.example'), 200).body as User;
+    await expectForeignLikeMissing(other, 'GET', `/users/${u.id}`, `/users/${MISSING_ID}`);
+    const theirs = expectStatus(await other.api.get('/users'), 200).body as User[];
+    expect(theirs.map((x) => x.id)).not.to.include(u.id);
+  });
+
+  describe('registration e-mail', () => {
+    it('is queued in the outbox with the user', async () => {
+      const u = expectStatus(await org.api.post('/users', { email: 'pat.nguyen@summitridge.example', firstName: 'Pat', lastName: 'Nguyen', role: 'Field' }), 201).body as User;
+      const rows = await harness().db('outbox_emails').where({ organization_id: org.id }).whereRaw('to_address LIKE ?', ['%pat.nguyen@summitridge.example%']);
+      expect(rows).to.have.length(1);
+      expect(rows[0]).to.include({ kind: 'registration', sent_at: null, attempts: 0 });
+      expect(rows[0].subject).to.match(/Welcome/);
+      expect(rows[0].body).to.include('Hello Pat').and.include(u.email);
+    });
+
+    it('is not queued when the user is not created', async () => {
+      const before = await harness().db('outbox_emails').where({ organization_id: org.id }).count('* as n');
+      problemOf(await org.api.post('/users', { email: 'maria.chen@summitridge.example', firstName: 'M', lastName: 'C', role: 'Field' }), 409);
+      const after = await harness().db('outbox_emails').where({ organization_id: org.id }).count('* as n');
+      expect(after[0].n).to.equal(before[0].n);
+    });
+
+    it('is delivered through SMTP when the deliverer runs with SMTP_URL', async () => {
+      const mailOrg = await newOrg();
+      expectStatus(await mailOrg.api.post('/users', { email: 'riley.brooks@summitridge.example', firstName: 'Riley', lastName: 'Brooks', role: 'Warehouse' }), 201);
+      const smtp = await fakeSmtp();
+      try {
+        const result = await deliverPending(harness().db, `smtp://mailer:s3cret@127.0.0.1:${smtp.port}?from=no-reply@summitridge.example`, { organizationId: mailOrg.id });
+        expect(result).to.deep.equal({ sent: 1, failed: 0 });
+      } finally {
+        smtp.server.close();
+      }
+      expect(smtp.commands).to.include('MAIL FROM:<no-reply@summitridge.example>');
+      expect(smtp.commands).to.include('RCPT TO:<riley.brooks@summitridge.example>');
+      expect(smtp.commands).to.include(`AUTH PLAIN ${Buffer.from('\0mailer\0s3cret').toString('base64')}`);
+      expect(smtp.messages).to.have.length(1);
+      expect(smtp.messages[0]).to.match(/^Subject: Welcome to /m).and.include('Hello Riley');
+      const row = await harness().db('outbox_emails').where({ organization_id: mailOrg.id }).first();
+      expect(row.sent_at).to.be.instanceOf(Date);
+      expect(row.attempts).to.equal(1);
+      // Sent mail is not sent again.
+      expect(await deliverPending(harness().db, `smtp://127.0.0.1:${smtp.port}`, { organizationId: mailOrg.id })).to.deep.equal({ sent: 0, failed: 0 });
+    });
+
+    it('records the error when the mail server is unreachable, and the request still succeeds', async () => {
+      const mailOrg = await newOrg();
+      expectStatus(await mailOrg.api.post('/users', { email: 'casey.lee@summitridge.example', firstName: 'Casey', lastName: 'Lee', role: 'Field' }), 201);
+      const closed = await fakeSmtp();
+      const port = closed.port;
+      await new Promise((r) => closed.server.close(r));
+      const result = await deliverPending(harness().db, `smtp://127.0.0.1:${port}`, { organizationId: mailOrg.id, timeoutMs: 2000 });
+      expect(result).to.deep.equal({ sent: 0, failed: 1 });
+      const row = await harness().db('outbox_emails').where({ organization_id: mailOrg.id }).first();
+      expect(row.sent_at).to.equal(null);
+      expect(row.attempts).to.equal(1);
+      expect(row.last_error).to.match(/ECONNREFUSED/);
+    });
+  });
+});
