@@ -2,7 +2,7 @@ import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { upsertPhases } from './batch';
-import { resolveJobId } from './job-lookup';
+import { jobId as resolveJobId } from '../jobs/queries';
 import * as q from './queries';
 import type { Queryable } from '../../db/knex';
 

@@ -2,17 +2,9 @@ import type { Queryable } from '../../db/knex';
 import { isUuid } from '../../db/columns';
 
 /**
- * Jobs as the parent of phases and cost categories: `:jobIdOrCode` and the jobId/jobCode of batch
- * inputs, always looked up in the caller's organization (another organization's job is missing).
+ * Jobs named by the jobId/jobCode of batch inputs, looked up in the caller's organization
+ * (another organization's job is missing). `:jobIdOrCode` paths use jobs/queries.ts `jobId`.
  */
-export async function resolveJobId(db: Queryable, orgId: string, idOrCode: string): Promise<string | undefined> {
-  const q = db('jobs').where({ organization_id: orgId });
-  if (isUuid(idOrCode)) q.where((w) => w.where('id', idOrCode).orWhere('code', idOrCode)).orderByRaw('(id = ?) DESC', [idOrCode]);
-  else q.where('code', idOrCode);
-  const row = await q.first('id');
-  return row?.id;
-}
-
 export interface JobKey {
   id: string;
   code: string;
