@@ -8,6 +8,7 @@ import { tokenValidationFail } from './auth/token';
 import { createBackend } from './http/backend';
 import { ApiError } from './http/errors';
 import { errorMiddleware } from './http/problem';
+import { loadContract } from './http/contract';
 import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
 import { GENERATED_DIR } from './paths';
@@ -61,9 +62,16 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   // The contract and its docs, without authentication.
   app.get('/openapi.json', (_req, res) => res.sendFile(join(GENERATED_DIR, 'openapi.json')));
   app.get('/openapi.yaml', (_req, res) => res.type('application/yaml').sendFile(join(GENERATED_DIR, 'openapi.yaml')));
-  app.get('/docs', (_req, res, next) => {
-    const page = join(GENERATED_DIR, 'docs', 'index.html');
-    if (existsSync(page)) return res.sendFile(page);
+  // The Redoc page routes each tag to /<tag-slug> and each guide to /section/<slug>. A browser
+  // navigating there (HTML preferred, no credentials) gets the page, so links and reloads work;
+  // API clients (JSON or */*, or any Authorization) reach the API as usual.
+  const docsPage = join(GENERATED_DIR, 'docs', 'index.html');
+  const docsRoutes = new Set(['/docs', ...((loadContract().tags ?? []) as { name: string }[]).map((t) => '/' + t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-'))]);
+  app.get(/.*/, (req, res, next) => {
+    const isDocsRoute = docsRoutes.has(req.path) || req.path.startsWith('/section/');
+    const browser = !req.headers.authorization && req.accepts(['application/json', 'text/html']) === 'text/html' && /text\/html/.test(req.headers.accept ?? '');
+    if (req.path !== '/docs' && !(isDocsRoute && browser)) return next();
+    if (existsSync(docsPage)) return res.sendFile(docsPage);
     next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
   });
 

@@ -80,4 +80,15 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     const docs = await anonymous().get('/docs');
     expect([200, 404]).to.include(docs.status);
   });
+
+  it('sends a browser navigating to a docs route the docs page, and API clients the API', async () => {
+    const browser = { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const page = await anonymous().get('/tax-codes', { headers: browser });
+    if (page.status === 200) expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    else problemOf(page, 404);
+    problemOf(await anonymous().get('/tax-codes', { headers: { Accept: '*/*' } }), 401);
+    problemOf(await anonymous().get('/tax-codes', { headers: { Accept: 'application/json' } }), 401);
+    expectStatus(await org.api.get('/tax-codes', { headers: browser }), 200);
+    expect((await org.api.get('/tax-codes', { headers: browser })).headers.get('content-type')).to.match(/^application\/json/);
+  });
 });
