@@ -9,6 +9,10 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: phases, cost categories, users, tags ---
 
 // --- imports: purchasing ---
+import { orderHandlers } from './orders/handlers';
+import { itemHandlers } from './items/handlers';
+import { orderTagHandlers } from './order-tags/handlers';
+import { notificationHandlers } from './notifications/handlers';
 
 // --- imports: change orders, releases, bills of materials ---
 
@@ -30,6 +34,10 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: phases, cost categories, users, tags ---
 
     // --- handlers: purchasing ---
+    ...orderHandlers,
+    ...itemHandlers,
+    ...orderTagHandlers,
+    ...notificationHandlers,
 
     // --- handlers: change orders, releases, bills of materials ---
 
