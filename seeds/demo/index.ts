@@ -10,6 +10,7 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 // --- imports: phases, cost categories, users, tags ---
 
 // --- imports: purchasing ---
+import { seedPurchasing } from './purchasing';
 
 // --- imports: change orders, releases, bills of materials ---
 
@@ -32,6 +33,7 @@ const PARTS: DemoPart[] = [
   // --- parts: phases, cost categories, tags ---
 
   // --- parts: purchasing ---
+  seedPurchasing,
 
   // --- parts: change orders, releases, bills of materials ---
 
