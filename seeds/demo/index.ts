@@ -16,6 +16,7 @@ import { seedCostCategories } from './cost-categories';
 import { seedTags } from './tags';
 
 // --- imports: purchasing ---
+import { seedPurchasing } from './purchasing';
 
 // --- imports: change orders, releases, bills of materials ---
 
@@ -44,6 +45,7 @@ const PARTS: DemoPart[] = [
   seedTags,
 
   // --- parts: purchasing ---
+  seedPurchasing,
 
   // --- parts: change orders, releases, bills of materials ---
 

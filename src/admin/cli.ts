@@ -1,6 +1,7 @@
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/connect';
 import { createDemoOrganization, loadDemoData } from '../../seeds/demo';
+import { linkVendor } from './vendor-link';
 import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey, setOrganizationSetting } from './provision';
 
 /**
@@ -18,6 +19,9 @@ Commands:
   demo create                                      create a new organization holding the demo dataset
   org setting --org <organizationId> --po-counter <on|off>
                                                    enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber (support request)
+  vendor link --org <buyerOrgId> --vendor <vendorCode> --seller-org <sellerOrgId>
+                                                   link a buyer's vendor to the seller organization it stands for
+                                                   (the seller can then look up the buyer's orders to that vendor)
 `;
 
 class UsageError extends Error {}
@@ -44,7 +48,7 @@ function need(opts: Record<string, string>, ...keys: string[]): void {
 async function run(argv: string[]): Promise<unknown> {
   const [group, action, ...rest] = argv;
   const command = [group, action].filter(Boolean).join(' ');
-  const known = ['org create', 'client create', 'client delete', 'api-key rotate', 'demo create', 'org setting'];
+  const known = ['org create', 'client create', 'client delete', 'api-key rotate', 'demo create', 'org setting', 'vendor link'];
   const isDemoData = group === 'demo-data';
   if (!group || (!isDemoData && !known.includes(command))) throw new UsageError(group ? `unknown command ${command}` : 'a command is required');
   const opts = parseOptions(isDemoData ? argv.slice(1) : rest);
@@ -52,6 +56,7 @@ async function run(argv: string[]): Promise<unknown> {
   else if (command === 'client create' || command === 'api-key rotate' || isDemoData) need(opts, 'org');
   else if (command === 'client delete') need(opts, 'client');
   else if (command === 'demo create') need(opts);
+  else if (command === 'vendor link') need(opts, 'org', 'vendor', 'seller-org');
   else if (command === 'org setting') {
     need(opts, 'org', 'po-counter');
     if (!['on', 'off'].includes(opts['po-counter'])) throw new UsageError('--po-counter must be on or off');
@@ -77,6 +82,8 @@ async function run(argv: string[]): Promise<unknown> {
         return await createDemoOrganization(db);
       case 'org setting':
         return await setOrganizationSetting(db, opts.org, 'po-counter', opts['po-counter'] === 'on');
+      case 'vendor link':
+        return await linkVendor(db, opts.org, opts.vendor, opts['seller-org']);
     }
   } finally {
     await database.close();

@@ -17,6 +17,10 @@ import { userHandlers } from './users/handlers';
 import { tagHandlers } from './tags/handlers';
 
 // --- imports: purchasing ---
+import { orderHandlers } from './orders/handlers';
+import { itemHandlers } from './items/handlers';
+import { orderTagHandlers } from './order-tags/handlers';
+import { notificationHandlers } from './notifications/handlers';
 
 // --- imports: change orders, releases, bills of materials ---
 
@@ -46,6 +50,10 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...tagHandlers,
 
     // --- handlers: purchasing ---
+    ...orderHandlers,
+    ...itemHandlers,
+    ...orderTagHandlers,
+    ...notificationHandlers,
 
     // --- handlers: change orders, releases, bills of materials ---
 

@@ -1,0 +1,30 @@
+import { isUuid } from '../../db/columns';
+import { notFound } from '../../http/errors';
+import type { Handlers } from '../../http/handler';
+import { listParams } from '../../http/list-params';
+import { orderExists } from '../orders/queries';
+import { missingOrder } from '../orders/handlers';
+import * as q from './queries';
+
+export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'removeOrderTag'> = {
+  listOrderTags: async ({ db, caller, params, query }) => {
+    const orgId = caller.organizationId;
+    if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
+    return { status: 200, body: await q.listOrderTags(db, orgId, params.orderId, listParams(query, { orderBy: 'createdAt' })) };
+  },
+
+  addOrderTags: async ({ db, caller, params, body }) => {
+    const orgId = caller.organizationId;
+    if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
+    return { status: 200, body: await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body)) };
+  },
+
+  removeOrderTag: async ({ db, caller, params }) => {
+    const orgId = caller.organizationId;
+    if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
+    if (!isUuid(params.tagId) || !(await q.removeOrderTag(db, orgId, params.orderId, params.tagId))) {
+      throw notFound(`The order has no tag ${params.tagId}.`);
+    }
+    return { status: 200, body: true };
+  },
+};
