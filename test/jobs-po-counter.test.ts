@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { setOrganizationSetting } from '../src/admin/provision';
 import { takePurchaseOrderNumber } from '../src/resources/jobs/po-counter';
+import { createOrder } from '../src/resources/orders/store';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 
@@ -51,12 +52,11 @@ describe('jobs: next purchase order number', () => {
     const job = expectStatus(await org.api.post('/jobs', { code: 'PO-4', name: 'Concurrency' }), 201).body;
     const used = ['2', '3', '5', '8', '13', '21', '34'];
     for (const n of used) await addOrder(job.id, n);
-    const take = () =>
-      harness().db.transaction(async (tx) => {
-        const n = await takePurchaseOrderNumber(tx, org.id, job.id);
-        await tx('orders').insert({ organization_id: org.id, job_id: job.id, purchase_order_number: n });
-        return n;
-      });
+    // Through the one module that creates orders: a new order of the job takes the next number.
+    const take = async () => {
+      const id = await createOrder(harness().db, org.id, org.userId, { job_id: job.id });
+      return (await harness().db('orders').where({ id }).first('purchase_order_number')).purchase_order_number as string;
+    };
     const resets = Array.from({ length: 10 }, () => org.api.post('/jobs/PO-4/nextPurchaseOrderNumber', { nextCounter: 1 }));
     const taken = await Promise.all([...Array.from({ length: 50 }, take), ...resets.map(async (r) => expectStatus(await r, 200) && null)]);
     const numbers = taken.filter((n): n is string => n !== null);
@@ -66,5 +66,16 @@ describe('jobs: next purchase order number', () => {
     const rows = await harness().db('orders').where({ organization_id: org.id, job_id: job.id }).select('purchase_order_number');
     expect(new Set(rows.map((r) => r.purchase_order_number)).size).to.equal(rows.length);
     expect(rows.map((r) => r.purchase_order_number)).to.not.include(String(await next('PO-4')));
+  });
+
+  it('an order created with its own number (or explicitly none) does not take one', async () => {
+    const job = expectStatus(await org.api.post('/jobs', { code: 'PO-5', name: 'Own numbers' }), 201).body;
+    const own = await createOrder(harness().db, org.id, org.userId, { job_id: job.id, purchase_order_number: 'J-PO5-A' });
+    const none = await createOrder(harness().db, org.id, org.userId, { job_id: job.id, purchase_order_number: null });
+    const numbers = await harness().db('orders').whereIn('id', [own, none]).orderBy('purchase_order_number').pluck('purchase_order_number');
+    expect(numbers).to.have.members(['J-PO5-A', null]);
+    expect(await next('PO-5')).to.equal(1);
+    await harness().db.transaction((tx) => takePurchaseOrderNumber(tx, org.id, job.id));
+    expect(await next('PO-5')).to.equal(2);
   });
 });

@@ -3,6 +3,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import OpenAPIBackend from 'openapi-backend';
 import { contractOperations, loadContract } from '../src/http/contract';
+import { customizeAjv } from '../src/http/backend';
 import { ROOT } from '../src/paths';
 
 /**
@@ -30,7 +31,7 @@ function placeholders(value: unknown, path = '$', found: string[] = []): string[
 describe('the Prism mock of the contract', function () {
   this.timeout(60_000);
   let prism: ChildProcess;
-  const validator = new OpenAPIBackend({ definition: structuredClone(loadContract()) as any, quick: false, validate: true });
+  const validator = new OpenAPIBackend({ definition: structuredClone(loadContract()) as any, quick: false, validate: true, customizeAjv: customizeAjv as any });
 
   before(async function () {
     await validator.init();

@@ -19,7 +19,7 @@ export interface BackendDeps {
 }
 
 /** ajv for openapi-backend: all errors, real formats, arrays from single/comma query values. */
-function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: string): Ajv {
+export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: string): Ajv {
   const isParams = context === 'paramsValidator';
   const ajv = new Ajv({
     ...opts,

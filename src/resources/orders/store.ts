@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
+import { takePurchaseOrderNumber } from '../jobs/po-counter';
 
 /**
  * The one module that changes orders and their items. The integration-state rules live here:
@@ -66,10 +67,17 @@ async function touch(tx: Tx, orgId: string, orderId: string, userId: string | nu
     });
 }
 
+/**
+ * Creates an order (NOT_LINKED) with its items. An order of a job given no purchase order number
+ * (the key absent, not null) takes the job's next free number from its counter, atomically, in the
+ * same transaction as the insert.
+ */
 export async function createOrder(db: Queryable, orgId: string, userId: string | null, order: OrderWrite, items: ItemWrite[] = []): Promise<string> {
   return inTransaction(db, async (tx) => {
+    const numbered =
+      order.purchase_order_number === undefined && order.job_id ? { ...order, purchase_order_number: await takePurchaseOrderNumber(tx, orgId, order.job_id) } : order;
     const [row] = await tx('orders')
-      .insert({ ...order, organization_id: orgId, created_by_id: userId, updated_by_id: userId, integration_state: 'NOT_LINKED' })
+      .insert({ ...numbered, organization_id: orgId, created_by_id: userId, updated_by_id: userId, integration_state: 'NOT_LINKED' })
       .returning('id');
     if (items.length) await tx('items').insert(items.map((i) => ({ ...i, organization_id: orgId, order_id: row.id })));
     return row.id as string;
