@@ -13,6 +13,11 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: change orders, releases, bills of materials ---
 
 // --- imports: receiving and billing ---
+import { requisitionHandlers } from './requisitions/handlers';
+import { warehouseRequestHandlers } from './warehouse-requests/handlers';
+import { deliveryReceiptHandlers } from './delivery-receipts/handlers';
+import { invoiceHandlers } from './invoices/handlers';
+import { invoiceItemHandlers } from './invoice-items/handlers';
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
@@ -34,6 +39,11 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: change orders, releases, bills of materials ---
 
     // --- handlers: receiving and billing ---
+    ...requisitionHandlers,
+    ...warehouseRequestHandlers,
+    ...deliveryReceiptHandlers,
+    ...invoiceHandlers,
+    ...invoiceItemHandlers,
 
   } satisfies HandlerMap;
 }
