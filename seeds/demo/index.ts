@@ -14,6 +14,10 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 // --- imports: change orders, releases, bills of materials ---
 
 // --- imports: receiving and billing ---
+import { seedRequisitions } from './requisitions';
+import { seedWarehouseRequests } from './warehouse-requests';
+import { seedDeliveryReceipts } from './delivery-receipts';
+import { seedInvoices } from './invoices';
 
 
 /**
@@ -36,6 +40,10 @@ const PARTS: DemoPart[] = [
   // --- parts: change orders, releases, bills of materials ---
 
   // --- parts: receiving and billing ---
+  seedRequisitions,
+  seedWarehouseRequests,
+  seedDeliveryReceipts,
+  seedInvoices,
 
 ];
 
