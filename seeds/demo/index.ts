@@ -21,6 +21,10 @@ import { seedPurchasing } from './purchasing';
 // --- imports: change orders, releases, bills of materials ---
 
 // --- imports: receiving and billing ---
+import { seedRequisitions } from './requisitions';
+import { seedWarehouseRequests } from './warehouse-requests';
+import { seedDeliveryReceipts } from './delivery-receipts';
+import { seedInvoices } from './invoices';
 
 
 /**
@@ -50,6 +54,10 @@ const PARTS: DemoPart[] = [
   // --- parts: change orders, releases, bills of materials ---
 
   // --- parts: receiving and billing ---
+  seedRequisitions,
+  seedWarehouseRequests,
+  seedDeliveryReceipts,
+  seedInvoices,
 
 ];
 

@@ -25,6 +25,11 @@ import { notificationHandlers } from './notifications/handlers';
 // --- imports: change orders, releases, bills of materials ---
 
 // --- imports: receiving and billing ---
+import { requisitionHandlers } from './requisitions/handlers';
+import { warehouseRequestHandlers } from './warehouse-requests/handlers';
+import { deliveryReceiptHandlers } from './delivery-receipts/handlers';
+import { invoiceHandlers } from './invoices/handlers';
+import { invoiceItemHandlers } from './invoice-items/handlers';
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
@@ -58,6 +63,11 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: change orders, releases, bills of materials ---
 
     // --- handlers: receiving and billing ---
+    ...requisitionHandlers,
+    ...warehouseRequestHandlers,
+    ...deliveryReceiptHandlers,
+    ...invoiceHandlers,
+    ...invoiceItemHandlers,
 
   } satisfies HandlerMap;
 }

@@ -1,0 +1,101 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../../db/knex';
+import { Columns, col, expr, idCol, selectList, tsCol } from '../../db/columns';
+import { ListParams, applyFilter, applyOrder } from '../../db/list';
+import { ResourceDef, listJson, scoped } from '../../db/resource';
+import type { Schema } from '../../http/handler';
+import { Json, asJson } from '../../http/json';
+
+type InvoiceItem = Schema<'InvoiceItem'>;
+type InvoiceItemPage = Schema<'InvoiceItemPage'>;
+
+/** Lookups an item points at; the codes are returned as strings. */
+function joinLookups(q: Knex.QueryBuilder): void {
+  for (const [table, alias, column] of [
+    ['tax_codes', 'tc', 'tax_code_id'],
+    ['phases', 'ph', 'phase_id'],
+    ['cost_categories', 'cc', 'cost_category_id'],
+    ['gl_codes', 'gl', 'gl_code_id'],
+    ['cost_types', 'ct', 'cost_type_id'],
+    ['item_codes', 'ic', 'item_code_id'],
+  ]) {
+    q.leftJoin(`${table} as ${alias}`, (j) => j.on(`${alias}.organization_id`, 'ii.organization_id').andOn(`${alias}.id`, `ii.${column}`));
+  }
+}
+
+const itemColumns: Columns = {
+  id: idCol('ii.id'),
+  invoiceId: idCol('ii.invoice_id'),
+  lineNumber: col('ii.line_number'),
+  createdAt: tsCol('ii.created_at'),
+  updatedAt: tsCol('ii.updated_at'),
+  description: col('ii.description'),
+  notes: col('ii.notes'),
+  shipQuantity: expr('ii.ship_quantity'),
+  unitPriceFloat: expr('ii.unit_price'),
+  extPriceFloat: expr('ii.ext_price'),
+  unitsOfMeasure: expr('ii.units_of_measure'),
+  taxCode: expr('tc.code'),
+  taxRate: expr('ii.tax_rate'),
+  phaseCode: expr('ph.code'),
+  costCategory: expr('cc.code'),
+  hasException: col('ii.has_exception'),
+};
+
+export const invoiceItems: ResourceDef = {
+  table: 'invoice_items',
+  alias: 'ii',
+  columns: itemColumns,
+  joins: joinLookups,
+};
+
+/** The bulk form: flattened codes, and the job and vendor of the (live) parent invoice. */
+export const bulkInvoiceItems: ResourceDef = {
+  table: 'invoice_items',
+  alias: 'ii',
+  columns: {
+    ...itemColumns,
+    manufacturerPartNumber: expr('ii.manufacturer_part_number'),
+    universalProductCode: expr('ii.universal_product_code'),
+    extPriceFloatIncludingTax: expr('ii.ext_price_including_tax'),
+    extendedQuantity: expr('ii.extended_quantity'),
+    requestedUOM: expr('ii.requested_uom'),
+    pricingUOM: expr('ii.pricing_uom'),
+    extendedUOM: expr('ii.extended_uom'),
+    phaseCodeCode: expr('ph.code'),
+    costCategoryCode: expr('cc.code'),
+    glCodeCode: expr('gl.code'),
+    taxCodeCode: expr('tc.code'),
+    costTypeCode: expr('ct.code'),
+    jobId: idCol('inv.job_id'),
+    vendorId: idCol('inv.vendor_id'),
+    itemCode: expr(`CASE WHEN ic.id IS NULL THEN NULL ELSE json_build_object('id', ic.id, 'code', ic.code, 'description', ic.description) END`),
+    scaledUnitPrice: expr('ii.scaled_unit_price'),
+    itemCodeText: expr('ii.item_code_text'),
+  },
+  joins: (q) => {
+    q.join('invoices as inv', (j) => j.on('inv.organization_id', 'ii.organization_id').andOn('inv.id', 'ii.invoice_id')).whereNull('inv.deleted_at');
+    joinLookups(q);
+  },
+};
+
+export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string, params: ListParams) =>
+  listJson<InvoiceItem>(db, invoiceItems, scoped(db, invoiceItems, orgId).where('ii.invoice_id', invoiceId), params);
+
+/** One page and the size of the whole filtered set, in one statement. */
+export async function bulkInvoiceItemPage(db: Queryable, orgId: string, params: ListParams): Promise<Json<InvoiceItemPage>> {
+  const def = bulkInvoiceItems;
+  const filtered = scoped(db, def, orgId);
+  applyFilter(filtered, def.columns, params.filter);
+  const page = filtered.clone().select(db.raw(selectList(def.columns)));
+  applyOrder(page, def.columns, params.orderBy, params.direction, 'ii.id');
+  page.limit(params.limit).offset(params.offset);
+  const row = await db
+    .select(
+      db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
+      db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM ? AS x) AS json`, [page]),
+    )
+    .first();
+  const meta = JSON.stringify({ total: row.total, limit: params.limit, offset: params.offset });
+  return asJson<InvoiceItemPage>(`{"meta":${meta},"data":${row.json}}`);
+}

@@ -1,0 +1,36 @@
+import { isUuid } from '../../db/columns';
+import { ApiError, notFound } from '../../http/errors';
+import type { Handlers } from '../../http/handler';
+import { listParams } from '../../http/list-params';
+import { userExists } from '../users/queries';
+import * as q from './queries';
+
+const missing = (id: string) => notFound(`No invoice matches ${id}.`);
+const missingInput = (field: string, message: string) => new ApiError(404, 'not-found', 'Not found', [{ message: `${field}: ${message}`, field }]);
+
+export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvoicesPaid'> = {
+  listInvoices: async ({ db, caller, query }) => ({
+    status: 200,
+    body: await q.listInvoices(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' }), query.includeDeleted ?? false),
+  }),
+
+  getInvoice: async ({ db, caller, params, query }) => {
+    const found = await q.getInvoice(db, caller.organizationId, params.id, query.includeDeleted ?? false);
+    if (!found) throw missing(params.id);
+    return { status: 200, body: found };
+  },
+
+  /** All or nothing: every reference is checked (in the transaction, invoices locked) before any write. */
+  markInvoicesPaid: async ({ db, caller, body }) => {
+    const orgId = caller.organizationId;
+    const ids = [...new Set(body.ids)];
+    const updated = await db.transaction(async (tx) => {
+      if (!isUuid(body.userId) || !(await userExists(tx, orgId, body.userId))) throw missingInput('body.userId', `no user matches ${body.userId}`);
+      const found = await q.existingInvoiceIds(tx, orgId, ids);
+      const unknown = ids.findIndex((id) => !found.has(id));
+      if (unknown >= 0) throw missingInput(`body.ids[${body.ids.indexOf(ids[unknown])}]`, `no invoice matches ${ids[unknown]}`);
+      return q.markPaid(tx, orgId, ids, body.userId);
+    });
+    return { status: 200, body: updated };
+  },
+};

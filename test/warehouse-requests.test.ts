@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { Basics, basics, requisition, warehouseRequest } from './support/billing-fixtures';
+
+describe('warehouse requests', () => {
+  let org: TestOrg;
+  let b: Basics;
+  let b2: Basics;
+  let reqId: string;
+  const ids: Record<string, string> = {};
+  const identifiers = (list: { identifier: string }[]) => list.map((r) => r.identifier);
+
+  before(async () => {
+    org = await newOrg();
+    b = await basics(org);
+    b2 = await basics(org);
+    reqId = await requisition(org, b);
+    const items = [
+      { line_number: 1, state: 'PICKED', description: 'Studs', quantity: 120, picked_quantity: 120, uom: 'EA', sku: 'LUM-2408', upc: '0820', mpn: 'SPF248', requisition_id: reqId, notes: 'straight' },
+      { line_number: 3, state: 'PARTIAL_PICK', description: 'Drywall', quantity: 80, picked_quantity: 52, sku: 'DW-050' },
+      { line_number: 2, state: 'UNAVAILABLE', description: 'Anchors', quantity: 500, sku: 'ANC-38', created_by_id: b2.otherUserId },
+      { line_number: 4, state: 'REQUESTED', description: 'Screws', quantity: 10 },
+      { line_number: 5, state: 'SHIPPED', description: 'Glue', quantity: 2, picked_quantity: 2 },
+      { line_number: 6, state: 'CANCELLED', description: 'Tape', quantity: 3 },
+      { line_number: 7, state: 'DRAFT', description: 'Sealant', quantity: 6 },
+    ];
+    ids.sent = await warehouseRequest(org, b, { identifier: 'WR-001', state: 'SENT', need_by_date_day: '2026-11-12T00:00:00Z' }, items);
+    ids.draft = await warehouseRequest(org, b2, { identifier: 'WR-002', state: 'DRAFT', need_by_date_day: '2026-11-18T00:00:00Z', created_by_id: b2.otherUserId });
+    ids.ack = await warehouseRequest(org, b, { identifier: 'WR-003', state: 'ACKNOWLEDGED', need_by_date_day: '2026-11-05T00:00:00Z' });
+  });
+
+  it('reads a request with every field under both spellings', async () => {
+    const a = expectStatus(await org.api.get(`/warehouse-requests/${ids.sent}`), 200).body;
+    const c = expectStatus(await org.api.get(`/warehouseRequests/${ids.sent}`), 200).body;
+    expect(a).to.deep.equal(c);
+    expect(a).to.include({ id: ids.sent, identifier: 'WR-001', state: 'SENT', needByDateDay: '2026-11-12T00:00:00.000Z', locationId: b.locationId, jobId: b.jobId, createdById: b.userId });
+    expect(a.createdAt).to.match(/Z$/);
+  });
+
+  it('lists with every listed orderBy and filter', async () => {
+    const get = async (q: string) => identifiers(expectStatus(await org.api.get(`/warehouse-requests?${q}`), 200).body);
+    expect(await get('')).to.deep.equal(['WR-001', 'WR-002', 'WR-003']);
+    expect(await get('orderBy=needByDateDay')).to.deep.equal(['WR-003', 'WR-001', 'WR-002']);
+    expect(await get('orderBy=identifier&direction=DESC')).to.deep.equal(['WR-003', 'WR-002', 'WR-001']);
+    expect(await get('orderBy=state')).to.deep.equal(['WR-003', 'WR-002', 'WR-001']);
+    for (const f of ['createdAt', 'id', 'updatedAt', 'createdById']) expect(await get(`orderBy=${f}`)).to.have.length(3);
+    expect(await get(`filter[jobId]=${b2.jobId}`)).to.deep.equal(['WR-002']);
+    expect(await get(`filter[locationId_in]=${b.locationId}`)).to.deep.equal(['WR-001', 'WR-003']);
+    expect(await get(`filter[createdById]=${b2.otherUserId}`)).to.deep.equal(['WR-002']);
+    expect(await get('filter[state_in]=SENT,ACKNOWLEDGED')).to.deep.equal(['WR-001', 'WR-003']);
+    expect(await get('filter[identifier_ends_with]=2')).to.deep.equal(['WR-002']);
+    expect(await get('filter[needByDateDay_lt]=2026-11-10T00:00:00.000Z')).to.deep.equal(['WR-003']);
+    expect(await get(`filter[id]=${ids.ack}`)).to.deep.equal(['WR-003']);
+    expect(await get('filter[createdAt_lt]=2000-01-01T00:00:00.000Z&filter[updatedAt_gt]=2000-01-01T00:00:00.000Z')).to.deep.equal([]);
+    problemOf(await org.api.get('/warehouse-requests?orderBy=locationId'), 400);
+  });
+
+  it('caps the page size at 100 on both lists, naming the cap', async () => {
+    expectStatus(await org.api.get('/warehouse-requests?limit=100'), 200);
+    for (const path of ['/warehouse-requests', `/warehouse-requests/${ids.sent}/items`, `/warehouseRequests/${ids.sent}/items`]) {
+      const p = problemOf(await org.api.get(`${path}?limit=101`), 400);
+      expect(p.errors[0]).to.include({ field: 'query.limit' });
+      expect(p.errors[0].message).to.contain('100');
+    }
+    expect(expectStatus(await org.api.get('/warehouse-requests?limit=2'), 200).body).to.have.length(2);
+  });
+
+  it('lists items under both spellings, by lineNumber, with every field', async () => {
+    const a = expectStatus(await org.api.get(`/warehouse-requests/${ids.sent}/items`), 200).body;
+    const c = expectStatus(await org.api.get(`/warehouseRequests/${ids.sent}/items`), 200).body;
+    expect(a).to.deep.equal(c);
+    expect(a.map((i: { lineNumber: number }) => i.lineNumber)).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
+    expect(a.map((i: { state: string }) => i.state)).to.have.members(['CANCELLED', 'DRAFT', 'PARTIAL_PICK', 'PICKED', 'REQUESTED', 'SHIPPED', 'UNAVAILABLE']);
+    expect(a[0]).to.include({
+      warehouseRequestId: ids.sent, state: 'PICKED', description: 'Studs', quantity: 120, pickedQuantity: 120, uom: 'EA', sku: 'LUM-2408', upc: '0820', mpn: 'SPF248',
+      requisitionId: reqId, notes: 'straight', createdById: b.userId,
+    });
+    expect(a[1]).to.include({ requisitionId: null, pickedQuantity: null, upc: null });
+  });
+
+  it('orders and filters items on every listed field', async () => {
+    const get = async (q: string) =>
+      expectStatus(await org.api.get(`/warehouseRequests/${ids.sent}/items?${q}`), 200).body.map((i: { description: string }) => i.description);
+    expect(await get('orderBy=quantity&direction=DESC&limit=2')).to.deep.equal(['Anchors', 'Studs']);
+    expect(await get('orderBy=pickedQuantity&filter[pickedQuantity_gt]=0')).to.deep.equal(['Glue', 'Drywall', 'Studs']);
+    expect(await get('orderBy=sku&limit=3')).to.deep.equal(['Anchors', 'Drywall', 'Studs']);
+    for (const f of ['createdAt', 'createdById', 'id', 'state', 'updatedAt', 'lineNumber', 'upc', 'mpn']) expect(await get(`orderBy=${f}`)).to.have.length(7);
+    expect(await get('filter[state]=UNAVAILABLE')).to.deep.equal(['Anchors']);
+    expect(await get(`filter[createdById]=${b2.otherUserId}`)).to.deep.equal(['Anchors']);
+    expect(await get('filter[lineNumber_gte]=6')).to.deep.equal(['Tape', 'Sealant']);
+    expect(await get('filter[quantity_lt]=5')).to.deep.equal(['Glue', 'Tape']);
+    expect(await get('filter[upc]=0820&filter[mpn]=SPF248&filter[sku_in]=LUM-2408')).to.deep.equal(['Studs']);
+    expect(await get('filter[createdAt_lt]=2000-01-01T00:00:00.000Z&filter[updatedAt_gt]=2000-01-01T00:00:00.000Z')).to.deep.equal([]);
+    problemOf(await org.api.get(`/warehouse-requests/${ids.sent}/items?filter[description]=Glue`), 400);
+  });
+
+  it('answers missing and foreign requests with 404 under both spellings', async () => {
+    const intruder = await newOrg();
+    for (const base of ['/warehouse-requests', '/warehouseRequests']) {
+      await expectForeignLikeMissing(intruder, 'GET', `${base}/${ids.sent}`, `${base}/${MISSING_ID}`);
+      await expectForeignLikeMissing(intruder, 'GET', `${base}/${ids.sent}/items`, `${base}/${MISSING_ID}/items`);
+      problemOf(await org.api.get(`${base}/not-an-id`), 404);
+    }
+    expect(expectStatus(await intruder.api.get('/warehouse-requests'), 200).body).to.deep.equal([]);
+  });
+});
