@@ -134,6 +134,72 @@ export interface paths {
         patch: operations["updateUnitOfMeasure"];
         trace?: never;
     };
+    "/orders/{orderId}/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's ID.
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 */
+                orderId: components["parameters"]["OrderIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an order's releases
+         * @description Returns every release of a hold-for-release order as a bare array, newest first (`createdAt`
+         *     descending). Not paginated. Cancelled releases are excluded unless `includeCancelled=true`.
+         *     `totalCost` values are computed at request time from the order's line items (see `Release`).
+         *     A missing order, a deleted order and another organization's order are all answered with 404
+         *     (never 403).
+         */
+        get: operations["listOrderReleases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List releases
+         * @description Bulk pull of releases across the organization's orders, newest first (`createdAt` descending),
+         *     as `{meta: {total, limit, offset}, data}`.
+         *
+         *     - `orderId` limits the result to one order; a value that does not resolve to an order of the
+         *       organization (including a deleted order and an empty `orderId=`) is answered with 404.
+         *     - `needByDateFrom` / `needByDateTo` bound `needByDateDay` inclusively and independently (either
+         *       may be given alone); as soon as either is given, releases without a `needByDateDay` are
+         *       excluded. A date without a time (`2026-11-18`) means that whole UTC day.
+         *     - Cancelled releases are excluded unless `includeCancelled=true`; releases of deleted orders
+         *       are never returned.
+         *     - `limit` defaults to 100; values above 500 are capped at 500 without error and `meta.limit`
+         *       shows the effective page size. `limit=0` returns no data and the true `meta.total`. A
+         *       negative `limit` or `offset` is a 400 (`limit must be a non-negative integer`,
+         *       `offset must be a non-negative integer`). An offset past the end gives an empty `data` with
+         *       the true `meta.total`.
+         *     - The `filter[...]` and `orderBy` conventions are not supported here: they are rejected as
+         *       unknown query parameters (400).
+         */
+        get: operations["listReleases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -411,6 +477,207 @@ export interface components {
              */
             description?: string;
             multiplier?: components["schemas"]["Multiplier"];
+        };
+        /** @description The order line item a release item draws from, with the prices the release is costed at. */
+        ReleaseLineItem: {
+            /**
+             * @description The order line item's ID.
+             * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
+             */
+            id: string;
+            /**
+             * @description The line item's description.
+             * @example 3/4 in. EMT conduit, 10 ft
+             */
+            description: string | null;
+            /**
+             * Format: double
+             * @description The line item's unit price before its unit discount; 0 when the line is unpriced.
+             * @example 48.5
+             */
+            unitPrice: number;
+            /**
+             * Format: double
+             * @description Equals the release item's `totalCost`.
+             * @example 1164
+             */
+            extPrice: number;
+        };
+        /** @description A quantity released from one order line item. */
+        ReleaseItem: {
+            /**
+             * @description Unique ID.
+             * @example 6e5f4a3b-2c1d-4e0f-9a8b-7c6d5e4f3a2b
+             */
+            id: string;
+            /**
+             * @description The release.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            releaseId: string;
+            /**
+             * @description The order line item released from.
+             * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
+             */
+            lineItemId: string;
+            /**
+             * @description The requisition item that asked for the material, if any.
+             * @example null
+             */
+            requisitionItemId: string | null;
+            /**
+             * Format: double
+             * @description Quantity released, in the line item's unit.
+             * @example 2400
+             */
+            quantityReleased: number;
+            /**
+             * Format: double
+             * @description Quantity on backorder; 0 when none.
+             * @example 0
+             */
+            backorderQuantity: number;
+            /**
+             * Format: double
+             * @description Computed at request time from the order line item:
+             *     `round(quantityReleased × unitPrice × (1 − unitDiscount / 100) / pricePerFactor, 2)`, where
+             *     pricePerFactor is 1000 for unit `M`, 100 for unit `C` and 1 for every other unit (including
+             *     `EA` and blank). An unpriced line costs 0.
+             * @example 1164
+             */
+            totalCost: number;
+            lineItem: components["schemas"]["ReleaseLineItem"];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-11-02T16:20:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-11-02T16:20:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A scheduled material draw against a hold-for-release order. Values match the analytics dashboard. */
+        Release: {
+            /**
+             * @description Unique ID.
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            id: string;
+            /**
+             * @description The hold-for-release order.
+             * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+             */
+            orderId: string;
+            /**
+             * @description The order's purchase order number.
+             * @example J-1042-017
+             */
+            purchaseOrderNumber: string | null;
+            /**
+             * @description Human-readable number; not guaranteed unique.
+             * @example J-1042-017-R3
+             */
+            releaseNumber: string;
+            /**
+             * Format: date-time
+             * @description The day the material is needed.
+             * @example 2026-11-18T00:00:00.000Z
+             */
+            needByDateDay: string | null;
+            /**
+             * @description The delivery window within the day (for example `AM`, `PMLate`).
+             * @example AMEarly
+             */
+            needByWindow: string | null;
+            /**
+             * @description Notes.
+             * @example Deliver to level 2 east stair.
+             */
+            notes: string | null;
+            /**
+             * @description Additional notes.
+             * @example Call Marcus 30 minutes before arrival.
+             */
+            additionalNotes: string | null;
+            /**
+             * Format: date-time
+             * @description When the release was cancelled; null for an active release.
+             * @example null
+             */
+            cancelledAt: string | null;
+            /**
+             * @description Why the release was cancelled.
+             * @example null
+             */
+            cancelledReason: string | null;
+            /**
+             * Format: double
+             * @description The sum of the `totalCost` of its release items, computed at request time.
+             * @example 1535.25
+             */
+            totalCost: number;
+            /** @description Where to deliver; only the location's `id` and `name` are returned. Null when not set. */
+            deliveryLocation: {
+                /**
+                 * @description The location's ID.
+                 * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
+                 */
+                id: string;
+                /**
+                 * @description The location's name.
+                 * @example Riverside MOB jobsite laydown yard
+                 */
+                name: string;
+            } | null;
+            /** @description The quantities released. */
+            releaseItems: components["schemas"]["ReleaseItem"][];
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-11-02T16:20:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-11-02T16:20:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The user who scheduled the release.
+             * @example 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
+             */
+            createdById: string | null;
+        };
+        /** @description A page of releases with the size of the whole result. */
+        ReleasePage: {
+            /** @description Paging information. */
+            meta: {
+                /**
+                 * Format: int32
+                 * @description Number of releases matching the query, before pagination.
+                 * @example 42
+                 */
+                total: number;
+                /**
+                 * Format: int32
+                 * @description The effective page size (the requested `limit` after the cap of 500).
+                 * @example 100
+                 */
+                limit: number;
+                /**
+                 * Format: int32
+                 * @description The number of releases skipped.
+                 * @example 0
+                 */
+                offset: number;
+            };
+            /** @description The releases of the page, newest first. */
+            data: components["schemas"]["Release"][];
         };
     };
     responses: {
@@ -953,6 +1220,16 @@ export interface components {
              */
             updatedAt_gte?: string;
         };
+        /**
+         * @description The order's ID.
+         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+         */
+        OrderIdPath: string;
+        /**
+         * @description Include cancelled releases (they carry `cancelledAt`).
+         * @example false
+         */
+        IncludeCancelled: boolean;
     };
     requestBodies: never;
     headers: never;
@@ -1489,6 +1766,222 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listOrderReleases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Include cancelled releases (they carry `cancelledAt`).
+                 * @example false
+                 */
+                includeCancelled?: components["parameters"]["IncludeCancelled"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The order's ID.
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 */
+                orderId: components["parameters"]["OrderIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order's releases, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "orderId": "4f3e2d1c-0b9a-4887-a665-544332211009",
+                     *         "purchaseOrderNumber": "J-1042-017",
+                     *         "releaseNumber": "J-1042-017-R3",
+                     *         "needByDateDay": "2026-11-18T00:00:00.000Z",
+                     *         "needByWindow": "AMEarly",
+                     *         "notes": "Deliver to level 2 east stair.",
+                     *         "additionalNotes": "Call Marcus 30 minutes before arrival.",
+                     *         "cancelledAt": null,
+                     *         "cancelledReason": null,
+                     *         "totalCost": 1535.25,
+                     *         "deliveryLocation": {
+                     *           "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *           "name": "Riverside MOB jobsite laydown yard"
+                     *         },
+                     *         "releaseItems": [
+                     *           {
+                     *             "id": "6e5f4a3b-2c1d-4e0f-9a8b-7c6d5e4f3a2b",
+                     *             "releaseId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *             "lineItemId": "0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f",
+                     *             "requisitionItemId": null,
+                     *             "quantityReleased": 2400,
+                     *             "backorderQuantity": 0,
+                     *             "totalCost": 1164,
+                     *             "lineItem": {
+                     *               "id": "0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f",
+                     *               "description": "3/4 in. EMT conduit, 10 ft (price per hundred)",
+                     *               "unitPrice": 48.5,
+                     *               "extPrice": 1164
+                     *             },
+                     *             "createdAt": "2026-11-02T16:20:00.000Z",
+                     *             "updatedAt": "2026-11-02T16:20:00.000Z"
+                     *           },
+                     *           {
+                     *             "id": "7f6a5b4c-3d2e-4f1a-8b9c-0d1e2f3a4b5c",
+                     *             "releaseId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *             "lineItemId": "1d0e9f8a-7b6c-4d5e-9f4a-3b2c1d0e9f8a",
+                     *             "requisitionItemId": null,
+                     *             "quantityReleased": 1000,
+                     *             "backorderQuantity": 250,
+                     *             "totalCost": 371.25,
+                     *             "lineItem": {
+                     *               "id": "1d0e9f8a-7b6c-4d5e-9f4a-3b2c1d0e9f8a",
+                     *               "description": "12 AWG THHN copper wire (price per thousand feet, 10 % discount)",
+                     *               "unitPrice": 412.5,
+                     *               "extPrice": 371.25
+                     *             },
+                     *             "createdAt": "2026-11-02T16:20:00.000Z",
+                     *             "updatedAt": "2026-11-02T16:20:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-02T16:20:00.000Z",
+                     *         "updatedAt": "2026-11-02T16:20:00.000Z",
+                     *         "createdById": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Release"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listReleases: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only releases of this order.
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 */
+                orderId?: string;
+                /**
+                 * @description Only releases needed on or after this time (or day).
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                needByDateFrom?: string;
+                /**
+                 * @description Only releases needed on or before this time (or day).
+                 * @example 2026-11-30T00:00:00.000Z
+                 */
+                needByDateTo?: string;
+                /**
+                 * @description Include cancelled releases (they carry `cancelledAt`).
+                 * @example false
+                 */
+                includeCancelled?: components["parameters"]["IncludeCancelled"];
+                /**
+                 * @description Page size; default 100, values above 500 are capped at 500 (see `meta.limit`). Must not be negative.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description Number of releases to skip; default 0. Must not be negative.
+                 * @example 0
+                 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of releases and the total. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "total": 1,
+                     *         "limit": 100,
+                     *         "offset": 0
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "orderId": "4f3e2d1c-0b9a-4887-a665-544332211009",
+                     *           "purchaseOrderNumber": "J-1042-017",
+                     *           "releaseNumber": "J-1042-017-R3",
+                     *           "needByDateDay": "2026-11-18T00:00:00.000Z",
+                     *           "needByWindow": "AMEarly",
+                     *           "notes": "Deliver to level 2 east stair.",
+                     *           "additionalNotes": "Call Marcus 30 minutes before arrival.",
+                     *           "cancelledAt": null,
+                     *           "cancelledReason": null,
+                     *           "totalCost": 1535.25,
+                     *           "deliveryLocation": {
+                     *             "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *             "name": "Riverside MOB jobsite laydown yard"
+                     *           },
+                     *           "releaseItems": [
+                     *             {
+                     *               "id": "6e5f4a3b-2c1d-4e0f-9a8b-7c6d5e4f3a2b",
+                     *               "releaseId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *               "lineItemId": "0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f",
+                     *               "requisitionItemId": null,
+                     *               "quantityReleased": 2400,
+                     *               "backorderQuantity": 0,
+                     *               "totalCost": 1164,
+                     *               "lineItem": {
+                     *                 "id": "0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f",
+                     *                 "description": "3/4 in. EMT conduit, 10 ft (price per hundred)",
+                     *                 "unitPrice": 48.5,
+                     *                 "extPrice": 1164
+                     *               },
+                     *               "createdAt": "2026-11-02T16:20:00.000Z",
+                     *               "updatedAt": "2026-11-02T16:20:00.000Z"
+                     *             },
+                     *             {
+                     *               "id": "7f6a5b4c-3d2e-4f1a-8b9c-0d1e2f3a4b5c",
+                     *               "releaseId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *               "lineItemId": "1d0e9f8a-7b6c-4d5e-9f4a-3b2c1d0e9f8a",
+                     *               "requisitionItemId": null,
+                     *               "quantityReleased": 1000,
+                     *               "backorderQuantity": 250,
+                     *               "totalCost": 371.25,
+                     *               "lineItem": {
+                     *                 "id": "1d0e9f8a-7b6c-4d5e-9f4a-3b2c1d0e9f8a",
+                     *                 "description": "12 AWG THHN copper wire (price per thousand feet, 10 % discount)",
+                     *                 "unitPrice": 412.5,
+                     *                 "extPrice": 371.25
+                     *               },
+                     *               "createdAt": "2026-11-02T16:20:00.000Z",
+                     *               "updatedAt": "2026-11-02T16:20:00.000Z"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-02T16:20:00.000Z",
+                     *           "updatedAt": "2026-11-02T16:20:00.000Z",
+                     *           "createdById": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleasePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

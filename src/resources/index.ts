@@ -11,6 +11,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: purchasing ---
 
 // --- imports: change orders, releases, bills of materials ---
+import { releaseHandlers } from './releases/handlers';
 
 // --- imports: receiving and billing ---
 
@@ -32,6 +33,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: purchasing ---
 
     // --- handlers: change orders, releases, bills of materials ---
+    ...releaseHandlers,
 
     // --- handlers: receiving and billing ---
 
