@@ -200,6 +200,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{idOrCode}/billOfMaterials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a job's bill of materials
+         * @description Returns the job's bill of materials (a job has at most one). 404 when the job does not exist in the organization or has no bill of materials yet.
+         */
+        get: operations["getJobBillOfMaterials"];
+        put?: never;
+        /**
+         * Create a job's bill of materials
+         * @description Creates the job's bill of materials (201). A job has one bill of materials: when it already
+         *     exists, the existing one is returned with 200 and nothing changes, so the call is safe to
+         *     repeat. No request body.
+         */
+        post: operations["createJobBillOfMaterials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billOfMaterials/{billOfMaterialsId}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bill of materials' ID.
+                 * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+                 */
+                billOfMaterialsId: components["parameters"]["BillOfMaterialsId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the items of a bill of materials
+         * @description Lists the items of a bill of materials (deleted items excluded), ordered by `createdAt` unless `orderBy` says otherwise. 404 when the bill of materials does not exist in the organization.
+         */
+        get: operations["listBillOfMaterialsItems"];
+        put?: never;
+        /**
+         * Add items to a bill of materials
+         * @description Creates the given items (at most 1000 per request) in one transaction and returns them in the
+         *     order given. `unitOfMeasure` defaults to `EA`. Field rules: `estimatedQuantity` is a number,
+         *     >= 0 and a whole number; `unitPrice` is a number >= 0; `description` cannot be the literal
+         *     string `'null'`. If any element is rejected nothing is created, and one 400 reports every
+         *     rejected element on its own line prefixed `Position <n>: ` (zero-based), naming the field and
+         *     the rule. An empty list is `Invalid input, list cannot be empty`; more than 1000 elements is
+         *     `Invalid input, list cannot be greater than 1000`.
+         */
+        post: operations["createBillOfMaterialsItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billOfMaterialsItem/{billOfMaterialsItemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bill-of-materials item's ID.
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                billOfMaterialsItemId: components["parameters"]["BillOfMaterialsItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bill-of-materials item
+         * @description Deletes the item and its work-breakdown-structure values, and returns it with `deletedAt` set (and no values). A missing, already deleted or foreign item is a 404.
+         */
+        delete: operations["deleteBillOfMaterialsItem"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a bill-of-materials item
+         * @description Changes the given fields of an item. `workBreakdownStructureValues` are additive: each given
+         *     value replaces the item's value of the same structureType and new structureTypes are added;
+         *     `null` removes them all. Field rules: `estimatedQuantity` is a number, >= 0 and a whole number;
+         *     `unitPrice` is a number >= 0; `description` cannot be the literal string `'null'`; a violation
+         *     is a 400 naming the field and the rule. A missing, deleted or foreign item is a 404.
+         */
+        patch: operations["updateBillOfMaterialsItem"];
+        trace?: never;
+    };
+    "/billOfMaterialsItems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update bill-of-materials items in a batch
+         * @description Applies up to 1000 updates in one transaction: if any element is rejected, none is saved.
+         *     Each element is `{billOfMaterialsItemId, input}` with the same rules as the single update
+         *     (additive `workBreakdownStructureValues`, `null` removes them).
+         *
+         *     Request-level errors, raised before any element is examined (400, exact messages):
+         *     `Invalid input, list cannot be empty`, `Invalid input, list cannot be greater than 1000`, and
+         *     `Invalid input, duplicate billOfMaterialsItemId <id>` when an ID appears more than once.
+         *
+         *     Otherwise every rejected element is reported in one 400 whose `errors[0].message` has one line
+         *     per rejected element, separated by newlines, each prefixed `Position <n>: ` with the zero-based
+         *     index in `inputs` (an item not found in the organization or deleted, or a field rule violated:
+         *     `estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0; `description` not the
+         *     literal string `'null'`).
+         */
+        patch: operations["updateBillOfMaterialsItems"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -678,6 +812,216 @@ export interface components {
             };
             /** @description The releases of the page, newest first. */
             data: components["schemas"]["Release"][];
+        };
+        /** @description A job's bill of materials (one per job); its items are read and written under `/billOfMaterials/{billOfMaterialsId}/items`. */
+        BillOfMaterials: {
+            /**
+             * @description Unique ID.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * @description The job.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-10-05T14:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-10-05T14:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description One work-breakdown-structure classification of a bill-of-materials item. */
+        WorkBreakdownStructureValue: {
+            /**
+             * @description The kind of structure. Any string; the application enriches these names: `Cost Code`, `Floor`,
+             *     `Phase`, `Phase Code`, `Section`, `System`. An item has at most one value per structureType.
+             * @example Floor
+             */
+            structureType: string;
+            /**
+             * @description The item's value in that structure.
+             * @example Level 2
+             */
+            value: string;
+        };
+        /** @description An estimated material line of a job's bill of materials. */
+        BillOfMaterialsItem: {
+            /**
+             * @description Unique ID.
+             * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+             */
+            id: string;
+            /**
+             * @description The bill of materials the item belongs to.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            billOfMaterialsId: string;
+            /**
+             * @description The catalog item, if the line was picked from the catalog.
+             * @example null
+             */
+            catalogId: string | null;
+            /**
+             * @description Description.
+             * @example 3/4 in. EMT conduit, 10 ft sticks
+             */
+            description: string;
+            /**
+             * @description Estimated quantity (a whole number, >= 0).
+             * @example 2400
+             */
+            estimatedQuantity: number;
+            /**
+             * @description Manufacturer part number.
+             * @example 101543
+             */
+            mpn: string | null;
+            /**
+             * @description Unit (EA unless another was given on creation).
+             * @example LF
+             */
+            unitOfMeasure: string | null;
+            /**
+             * @description Estimated unit price (>= 0); null when not estimated.
+             * @example 0.62
+             */
+            unitPrice: number | null;
+            /**
+             * @description Universal product code.
+             * @example 786776101547
+             */
+            upc: string | null;
+            /** @description The item's work-breakdown-structure values, at most one per structureType. */
+            workBreakdownStructureValues: components["schemas"]["WorkBreakdownStructureValue"][];
+            /**
+             * Format: date-time
+             * @description When the item was deleted (only on the response of the delete operation).
+             * @example null
+             */
+            deletedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-10-05T14:10:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time.
+             * @example 2026-10-05T14:10:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description A bill-of-materials item to create (BillOfMaterialsItemInput). The field rules
+         *     (`estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0; `description` not the
+         *     literal string `'null'`) are checked for every element and reported per position, so
+         *     `estimatedQuantity` and `unitPrice` accept any JSON value here and are checked by the service.
+         */
+        BillOfMaterialsItemCreate: {
+            /**
+             * @description Description; cannot be the literal string `'null'`.
+             * @example 3/4 in. EMT conduit, 10 ft sticks
+             */
+            description: string;
+            /**
+             * @description Estimated quantity; a number, >= 0 and a whole number.
+             * @example 2400
+             */
+            estimatedQuantity: unknown;
+            /**
+             * @description Unit; EA when omitted or null.
+             * @example LF
+             */
+            unitOfMeasure?: string | null;
+            /**
+             * @description Estimated unit price; a number >= 0, or null.
+             * @example 0.62
+             */
+            unitPrice?: unknown;
+            /**
+             * @description The catalog item, if the line comes from the catalog.
+             * @example null
+             */
+            catalogId?: string | null;
+            /**
+             * @description Manufacturer part number.
+             * @example 101543
+             */
+            mpn?: string | null;
+            /**
+             * @description Universal product code.
+             * @example 786776101547
+             */
+            upc?: string | null;
+            /** @description Work-breakdown-structure values, at most one per structureType (a later one for the same structureType wins). Null or omitted means none. */
+            workBreakdownStructureValues?: components["schemas"]["WorkBreakdownStructureValue"][] | null;
+        };
+        /**
+         * @description Changes to a bill-of-materials item (BillOfMaterialsItemInput); only the given fields change.
+         *     The field rules (`estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0;
+         *     `description` not the literal string `'null'`) are checked by the service, which names the field
+         *     and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any JSON
+         *     value here.
+         */
+        BillOfMaterialsItemUpdate: {
+            /**
+             * @description Description; cannot be the literal string `'null'`.
+             * @example 3/4 in. EMT conduit, 10 ft sticks
+             */
+            description?: string;
+            /**
+             * @description Estimated quantity; a number, >= 0 and a whole number.
+             * @example 2600
+             */
+            estimatedQuantity?: unknown;
+            /**
+             * @description Unit.
+             * @example LF
+             */
+            unitOfMeasure?: string | null;
+            /**
+             * @description Estimated unit price; a number >= 0, or null to clear it.
+             * @example 0.58
+             */
+            unitPrice?: unknown;
+            /**
+             * @description The catalog item, if the line comes from the catalog.
+             * @example null
+             */
+            catalogId?: string | null;
+            /**
+             * @description Manufacturer part number.
+             * @example 101543
+             */
+            mpn?: string | null;
+            /**
+             * @description Universal product code.
+             * @example 786776101547
+             */
+            upc?: string | null;
+            /**
+             * @description Additive: merged into the item's values by structureType (a value for a structureType the
+             *     item has replaces it; new structureTypes are added; others are kept). Null removes them all.
+             */
+            workBreakdownStructureValues?: components["schemas"]["WorkBreakdownStructureValue"][] | null;
+        };
+        /** @description One element of a batch update of bill-of-materials items. */
+        BillOfMaterialsItemBatchUpdate: {
+            /**
+             * @description The item to change; an ID may appear only once per batch.
+             * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+             */
+            billOfMaterialsItemId: string;
+            input: components["schemas"]["BillOfMaterialsItemUpdate"];
         };
     };
     responses: {
@@ -1230,6 +1574,235 @@ export interface components {
          * @example false
          */
         IncludeCancelled: boolean;
+        /**
+         * @description The bill of materials' ID.
+         * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+         */
+        BillOfMaterialsId: string;
+        /**
+         * @description Field to order bill-of-materials items by (default `createdAt`).
+         * @example createdAt
+         */
+        BillOfMaterialsItemOrderBy: "createdAt" | "description" | "estimatedQuantity" | "id" | "unitPrice" | "updatedAt";
+        /** @description Conditions on bill-of-materials items; see "Filters and pagination". */
+        BillOfMaterialsItemFilter: {
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `description` equals the value.
+             * @example J-1042
+             */
+            description?: string;
+            /**
+             * @description Matches when `description` does not equal the value.
+             * @example J-1042
+             */
+            description_not?: string;
+            /** @description Matches when `description` is one of the listed values: repeat `filter[description_in][]=` or give one comma-separated value. */
+            description_in?: string[];
+            /** @description Matches when `description` is none of the listed values: repeat `filter[description_not_in][]=` or give one comma-separated value. */
+            description_not_in?: string[];
+            /**
+             * @description Matches when `description` is less than the value.
+             * @example J-1042
+             */
+            description_lt?: string;
+            /**
+             * @description Matches when `description` is less than or equal to the value.
+             * @example J-1042
+             */
+            description_lte?: string;
+            /**
+             * @description Matches when `description` is greater than the value.
+             * @example J-1042
+             */
+            description_gt?: string;
+            /**
+             * @description Matches when `description` is greater than or equal to the value.
+             * @example J-1042
+             */
+            description_gte?: string;
+            /**
+             * @description Matches when `description` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_contains?: string;
+            /**
+             * @description Matches when `description` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_starts_with?: string;
+            /**
+             * @description Matches when `description` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            description_ends_with?: string;
+            /**
+             * @description Matches when `estimatedQuantity` equals the value.
+             * @example 10.5
+             */
+            estimatedQuantity?: number;
+            /**
+             * @description Matches when `estimatedQuantity` does not equal the value.
+             * @example 10.5
+             */
+            estimatedQuantity_not?: number;
+            /** @description Matches when `estimatedQuantity` is one of the listed values: repeat `filter[estimatedQuantity_in][]=` or give one comma-separated value. */
+            estimatedQuantity_in?: number[];
+            /** @description Matches when `estimatedQuantity` is none of the listed values: repeat `filter[estimatedQuantity_not_in][]=` or give one comma-separated value. */
+            estimatedQuantity_not_in?: number[];
+            /**
+             * @description Matches when `estimatedQuantity` is less than the value.
+             * @example 10.5
+             */
+            estimatedQuantity_lt?: number;
+            /**
+             * @description Matches when `estimatedQuantity` is less than or equal to the value.
+             * @example 10.5
+             */
+            estimatedQuantity_lte?: number;
+            /**
+             * @description Matches when `estimatedQuantity` is greater than the value.
+             * @example 10.5
+             */
+            estimatedQuantity_gt?: number;
+            /**
+             * @description Matches when `estimatedQuantity` is greater than or equal to the value.
+             * @example 10.5
+             */
+            estimatedQuantity_gte?: number;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `unitPrice` equals the value.
+             * @example 10.5
+             */
+            unitPrice?: number;
+            /**
+             * @description Matches when `unitPrice` does not equal the value.
+             * @example 10.5
+             */
+            unitPrice_not?: number;
+            /** @description Matches when `unitPrice` is one of the listed values: repeat `filter[unitPrice_in][]=` or give one comma-separated value. */
+            unitPrice_in?: number[];
+            /** @description Matches when `unitPrice` is none of the listed values: repeat `filter[unitPrice_not_in][]=` or give one comma-separated value. */
+            unitPrice_not_in?: number[];
+            /**
+             * @description Matches when `unitPrice` is less than the value.
+             * @example 10.5
+             */
+            unitPrice_lt?: number;
+            /**
+             * @description Matches when `unitPrice` is less than or equal to the value.
+             * @example 10.5
+             */
+            unitPrice_lte?: number;
+            /**
+             * @description Matches when `unitPrice` is greater than the value.
+             * @example 10.5
+             */
+            unitPrice_gt?: number;
+            /**
+             * @description Matches when `unitPrice` is greater than or equal to the value.
+             * @example 10.5
+             */
+            unitPrice_gte?: number;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The bill-of-materials item's ID.
+         * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+         */
+        BillOfMaterialsItemId: string;
     };
     requestBodies: never;
     headers: never;
@@ -1982,6 +2555,578 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getJobBillOfMaterials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's bill of materials. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "createdAt": "2026-10-05T14:00:00.000Z",
+                     *       "updatedAt": "2026-10-05T14:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillOfMaterials"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createJobBillOfMaterials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's ID or its code.
+                 * @example TX-CA
+                 */
+                idOrCode: components["parameters"]["IdOrCode"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job already had a bill of materials; it is returned unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "createdAt": "2026-10-05T14:00:00.000Z",
+                     *       "updatedAt": "2026-10-05T14:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillOfMaterials"];
+                };
+            };
+            /** @description The created bill of materials. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "createdAt": "2026-10-05T14:00:00.000Z",
+                     *       "updatedAt": "2026-10-05T14:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillOfMaterials"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listBillOfMaterialsItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order bill-of-materials items by (default `createdAt`).
+                 * @example createdAt
+                 */
+                orderBy?: components["parameters"]["BillOfMaterialsItemOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on bill-of-materials items; see "Filters and pagination". */
+                filter?: components["parameters"]["BillOfMaterialsItemFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The bill of materials' ID.
+                 * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+                 */
+                billOfMaterialsId: components["parameters"]["BillOfMaterialsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "catalogId": null,
+                     *         "description": "3/4 in. EMT conduit, 10 ft sticks",
+                     *         "estimatedQuantity": 2400,
+                     *         "mpn": "101543",
+                     *         "unitOfMeasure": "LF",
+                     *         "unitPrice": 0.62,
+                     *         "upc": "786776101547",
+                     *         "workBreakdownStructureValues": [
+                     *           {
+                     *             "structureType": "Floor",
+                     *             "value": "Level 2"
+                     *           },
+                     *           {
+                     *             "structureType": "Cost Code",
+                     *             "value": "26-0533"
+                     *           }
+                     *         ],
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-10-05T14:10:00.000Z",
+                     *         "updatedAt": "2026-10-05T14:10:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *         "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "catalogId": null,
+                     *         "description": "4 in. square box, 2-1/8 in. deep",
+                     *         "estimatedQuantity": 180,
+                     *         "mpn": "52171-K",
+                     *         "unitOfMeasure": "EA",
+                     *         "unitPrice": 3.15,
+                     *         "upc": null,
+                     *         "workBreakdownStructureValues": [
+                     *           {
+                     *             "structureType": "Floor",
+                     *             "value": "Level 2"
+                     *           }
+                     *         ],
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-10-05T14:10:00.000Z",
+                     *         "updatedAt": "2026-10-05T14:10:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BillOfMaterialsItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createBillOfMaterialsItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bill of materials' ID.
+                 * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+                 */
+                billOfMaterialsId: components["parameters"]["BillOfMaterialsId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "billOfMaterialsItems": [
+                 *         {
+                 *           "description": "3/4 in. EMT conduit, 10 ft sticks",
+                 *           "estimatedQuantity": 2400,
+                 *           "unitOfMeasure": "LF",
+                 *           "unitPrice": 0.62,
+                 *           "mpn": "101543",
+                 *           "upc": "786776101547",
+                 *           "workBreakdownStructureValues": [
+                 *             {
+                 *               "structureType": "Floor",
+                 *               "value": "Level 2"
+                 *             },
+                 *             {
+                 *               "structureType": "Cost Code",
+                 *               "value": "26-0533"
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "description": "4 in. square box, 2-1/8 in. deep",
+                 *           "estimatedQuantity": 180,
+                 *           "unitPrice": 3.15,
+                 *           "mpn": "52171-K",
+                 *           "workBreakdownStructureValues": [
+                 *             {
+                 *               "structureType": "Floor",
+                 *               "value": "Level 2"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The items (1 to 1000; checked by the service so that the messages are the ones above). */
+                    billOfMaterialsItems: components["schemas"]["BillOfMaterialsItemCreate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The created items, in the order given. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "catalogId": null,
+                     *         "description": "3/4 in. EMT conduit, 10 ft sticks",
+                     *         "estimatedQuantity": 2400,
+                     *         "mpn": "101543",
+                     *         "unitOfMeasure": "LF",
+                     *         "unitPrice": 0.62,
+                     *         "upc": "786776101547",
+                     *         "workBreakdownStructureValues": [
+                     *           {
+                     *             "structureType": "Floor",
+                     *             "value": "Level 2"
+                     *           },
+                     *           {
+                     *             "structureType": "Cost Code",
+                     *             "value": "26-0533"
+                     *           }
+                     *         ],
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-10-05T14:10:00.000Z",
+                     *         "updatedAt": "2026-10-05T14:10:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *         "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "catalogId": null,
+                     *         "description": "4 in. square box, 2-1/8 in. deep",
+                     *         "estimatedQuantity": 180,
+                     *         "mpn": "52171-K",
+                     *         "unitOfMeasure": "EA",
+                     *         "unitPrice": 3.15,
+                     *         "upc": null,
+                     *         "workBreakdownStructureValues": [
+                     *           {
+                     *             "structureType": "Floor",
+                     *             "value": "Level 2"
+                     *           }
+                     *         ],
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-10-05T14:10:00.000Z",
+                     *         "updatedAt": "2026-10-05T14:10:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BillOfMaterialsItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteBillOfMaterialsItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bill-of-materials item's ID.
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                billOfMaterialsItemId: components["parameters"]["BillOfMaterialsItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "catalogId": null,
+                     *       "description": "3/4 in. EMT conduit, 10 ft sticks",
+                     *       "estimatedQuantity": 2400,
+                     *       "mpn": "101543",
+                     *       "unitOfMeasure": "LF",
+                     *       "unitPrice": 0.62,
+                     *       "upc": "786776101547",
+                     *       "workBreakdownStructureValues": [],
+                     *       "deletedAt": "2026-11-12T09:45:00.000Z",
+                     *       "createdAt": "2026-10-05T14:10:00.000Z",
+                     *       "updatedAt": "2026-11-12T09:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillOfMaterialsItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateBillOfMaterialsItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bill-of-materials item's ID.
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                billOfMaterialsItemId: components["parameters"]["BillOfMaterialsItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "input": {
+                 *         "estimatedQuantity": 2600,
+                 *         "unitPrice": 0.58,
+                 *         "workBreakdownStructureValues": [
+                 *           {
+                 *             "structureType": "Floor",
+                 *             "value": "Level 3"
+                 *           },
+                 *           {
+                 *             "structureType": "System",
+                 *             "value": "Lighting"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    input: components["schemas"]["BillOfMaterialsItemUpdate"];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "catalogId": null,
+                     *       "description": "3/4 in. EMT conduit, 10 ft sticks",
+                     *       "estimatedQuantity": 2600,
+                     *       "mpn": "101543",
+                     *       "unitOfMeasure": "LF",
+                     *       "unitPrice": 0.58,
+                     *       "upc": "786776101547",
+                     *       "workBreakdownStructureValues": [
+                     *         {
+                     *           "structureType": "Floor",
+                     *           "value": "Level 3"
+                     *         },
+                     *         {
+                     *           "structureType": "Cost Code",
+                     *           "value": "26-0533"
+                     *         },
+                     *         {
+                     *           "structureType": "System",
+                     *           "value": "Lighting"
+                     *         }
+                     *       ],
+                     *       "deletedAt": null,
+                     *       "createdAt": "2026-10-05T14:10:00.000Z",
+                     *       "updatedAt": "2026-11-12T09:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillOfMaterialsItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateBillOfMaterialsItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "inputs": [
+                 *         {
+                 *           "billOfMaterialsItemId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                 *           "input": {
+                 *             "estimatedQuantity": 2600,
+                 *             "unitPrice": 0.58,
+                 *             "workBreakdownStructureValues": [
+                 *               {
+                 *                 "structureType": "Floor",
+                 *                 "value": "Level 3"
+                 *               },
+                 *               {
+                 *                 "structureType": "System",
+                 *                 "value": "Lighting"
+                 *               }
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "billOfMaterialsItemId": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                 *           "input": {
+                 *             "estimatedQuantity": 200
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The updates (1 to 1000, distinct IDs; checked by the service so that the messages are the ones above). */
+                    inputs: components["schemas"]["BillOfMaterialsItemBatchUpdate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated items, in the order of `inputs`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "catalogId": null,
+                     *         "description": "3/4 in. EMT conduit, 10 ft sticks",
+                     *         "estimatedQuantity": 2600,
+                     *         "mpn": "101543",
+                     *         "unitOfMeasure": "LF",
+                     *         "unitPrice": 0.58,
+                     *         "upc": "786776101547",
+                     *         "workBreakdownStructureValues": [
+                     *           {
+                     *             "structureType": "Floor",
+                     *             "value": "Level 3"
+                     *           },
+                     *           {
+                     *             "structureType": "Cost Code",
+                     *             "value": "26-0533"
+                     *           },
+                     *           {
+                     *             "structureType": "System",
+                     *             "value": "Lighting"
+                     *           }
+                     *         ],
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-10-05T14:10:00.000Z",
+                     *         "updatedAt": "2026-11-12T09:45:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *         "billOfMaterialsId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "catalogId": null,
+                     *         "description": "4 in. square box, 2-1/8 in. deep",
+                     *         "estimatedQuantity": 200,
+                     *         "mpn": "52171-K",
+                     *         "unitOfMeasure": "EA",
+                     *         "unitPrice": 3.15,
+                     *         "upc": null,
+                     *         "workBreakdownStructureValues": [
+                     *           {
+                     *             "structureType": "Floor",
+                     *             "value": "Level 2"
+                     *           }
+                     *         ],
+                     *         "deletedAt": null,
+                     *         "createdAt": "2026-10-05T14:10:00.000Z",
+                     *         "updatedAt": "2026-11-12T09:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BillOfMaterialsItem"][];
+                };
+            };
+            /** @description A request-level error, or every rejected element (one line each, prefixed `Position <n>: `). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "2 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 0: input.estimatedQuantity: must be a whole number (rule integer)\nPosition 3: billOfMaterialsItem 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42 not found"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
 }

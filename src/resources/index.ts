@@ -12,6 +12,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 
 // --- imports: change orders, releases, bills of materials ---
 import { releaseHandlers } from './releases/handlers';
+import { billOfMaterialsHandlers } from './bills-of-materials/handlers';
 
 // --- imports: receiving and billing ---
 
@@ -34,6 +35,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
 
     // --- handlers: change orders, releases, bills of materials ---
     ...releaseHandlers,
+    ...billOfMaterialsHandlers,
 
     // --- handlers: receiving and billing ---
 
