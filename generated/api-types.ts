@@ -134,6 +134,84 @@ export interface paths {
         patch: operations["updateUnitOfMeasure"];
         trace?: never;
     };
+    "/changeOrders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List change orders
+         * @description Lists the change orders of the organization's orders (orders that are deleted excluded),
+         *     ordered by `createdAt` unless `orderBy` says otherwise. At most 10 change orders are returned
+         *     per request whatever `limit` says (a larger `limit`, up to 1000, is accepted and capped at
+         *     10); page on with `offset`. Drafts are left out unless `filter[draft]=true` is given.
+         */
+        get: operations["listChangeOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changeOrders/{changeOrderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change order's ID.
+                 * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
+                changeOrderId: components["parameters"]["ChangeOrderId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a change order
+         * @description Reads one change order (drafts included) by ID. A change order of a deleted order, of another organization, or a missing one is a 404.
+         */
+        get: operations["getChangeOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changeOrders/{changeOrderId}/integrationState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change order's ID.
+                 * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
+                changeOrderId: components["parameters"]["ChangeOrderId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a change order's integration state
+         * @description The integrating system reports the change order's sync state: any IntegrationState is
+         *     accepted and stored; `integrationMessage` is stored when given (null clears it) and kept when
+         *     omitted. Answers `true`. The report is not a change made in the service, so `updatedAt` stays
+         *     as it is (an integrator polling by `updatedAt` is not sent its own report back).
+         */
+        post: operations["setChangeOrderIntegrationState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders/{orderId}/releases": {
         parameters: {
             query?: never;
@@ -611,6 +689,418 @@ export interface components {
              */
             description?: string;
             multiplier?: components["schemas"]["Multiplier"];
+        };
+        /**
+         * @description The order values a change order modified versus the prior version: only the changed keys are
+         *     present, each with its new value; a key set to null means the value was deleted.
+         */
+        OrderDiff: {
+            /**
+             * @description The order.
+             * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+             */
+            id?: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time of the order.
+             * @example 2026-10-20T15:00:00.000Z
+             */
+            createdAt?: string | null;
+            /**
+             * @description Custom column value.
+             * @example null
+             */
+            customColumnValue?: string | null;
+            /**
+             * @description Delivery instructions.
+             * @example Gate 3, call ahead
+             */
+            deliveryInstructions?: string | null;
+            /**
+             * @description Delivery location.
+             * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
+             */
+            deliveryLocationId?: string | null;
+            /**
+             * Format: double
+             * @description Dollar discount subtracted from the total.
+             * @example 150
+             */
+            discount?: number | null;
+            /**
+             * @description Field contact name.
+             * @example Marcus Reyes
+             */
+            fieldContactName?: string | null;
+            /**
+             * @description Field contact phone.
+             * @example +1 916 555 0143
+             */
+            fieldContactPhone?: string | null;
+            /**
+             * @description Flagged with an issue.
+             * @example false
+             */
+            flagged?: boolean | null;
+            /**
+             * Format: date-time
+             * @description When flagged.
+             * @example null
+             */
+            flaggedAt?: string | null;
+            /**
+             * @description Description of the issue.
+             * @example null
+             */
+            flagMessage?: string | null;
+            /**
+             * @description Default GL code.
+             * @example null
+             */
+            glCodeId?: string | null;
+            /**
+             * Format: date-time
+             * @description Last time the order became LINKED.
+             * @example null
+             */
+            integrationLastSync?: string | null;
+            /**
+             * @description Integration state (see IntegrationState).
+             * @example OUT_OF_SYNC
+             */
+            integrationState?: string | null;
+            /**
+             * @description The job.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId?: string | null;
+            /**
+             * @description Order mode (see Order).
+             * @example ISSUE_PO
+             */
+            mode?: string | null;
+            /**
+             * Format: date-time
+             * @description Needed-by day.
+             * @example 2026-11-20T00:00:00.000Z
+             */
+            needByDateDay?: string | null;
+            /**
+             * @description Delivery window.
+             * @example AM
+             */
+            needByWindow?: string | null;
+            /**
+             * @description Notes.
+             * @example null
+             */
+            notes?: string | null;
+            /**
+             * @description Purchase order number.
+             * @example J-1042-017
+             */
+            purchaseOrderNumber?: string | null;
+            /**
+             * @description Deliveries state.
+             * @example NO_DELIVERIES
+             */
+            receivedState?: string | null;
+            /**
+             * Format: double
+             * @description Dollar shipping cost.
+             * @example 85
+             */
+            shippingCost?: number | null;
+            /**
+             * @description Order state.
+             * @example ACTIVE
+             */
+            state?: string | null;
+            /**
+             * @description Default tax code.
+             * @example null
+             */
+            taxCodeId?: string | null;
+            /**
+             * @description Exempt from line-item tax.
+             * @example false
+             */
+            taxExempt?: boolean | null;
+            /**
+             * Format: double
+             * @description Order total: the sum of the line totals (extPrice, or quantity × unitPrice × (1 − unitDiscount/100) / pricePerFactor when extPrice is not set) minus discount plus shipping cost, rounded to cents.
+             * @example 4532.5
+             */
+            total?: number | null;
+            /**
+             * Format: date-time
+             * @description Last modification time of the order.
+             * @example 2026-11-12T09:45:00.000Z
+             */
+            updatedAt?: string | null;
+            /**
+             * @description Order type.
+             * @example HOLD_FOR_RELEASE
+             */
+            type?: string | null;
+            /**
+             * @description The vendor.
+             * @example 7c6d5e4f-3a2b-4c1d-9e0f-8a7b6c5d4e3f
+             */
+            vendorId?: string | null;
+        };
+        /**
+         * @description A modified order line item in a change order: `id`, `lineNumber`, `createdAt` and `updatedAt`
+         *     always, plus only the values that changed versus the prior version (their new value; null means
+         *     the value was deleted).
+         */
+        ItemDiffChange: {
+            /**
+             * @description The order line item.
+             * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Backorder lead time.
+             * @example null
+             */
+            backorderLeadTime?: string | null;
+            /**
+             * Format: double
+             * @description Quantity on backorder.
+             * @example null
+             */
+            backorderQuantity?: number | null;
+            /**
+             * @description Code of the cost category.
+             * @example 26-ELEC
+             */
+            costCategory?: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time of the line item.
+             * @example 2026-10-20T15:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Custom column value.
+             * @example null
+             */
+            customColumnValue?: string | null;
+            /**
+             * @description Description.
+             * @example 3/4 in. EMT conduit, 10 ft
+             */
+            description?: string | null;
+            /**
+             * Format: double
+             * @description Extended price.
+             * @example 1164
+             */
+            extPrice?: number | null;
+            /**
+             * @description Code of the GL code.
+             * @example 5100
+             */
+            glCode?: string | null;
+            /**
+             * @description The GL code.
+             * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+             */
+            glCodeId?: string | null;
+            /**
+             * @description The item code.
+             * @example null
+             */
+            itemCodeId?: string | null;
+            /**
+             * Format: int32
+             * @description Index of the line within the order.
+             * @example 1
+             */
+            lineNumber: number;
+            /**
+             * @description Manufacturer.
+             * @example Allied Tube & Conduit
+             */
+            manufacturer?: string | null;
+            /**
+             * @description Manufacturer part number.
+             * @example 101543
+             */
+            manufacturerPartNumber?: string | null;
+            /**
+             * Format: date-time
+             * @description Needed-by time.
+             * @example 2026-11-18T00:00:00.000Z
+             */
+            needByDate?: string | null;
+            /**
+             * @description Notes.
+             * @example null
+             */
+            notes?: string | null;
+            /**
+             * @description Code of the phase.
+             * @example 02-ROUGH
+             */
+            phase?: string | null;
+            /**
+             * @description The phase.
+             * @example b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            phaseId?: string | null;
+            /**
+             * Format: double
+             * @description Quantity.
+             * @example 2400
+             */
+            quantity?: number | null;
+            /**
+             * @description Code of the tax code.
+             * @example TX-CA
+             */
+            taxCode?: string | null;
+            /**
+             * @description The tax code (the key is spelled so).
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            taxCodId?: string | null;
+            /**
+             * Format: double
+             * @description Rate of the tax code as a fraction (0.0725 is 7.25 %).
+             * @example 0.0725
+             */
+            taxRate?: number | null;
+            /**
+             * Format: double
+             * @description Discount in percent.
+             * @example 0
+             */
+            unitDiscount?: number | null;
+            /**
+             * Format: double
+             * @description Unit price.
+             * @example 48.5
+             */
+            unitPrice?: number | null;
+            /**
+             * @description Unit.
+             * @example C
+             */
+            unitsOfMeasure?: string | null;
+            /**
+             * @description The unit record.
+             * @example null
+             */
+            unitsOfMeasureId?: string | null;
+            /**
+             * @description Universal product code.
+             * @example null
+             */
+            universalProductCode?: string | null;
+            /**
+             * Format: date-time
+             * @description Last modification time of the line item.
+             * @example 2026-11-12T09:45:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description Vendor part number.
+             * @example EMT34
+             */
+            vendorPartNumber?: string | null;
+        };
+        /** @description An order line item as it was added or deleted by a change order; every key is present. */
+        ItemDiff: WithRequired<components["schemas"]["ItemDiffChange"], "id" | "backorderLeadTime" | "backorderQuantity" | "costCategory" | "createdAt" | "customColumnValue" | "description" | "extPrice" | "glCode" | "glCodeId" | "itemCodeId" | "lineNumber" | "manufacturer" | "manufacturerPartNumber" | "needByDate" | "notes" | "phase" | "phaseId" | "quantity" | "taxCode" | "taxCodId" | "taxRate" | "unitDiscount" | "unitPrice" | "unitsOfMeasure" | "unitsOfMeasureId" | "universalProductCode" | "updatedAt" | "vendorPartNumber">;
+        /**
+         * @description Sync status with the integrating system.
+         *     - `NOT_LINKED`: not yet written to the integrating system (every new object starts here)
+         *     - `LINKING`: the integrating system is writing it
+         *     - `LINKED`: in sync
+         *     - `OUT_OF_SYNC`: changed in the service after it was linked
+         *     - `ERROR`: the last sync failed; `integrationMessage` explains why
+         * @example LINKED
+         * @enum {string}
+         */
+        IntegrationState: "NOT_LINKED" | "LINKING" | "LINKED" | "OUT_OF_SYNC" | "ERROR";
+        /**
+         * @description A version of a purchase order. Versions are numbered sequentially; the initial order is version
+         *     0, so the first change order is version 1. A change order is a draft until it is completed in
+         *     the application.
+         */
+        ChangeOrder: {
+            /**
+             * @description Unique ID.
+             * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-11-12T09:45:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last modification time (integration-state reports do not change it).
+             * @example 2026-11-12T09:45:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The user who made the change order.
+             * @example 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
+             */
+            createdById: string | null;
+            /**
+             * @description The order.
+             * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+             */
+            orderId: string;
+            /**
+             * @description Label.
+             * @example CO-2 Level 3 conduit added
+             */
+            label: string | null;
+            /**
+             * @description Note.
+             * @example Owner-requested scope change, RFI 118.
+             */
+            note: string | null;
+            /**
+             * Format: int32
+             * @description The order version this change order creates (1 for the first change order; the initial order is version 0).
+             * @example 2
+             */
+            versionNumber: number;
+            /**
+             * @description True while the change order has not been completed in the application; drafts are left out of lists unless `filter[draft]=true`.
+             * @example false
+             */
+            draft: boolean;
+            modifiedOrderValues: components["schemas"]["OrderDiff"];
+            /** @description Line items added, with every ItemDiff key. */
+            addedItems: components["schemas"]["ItemDiff"][];
+            /** @description Line items deleted, with every ItemDiff key (their values before deletion). */
+            deletedItems: components["schemas"]["ItemDiff"][];
+            /** @description Line items modified; each holds `id`, `lineNumber`, `createdAt`, `updatedAt` and only the changed values (null means deleted). */
+            modifiedItems: components["schemas"]["ItemDiffChange"][];
+            integrationState: components["schemas"]["IntegrationState"];
+            /**
+             * @description The integrating system's last message about this change order.
+             * @example null
+             */
+            integrationMessage: string | null;
+        };
+        /** @description What the integrating system reports about a change order. */
+        ChangeOrderIntegrationStateUpdate: {
+            integrationState: components["schemas"]["IntegrationState"];
+            /**
+             * @description A message about the sync; stored when given (null clears it), kept when omitted.
+             * @example Change order exported to Vista as PO 1042-017 rev 2.
+             */
+            integrationMessage?: string | null;
         };
         /** @description The order line item a release item draws from, with the prices the release is costed at. */
         ReleaseLineItem: {
@@ -1565,6 +2055,137 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
+         * @description Requested page size (up to 1000 accepted), but at most 10 change orders are returned per request whatever `limit` says; page on with `offset`.
+         * @example 10
+         */
+        ChangeOrderLimit: number;
+        /**
+         * @description Field to order change orders by (default `createdAt`).
+         * @example createdAt
+         */
+        ChangeOrderOrderBy: "createdAt" | "updatedAt";
+        /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
+        ChangeOrderFilter: {
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_not?: string;
+            /** @description Matches when `createdAt` is one of the listed values: repeat `filter[createdAt_in][]=` or give one comma-separated value. */
+            createdAt_in?: string[];
+            /** @description Matches when `createdAt` is none of the listed values: repeat `filter[createdAt_not_in][]=` or give one comma-separated value. */
+            createdAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `createdAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            createdAt_gte?: string;
+            /**
+             * @description Matches when `draft` equals the value.
+             * @example true
+             */
+            draft?: boolean;
+            /**
+             * @description Matches when `id` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id?: string;
+            /**
+             * @description Matches when `id` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            id_not?: string;
+            /** @description Matches when `id` is one of the listed values: repeat `filter[id_in][]=` or give one comma-separated value. */
+            id_in?: string[];
+            /** @description Matches when `id` is none of the listed values: repeat `filter[id_not_in][]=` or give one comma-separated value. */
+            id_not_in?: string[];
+            /**
+             * @description Matches when `orderId` equals the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            orderId?: string;
+            /**
+             * @description Matches when `orderId` does not equal the value.
+             * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
+             */
+            orderId_not?: string;
+            /** @description Matches when `orderId` is one of the listed values: repeat `filter[orderId_in][]=` or give one comma-separated value. */
+            orderId_in?: string[];
+            /** @description Matches when `orderId` is none of the listed values: repeat `filter[orderId_not_in][]=` or give one comma-separated value. */
+            orderId_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` equals the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` does not equal the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_not?: string;
+            /** @description Matches when `updatedAt` is one of the listed values: repeat `filter[updatedAt_in][]=` or give one comma-separated value. */
+            updatedAt_in?: string[];
+            /** @description Matches when `updatedAt` is none of the listed values: repeat `filter[updatedAt_not_in][]=` or give one comma-separated value. */
+            updatedAt_not_in?: string[];
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is less than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_lte?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gt?: string;
+            /**
+             * Format: date-time
+             * @description Matches when `updatedAt` is greater than or equal to the value.
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            updatedAt_gte?: string;
+        };
+        /**
+         * @description The change order's ID.
+         * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+         */
+        ChangeOrderId: string;
+        /**
          * @description The order's ID.
          * @example 4f3e2d1c-0b9a-4887-a665-544332211009
          */
@@ -2339,6 +2960,252 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listChangeOrders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Requested page size (up to 1000 accepted), but at most 10 change orders are returned per request whatever `limit` says; page on with `offset`.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["ChangeOrderLimit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Field to order change orders by (default `createdAt`).
+                 * @example createdAt
+                 */
+                orderBy?: components["parameters"]["ChangeOrderOrderBy"];
+                /**
+                 * @description Sort direction of `orderBy`.
+                 * @example ASC
+                 */
+                direction?: components["parameters"]["Direction"];
+                /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
+                filter?: components["parameters"]["ChangeOrderFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of at most 10 change orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                     *         "createdAt": "2026-11-12T09:45:00.000Z",
+                     *         "updatedAt": "2026-11-12T09:45:00.000Z",
+                     *         "createdById": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *         "orderId": "4f3e2d1c-0b9a-4887-a665-544332211009",
+                     *         "label": "CO-2 Level 3 conduit added",
+                     *         "note": "Owner-requested scope change, RFI 118.",
+                     *         "versionNumber": 2,
+                     *         "draft": false,
+                     *         "modifiedOrderValues": {
+                     *           "needByDateDay": "2026-11-24T00:00:00.000Z",
+                     *           "notes": null,
+                     *           "total": 4966.6,
+                     *           "updatedAt": "2026-11-12T09:45:00.000Z"
+                     *         },
+                     *         "addedItems": [
+                     *           {
+                     *             "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *             "backorderLeadTime": null,
+                     *             "backorderQuantity": null,
+                     *             "costCategory": "26-ELEC",
+                     *             "createdAt": "2026-11-12T09:45:00.000Z",
+                     *             "customColumnValue": null,
+                     *             "description": "1 in. EMT set-screw couplings",
+                     *             "extPrice": 434.1,
+                     *             "glCode": "5100",
+                     *             "glCodeId": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "itemCodeId": null,
+                     *             "lineNumber": 4,
+                     *             "manufacturer": "Bridgeport",
+                     *             "manufacturerPartNumber": "252-DC",
+                     *             "needByDate": "2026-11-24T00:00:00.000Z",
+                     *             "notes": null,
+                     *             "phase": "02-ROUGH",
+                     *             "phaseId": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *             "quantity": 300,
+                     *             "taxCode": "TX-CA",
+                     *             "taxCodId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *             "taxRate": 0.0725,
+                     *             "unitDiscount": 0,
+                     *             "unitPrice": 1.447,
+                     *             "unitsOfMeasure": "EA",
+                     *             "unitsOfMeasureId": null,
+                     *             "universalProductCode": null,
+                     *             "updatedAt": "2026-11-12T09:45:00.000Z",
+                     *             "vendorPartNumber": "BP252DC"
+                     *           }
+                     *         ],
+                     *         "deletedItems": [],
+                     *         "modifiedItems": [
+                     *           {
+                     *             "id": "0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f",
+                     *             "lineNumber": 1,
+                     *             "createdAt": "2026-10-20T15:00:00.000Z",
+                     *             "updatedAt": "2026-11-12T09:45:00.000Z",
+                     *             "quantity": 2400,
+                     *             "extPrice": 1164
+                     *           }
+                     *         ],
+                     *         "integrationState": "LINKED",
+                     *         "integrationMessage": "Exported to Vista as PO 1042-017 rev 2."
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ChangeOrder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getChangeOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change order's ID.
+                 * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
+                changeOrderId: components["parameters"]["ChangeOrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                     *       "createdAt": "2026-11-12T09:45:00.000Z",
+                     *       "updatedAt": "2026-11-12T09:45:00.000Z",
+                     *       "createdById": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *       "orderId": "4f3e2d1c-0b9a-4887-a665-544332211009",
+                     *       "label": "CO-2 Level 3 conduit added",
+                     *       "note": "Owner-requested scope change, RFI 118.",
+                     *       "versionNumber": 2,
+                     *       "draft": false,
+                     *       "modifiedOrderValues": {
+                     *         "needByDateDay": "2026-11-24T00:00:00.000Z",
+                     *         "notes": null,
+                     *         "total": 4966.6,
+                     *         "updatedAt": "2026-11-12T09:45:00.000Z"
+                     *       },
+                     *       "addedItems": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "backorderLeadTime": null,
+                     *           "backorderQuantity": null,
+                     *           "costCategory": "26-ELEC",
+                     *           "createdAt": "2026-11-12T09:45:00.000Z",
+                     *           "customColumnValue": null,
+                     *           "description": "1 in. EMT set-screw couplings",
+                     *           "extPrice": 434.1,
+                     *           "glCode": "5100",
+                     *           "glCodeId": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "itemCodeId": null,
+                     *           "lineNumber": 4,
+                     *           "manufacturer": "Bridgeport",
+                     *           "manufacturerPartNumber": "252-DC",
+                     *           "needByDate": "2026-11-24T00:00:00.000Z",
+                     *           "notes": null,
+                     *           "phase": "02-ROUGH",
+                     *           "phaseId": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "quantity": 300,
+                     *           "taxCode": "TX-CA",
+                     *           "taxCodId": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *           "taxRate": 0.0725,
+                     *           "unitDiscount": 0,
+                     *           "unitPrice": 1.447,
+                     *           "unitsOfMeasure": "EA",
+                     *           "unitsOfMeasureId": null,
+                     *           "universalProductCode": null,
+                     *           "updatedAt": "2026-11-12T09:45:00.000Z",
+                     *           "vendorPartNumber": "BP252DC"
+                     *         }
+                     *       ],
+                     *       "deletedItems": [],
+                     *       "modifiedItems": [
+                     *         {
+                     *           "id": "0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f",
+                     *           "lineNumber": 1,
+                     *           "createdAt": "2026-10-20T15:00:00.000Z",
+                     *           "updatedAt": "2026-11-12T09:45:00.000Z",
+                     *           "quantity": 2400,
+                     *           "extPrice": 1164
+                     *         }
+                     *       ],
+                     *       "integrationState": "LINKED",
+                     *       "integrationMessage": "Exported to Vista as PO 1042-017 rev 2."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    setChangeOrderIntegrationState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change order's ID.
+                 * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
+                changeOrderId: components["parameters"]["ChangeOrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "integrationState": "LINKED",
+                 *       "integrationMessage": "Exported to Vista as PO 1042-017 rev 2."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeOrderIntegrationStateUpdate"];
+            };
+        };
+        responses: {
+            /** @description The state was stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example true */
+                    "application/json": boolean;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
     listOrderReleases: {
@@ -3130,3 +3997,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

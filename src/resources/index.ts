@@ -11,6 +11,7 @@ import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: purchasing ---
 
 // --- imports: change orders, releases, bills of materials ---
+import { changeOrderHandlers } from './change-orders/handlers';
 import { releaseHandlers } from './releases/handlers';
 import { billOfMaterialsHandlers } from './bills-of-materials/handlers';
 
@@ -34,6 +35,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     // --- handlers: purchasing ---
 
     // --- handlers: change orders, releases, bills of materials ---
+    ...changeOrderHandlers,
     ...releaseHandlers,
     ...billOfMaterialsHandlers,
 
