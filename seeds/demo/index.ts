@@ -12,6 +12,9 @@ import { seedUnitsOfMeasure } from './units-of-measure';
 // --- imports: purchasing ---
 
 // --- imports: change orders, releases, bills of materials ---
+import { seedBillsOfMaterials } from './bills-of-materials';
+import { seedChangeOrders } from './change-orders';
+import { seedReleases } from './releases';
 
 // --- imports: receiving and billing ---
 
@@ -34,6 +37,9 @@ const PARTS: DemoPart[] = [
   // --- parts: purchasing ---
 
   // --- parts: change orders, releases, bills of materials ---
+  seedReleases,
+  seedChangeOrders,
+  seedBillsOfMaterials,
 
   // --- parts: receiving and billing ---
 

@@ -16,6 +16,8 @@ export interface ChangeOrderRecord {
   note?: string | null;
   draft?: boolean;
   createdById?: string | null;
+  /** Defaults to now (demo data back-dates its history). */
+  createdAt?: string | Date;
   before: OrderSnapshot;
   after: OrderSnapshot;
 }
@@ -40,6 +42,7 @@ export async function recordChangeOrder(db: Queryable, orgId: string, orderId: s
       added_items: JSON.stringify(diff.addedItems),
       deleted_items: JSON.stringify(diff.deletedItems),
       modified_items: JSON.stringify(diff.modifiedItems),
+      ...(r.createdAt ? { created_at: r.createdAt, updated_at: r.createdAt } : {}),
     })
     .returning('id');
   return { id: row.id, versionNumber };
