@@ -3327,7 +3327,7 @@ export interface operations {
                  */
                 includeCancelled?: components["parameters"]["IncludeCancelled"];
                 /**
-                 * @description Page size; default 100, values above 500 are capped at 500 (see `meta.limit`). Must not be negative.
+                 * @description Page size; default 100, any value above 500 is capped at 500 (see `meta.limit`). Must not be negative.
                  * @example 100
                  */
                 limit?: number;

@@ -188,6 +188,7 @@ describe('releases', () => {
       expect(page.meta.limit).to.equal(500);
       expect(page.data).to.have.length(4);
       expect((await list('?limit=500')).meta.limit).to.equal(500);
+      expect((await list('?limit=99999999999')).meta.limit).to.equal(500);
       expect((await list('?limit=499')).meta.limit).to.equal(499);
     });
 
