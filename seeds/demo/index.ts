@@ -19,6 +19,9 @@ import { seedTags } from './tags';
 import { seedPurchasing } from './purchasing';
 
 // --- imports: change orders, releases, bills of materials ---
+import { seedBillsOfMaterials } from './bills-of-materials';
+import { seedChangeOrders } from './change-orders';
+import { seedReleases } from './releases';
 
 // --- imports: receiving and billing ---
 import { seedRequisitions } from './requisitions';
@@ -52,6 +55,9 @@ const PARTS: DemoPart[] = [
   seedPurchasing,
 
   // --- parts: change orders, releases, bills of materials ---
+  seedReleases,
+  seedChangeOrders,
+  seedBillsOfMaterials,
 
   // --- parts: receiving and billing ---
   seedRequisitions,

@@ -23,6 +23,9 @@ import { orderTagHandlers } from './order-tags/handlers';
 import { notificationHandlers } from './notifications/handlers';
 
 // --- imports: change orders, releases, bills of materials ---
+import { changeOrderHandlers } from './change-orders/handlers';
+import { releaseHandlers } from './releases/handlers';
+import { billOfMaterialsHandlers } from './bills-of-materials/handlers';
 
 // --- imports: receiving and billing ---
 import { requisitionHandlers } from './requisitions/handlers';
@@ -61,6 +64,9 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...notificationHandlers,
 
     // --- handlers: change orders, releases, bills of materials ---
+    ...changeOrderHandlers,
+    ...releaseHandlers,
+    ...billOfMaterialsHandlers,
 
     // --- handlers: receiving and billing ---
     ...requisitionHandlers,

@@ -1,0 +1,102 @@
+import { batchProblem, checkBatchSize, PositionErrors } from '../../db/batch';
+import { isUuid } from '../../db/columns';
+import { badRequest, notFound } from '../../http/errors';
+import type { Handlers } from '../../http/handler';
+import { listParams } from '../../http/list-params';
+import * as q from './queries';
+import { BomItemInput, checkBomItem } from './rules';
+
+const missingJob = (idOrCode: string) => notFound(`No job matches ${idOrCode}.`);
+const missingBom = (id: string) => notFound(`No bill of materials matches ${id}.`);
+const missingItem = (id: string) => notFound(`No bill-of-materials item matches ${id}.`);
+
+async function jobIdOf(db: Parameters<typeof q.resolveJobId>[0], orgId: string, idOrCode: string): Promise<string> {
+  const id = await q.resolveJobId(db, orgId, idOrCode);
+  if (!id) throw missingJob(idOrCode);
+  return id;
+}
+
+export const billOfMaterialsHandlers: Handlers<
+  | 'getJobBillOfMaterials'
+  | 'createJobBillOfMaterials'
+  | 'listBillOfMaterialsItems'
+  | 'createBillOfMaterialsItems'
+  | 'updateBillOfMaterialsItem'
+  | 'deleteBillOfMaterialsItem'
+  | 'updateBillOfMaterialsItems'
+> = {
+  getJobBillOfMaterials: async ({ db, caller, params }) => {
+    const jobId = await jobIdOf(db, caller.organizationId, params.idOrCode);
+    const bom = await q.getJobBom(db, caller.organizationId, jobId);
+    if (!bom) throw notFound(`Job ${params.idOrCode} has no bill of materials.`);
+    return { status: 200, body: bom };
+  },
+
+  createJobBillOfMaterials: async ({ db, caller, params }) => {
+    const jobId = await jobIdOf(db, caller.organizationId, params.idOrCode);
+    const { created, bom } = await q.ensureJobBom(db, caller.organizationId, jobId);
+    return created ? { status: 201, body: bom } : { status: 200, body: bom };
+  },
+
+  listBillOfMaterialsItems: async ({ db, caller, params, query }) => {
+    if (!(await q.bomExists(db, caller.organizationId, params.billOfMaterialsId))) throw missingBom(params.billOfMaterialsId);
+    return { status: 200, body: await q.listItems(db, caller.organizationId, params.billOfMaterialsId, listParams(query, { orderBy: 'createdAt' })) };
+  },
+
+  createBillOfMaterialsItems: async ({ db, caller, params, body }) => {
+    const inputs = body.billOfMaterialsItems as BomItemInput[];
+    checkBatchSize(inputs);
+    if (!(await q.bomExists(db, caller.organizationId, params.billOfMaterialsId))) throw missingBom(params.billOfMaterialsId);
+    const errors = new PositionErrors();
+    inputs.forEach((input, i) => checkBomItem(input, true).forEach((v) => errors.add(i, `${v.field}: ${v.message} (rule ${v.rule})`)));
+    errors.throwIfAny();
+    const created = await db.transaction((tx) => q.createItems(tx, caller.organizationId, params.billOfMaterialsId, inputs));
+    return { status: 201, body: created };
+  },
+
+  updateBillOfMaterialsItem: async ({ db, caller, params, body }) => {
+    const input = body.input as BomItemInput;
+    const violations = checkBomItem(input, false);
+    if (violations.length) throw badRequest(violations.map((v) => ({ field: `body.input.${v.field}`, rule: v.rule, message: `body.input.${v.field}: ${v.message}` })));
+    const id = params.billOfMaterialsItemId;
+    if (!isUuid(id)) throw missingItem(id);
+    const updated = await db.transaction(async (tx) => {
+      const current = (await q.lockItems(tx, caller.organizationId, [id])).get(id);
+      if (!current) throw missingItem(id);
+      await q.updateItems(tx, caller.organizationId, [{ current, input }]);
+      return q.getItem(tx, caller.organizationId, id);
+    });
+    return { status: 200, body: updated! };
+  },
+
+  deleteBillOfMaterialsItem: async ({ db, caller, params }) => {
+    const deleted = await q.deleteItem(db, caller.organizationId, params.billOfMaterialsItemId);
+    if (!deleted) throw missingItem(params.billOfMaterialsItemId);
+    return { status: 200, body: deleted };
+  },
+
+  updateBillOfMaterialsItems: async ({ db, caller, body }) => {
+    const inputs = body.inputs;
+    checkBatchSize(inputs);
+    // A duplicate ID is a request-level error, raised before any element is examined.
+    const seen = new Set<string>();
+    for (const { billOfMaterialsItemId: id } of inputs) {
+      if (seen.has(id)) throw batchProblem(`Invalid input, duplicate billOfMaterialsItemId ${id}`);
+      seen.add(id);
+    }
+    const updated = await db.transaction(async (tx) => {
+      const ids = inputs.map((e) => e.billOfMaterialsItemId);
+      const found = await q.lockItems(tx, caller.organizationId, ids.filter(isUuid));
+      const errors = new PositionErrors();
+      inputs.forEach((e, i) => {
+        if (!found.has(e.billOfMaterialsItemId)) errors.add(i, `billOfMaterialsItem ${e.billOfMaterialsItemId} not found`);
+        checkBomItem(e.input as BomItemInput, false).forEach((v) => errors.add(i, `input.${v.field}: ${v.message} (rule ${v.rule})`));
+      });
+      errors.throwIfAny();
+      const changes = inputs.map((e) => ({ current: found.get(e.billOfMaterialsItemId)!, input: e.input as BomItemInput }));
+      await q.updateItems(tx, caller.organizationId, changes);
+      return q.itemsInOrder(tx, caller.organizationId, ids);
+    });
+    return { status: 200, body: updated };
+  },
+};

@@ -1,0 +1,55 @@
+/**
+ * The bill-of-materials field rules, checked by the service (not the schema) so that single
+ * writes name the field and the rule, and batches report them per position.
+ */
+export interface RuleViolation {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+export interface WbsValue {
+  structureType: string;
+  value: string;
+}
+
+export interface BomItemInput {
+  catalogId?: string | null;
+  description?: string;
+  estimatedQuantity?: unknown;
+  mpn?: string | null;
+  unitOfMeasure?: string | null;
+  unitPrice?: unknown;
+  upc?: string | null;
+  workBreakdownStructureValues?: WbsValue[] | null;
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+export function checkBomItem(input: BomItemInput, creating: boolean): RuleViolation[] {
+  const out: RuleViolation[] = [];
+  const q = input.estimatedQuantity;
+  if (q === undefined) {
+    if (creating) out.push({ field: 'estimatedQuantity', rule: 'required', message: 'is required' });
+  } else if (!isNumber(q)) out.push({ field: 'estimatedQuantity', rule: 'type', message: 'must be a number' });
+  else {
+    if (q < 0) out.push({ field: 'estimatedQuantity', rule: 'minimum', message: 'must be greater than or equal to 0' });
+    if (!Number.isInteger(q)) out.push({ field: 'estimatedQuantity', rule: 'integer', message: 'must be a whole number' });
+  }
+  const p = input.unitPrice;
+  if (p !== undefined && p !== null) {
+    if (!isNumber(p)) out.push({ field: 'unitPrice', rule: 'type', message: 'must be a number' });
+    else if (p < 0) out.push({ field: 'unitPrice', rule: 'minimum', message: 'must be greater than or equal to 0' });
+  }
+  if (input.description === 'null') out.push({ field: 'description', rule: 'not', message: "cannot be the literal string 'null'" });
+  return out;
+}
+
+/** Additive merge by structureType: given values replace same-type ones, new types are appended. */
+export function mergeWbs(current: WbsValue[], given: WbsValue[] | null | undefined): WbsValue[] {
+  if (given === undefined) return current;
+  if (given === null) return [];
+  const merged = new Map(current.map((v) => [v.structureType, v.value]));
+  for (const v of given) merged.set(v.structureType, v.value);
+  return [...merged].map(([structureType, value]) => ({ structureType, value }));
+}

@@ -1,0 +1,253 @@
+import { expect } from 'chai';
+import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { makeJob } from './support/release-fixtures';
+
+interface BomItem {
+  id: string;
+  description: string;
+  estimatedQuantity: number;
+  unitPrice: number | null;
+  unitOfMeasure: string | null;
+  workBreakdownStructureValues: { structureType: string; value: string }[];
+  deletedAt: string | null;
+}
+
+describe('bills of materials', () => {
+  let org: TestOrg;
+  let other: TestOrg;
+  let bomId: string;
+  let jobId: string;
+
+  const create = async (items: object[], o = org, id = bomId) => expectStatus(await o.api.post(`/billOfMaterials/${id}/items`, { billOfMaterialsItems: items }), 201).body as BomItem[];
+
+  before(async () => {
+    org = await newOrg();
+    other = await newOrg();
+    jobId = await makeJob(org, 'J-1042');
+    bomId = expectStatus(await org.api.post('/jobs/J-1042/billOfMaterials'), 201).body.id;
+  });
+
+  describe('the job bill of materials', () => {
+    it('is created once per job (201, then the same one with 200) and found by job id or code', async () => {
+      const again = expectStatus(await org.api.post(`/jobs/${jobId}/billOfMaterials`), 200).body;
+      expect(again).to.include({ id: bomId, jobId });
+      expect(expectStatus(await org.api.get('/jobs/J-1042/billOfMaterials'), 200).body.id).to.equal(bomId);
+    });
+
+    it('is a 404 for a job without one, a missing job or a foreign job', async () => {
+      await makeJob(org, 'J-2000');
+      problemOf(await org.api.get('/jobs/J-2000/billOfMaterials'), 404);
+      problemOf(await org.api.post('/jobs/J-NOPE/billOfMaterials'), 404);
+      await expectForeignLikeMissing(other, 'GET', `/jobs/${jobId}/billOfMaterials`, `/jobs/${MISSING_ID}/billOfMaterials`);
+      await expectForeignLikeMissing(other, 'POST', `/jobs/${jobId}/billOfMaterials`, `/jobs/${MISSING_ID}/billOfMaterials`);
+    });
+  });
+
+  describe('items', () => {
+    it('creates items in the order given, with unitOfMeasure defaulting to EA', async () => {
+      const items = await create([
+        { description: 'EMT conduit 3/4 in.', estimatedQuantity: 2400, unitOfMeasure: 'LF', unitPrice: 0.62, mpn: '101543', upc: '786776101547', workBreakdownStructureValues: [{ structureType: 'Floor', value: 'Level 2' }] },
+        { description: 'Square box', estimatedQuantity: 0 },
+      ]);
+      expect(items[0]).to.include({ description: 'EMT conduit 3/4 in.', estimatedQuantity: 2400, unitOfMeasure: 'LF', unitPrice: 0.62, mpn: '101543', upc: '786776101547', billOfMaterialsId: bomId, deletedAt: null });
+      expect(items[0].workBreakdownStructureValues).to.deep.equal([{ structureType: 'Floor', value: 'Level 2' }]);
+      expect(items[1]).to.include({ description: 'Square box', estimatedQuantity: 0, unitOfMeasure: 'EA', unitPrice: null });
+      expect(items[1].workBreakdownStructureValues).to.deep.equal([]);
+    });
+
+    it('rejects every invalid element with its position, and creates none', async () => {
+      const before = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length;
+      const p = problemOf(
+        await org.api.post(`/billOfMaterials/${bomId}/items`, {
+          billOfMaterialsItems: [
+            { description: 'ok', estimatedQuantity: 1 },
+            { description: 'null', estimatedQuantity: 1.5 },
+            { description: 'ok', estimatedQuantity: -1, unitPrice: -2 },
+          ],
+        }),
+        400,
+      );
+      const lines = p.errors[0].message.split('\n');
+      expect(lines).to.have.length(2);
+      expect(lines[0]).to.match(/^Position 1: /).and.include('estimatedQuantity').and.include('description');
+      expect(lines[1]).to.match(/^Position 2: /).and.include('estimatedQuantity').and.include('unitPrice');
+      const missing = problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [{ description: 'no qty' }] }), 400);
+      expect(missing.errors[0].field).to.equal('body.billOfMaterialsItems[0].estimatedQuantity');
+      expect(expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length).to.equal(before);
+      expect(problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [] }), 400).errors[0].message).to.equal('Invalid input, list cannot be empty');
+    });
+
+    it('lists with the allowed orderBy and filters, excluding deleted items', async () => {
+      const own = await newOrg();
+      await makeJob(own, 'J-7');
+      const id = expectStatus(await own.api.post('/jobs/J-7/billOfMaterials'), 201).body.id;
+      // Separate requests: items created in one request share their createdAt.
+      const [a] = await create([{ description: 'Bravo', estimatedQuantity: 20, unitPrice: 5 }], own, id);
+      const [b] = await create([{ description: 'Alpha', estimatedQuantity: 10, unitPrice: 7 }], own, id);
+      const [c] = await create([{ description: 'Charlie', estimatedQuantity: 30 }], own, id);
+      const names = async (q: string) => (expectStatus(await own.api.get(`/billOfMaterials/${id}/items?${q}`), 200).body as BomItem[]).map((i) => i.description);
+      expect(await names('')).to.deep.equal(['Bravo', 'Alpha', 'Charlie']);
+      expect(await names('orderBy=description')).to.deep.equal(['Alpha', 'Bravo', 'Charlie']);
+      expect(await names('orderBy=estimatedQuantity&direction=DESC')).to.deep.equal(['Charlie', 'Bravo', 'Alpha']);
+      expect(await names('filter[unitPrice_gte]=6')).to.deep.equal(['Alpha']);
+      expect(await names('filter[estimatedQuantity]=30')).to.deep.equal(['Charlie']);
+      expect(await names(`filter[id_in]=${a.id},${c.id}&orderBy=id`)).to.have.members(['Bravo', 'Charlie']);
+      expect(await names('filter[description_starts_with]=al')).to.deep.equal(['Alpha']);
+      expectStatus(await own.api.delete(`/billOfMaterialsItem/${b.id}`), 200);
+      expect(await names('')).to.deep.equal(['Bravo', 'Charlie']);
+      problemOf(await own.api.get(`/billOfMaterials/${id}/items?orderBy=mpn`), 400);
+      problemOf(await own.api.get(`/billOfMaterials/${id}/items?filter[mpn]=x`), 400);
+      await expectForeignLikeMissing(other, 'GET', `/billOfMaterials/${id}/items`, `/billOfMaterials/${MISSING_ID}/items`);
+      await expectForeignLikeMissing(other, 'POST', `/billOfMaterials/${id}/items`, `/billOfMaterials/${MISSING_ID}/items`, { billOfMaterialsItems: [{ description: 'x', estimatedQuantity: 1 }] });
+    });
+  });
+
+  describe('PATCH /billOfMaterialsItem/{id}', () => {
+    let item: BomItem;
+    before(async () => {
+      [item] = await create([
+        {
+          description: 'THHN 12 AWG',
+          estimatedQuantity: 5000,
+          unitPrice: 0.21,
+          workBreakdownStructureValues: [
+            { structureType: 'Floor', value: 'Level 1' },
+            { structureType: 'System', value: 'Power' },
+          ],
+        },
+      ]);
+    });
+
+    it('changes the given fields only and merges WBS values by structureType', async () => {
+      const res = expectStatus(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input: { estimatedQuantity: 5200, workBreakdownStructureValues: [{ structureType: 'Floor', value: 'Level 2' }, { structureType: 'Cost Code', value: '26-0519' }] } }), 200).body as BomItem;
+      expect(res).to.include({ id: item.id, description: 'THHN 12 AWG', estimatedQuantity: 5200, unitPrice: 0.21 });
+      expect(res.workBreakdownStructureValues).to.deep.equal([
+        { structureType: 'Floor', value: 'Level 2' },
+        { structureType: 'System', value: 'Power' },
+        { structureType: 'Cost Code', value: '26-0519' },
+      ]);
+      const kept = expectStatus(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input: { unitPrice: null } }), 200).body as BomItem;
+      expect(kept.unitPrice).to.equal(null);
+      expect(kept.workBreakdownStructureValues).to.have.length(3);
+    });
+
+    it('removes every WBS value with null', async () => {
+      const res = expectStatus(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input: { workBreakdownStructureValues: null } }), 200).body as BomItem;
+      expect(res.workBreakdownStructureValues).to.deep.equal([]);
+    });
+
+    it('names the field and the rule of a violation', async () => {
+      const check = async (input: object, field: string, rule: string) => {
+        const p = problemOf(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input }), 400);
+        expect(p.errors.map((e) => [e.field, e.rule])).to.deep.include([field, rule]);
+      };
+      await check({ estimatedQuantity: -1 }, 'body.input.estimatedQuantity', 'minimum');
+      await check({ estimatedQuantity: 2.5 }, 'body.input.estimatedQuantity', 'integer');
+      await check({ estimatedQuantity: 'ten' }, 'body.input.estimatedQuantity', 'type');
+      await check({ unitPrice: -0.01 }, 'body.input.unitPrice', 'minimum');
+      await check({ description: 'null' }, 'body.input.description', 'not');
+      const unchanged = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${item.id}`), 200).body[0];
+      expect(unchanged.estimatedQuantity).to.equal(5200);
+    });
+
+    it('is a 404 for a missing, deleted or foreign item', async () => {
+      const [gone] = await create([{ description: 'to delete', estimatedQuantity: 1 }]);
+      expectStatus(await org.api.delete(`/billOfMaterialsItem/${gone.id}`), 200);
+      problemOf(await org.api.patch(`/billOfMaterialsItem/${gone.id}`, { input: { estimatedQuantity: 2 } }), 404);
+      problemOf(await org.api.patch(`/billOfMaterialsItem/not-an-id`, { input: { estimatedQuantity: 2 } }), 404);
+      await expectForeignLikeMissing(other, 'PATCH', `/billOfMaterialsItem/${item.id}`, `/billOfMaterialsItem/${MISSING_ID}`, { input: { estimatedQuantity: 2 } });
+    });
+  });
+
+  describe('DELETE /billOfMaterialsItem/{id}', () => {
+    it('returns the item with deletedAt and deletes its WBS values; a second delete is a 404', async () => {
+      const [item] = await create([{ description: 'Delete me', estimatedQuantity: 3, workBreakdownStructureValues: [{ structureType: 'Phase', value: 'Rough-in' }] }]);
+      const deleted = expectStatus(await org.api.delete(`/billOfMaterialsItem/${item.id}`), 200).body as BomItem;
+      expect(deleted.id).to.equal(item.id);
+      expect(deleted.deletedAt).to.match(/Z$/);
+      expect(deleted.workBreakdownStructureValues).to.deep.equal([]);
+      problemOf(await org.api.delete(`/billOfMaterialsItem/${item.id}`), 404);
+      const [again] = await create([{ description: 'Foreign check', estimatedQuantity: 1 }]);
+      await expectForeignLikeMissing(other, 'DELETE', `/billOfMaterialsItem/${again.id}`, `/billOfMaterialsItem/${MISSING_ID}`);
+    });
+  });
+
+  describe('PATCH /billOfMaterialsItems (batch)', () => {
+    let items: BomItem[];
+    beforeEach(async () => {
+      items = await create([
+        { description: 'Batch A', estimatedQuantity: 1, workBreakdownStructureValues: [{ structureType: 'Floor', value: 'L1' }] },
+        { description: 'Batch B', estimatedQuantity: 2 },
+        { description: 'Batch C', estimatedQuantity: 3 },
+      ]);
+    });
+    const patch = (inputs: unknown[]) => org.api.patch('/billOfMaterialsItems', { inputs });
+
+    it('updates every element in one go and returns them in input order', async () => {
+      const res = expectStatus(
+        await patch([
+          { billOfMaterialsItemId: items[1].id, input: { estimatedQuantity: 20, description: 'Batch B2' } },
+          { billOfMaterialsItemId: items[0].id, input: { workBreakdownStructureValues: [{ structureType: 'System', value: 'Power' }] } },
+        ]),
+        200,
+      ).body as BomItem[];
+      expect(res.map((i) => i.id)).to.deep.equal([items[1].id, items[0].id]);
+      expect(res[0]).to.include({ estimatedQuantity: 20, description: 'Batch B2' });
+      expect(res[1].workBreakdownStructureValues).to.deep.equal([
+        { structureType: 'Floor', value: 'L1' },
+        { structureType: 'System', value: 'Power' },
+      ]);
+    });
+
+    it('reports every rejected element in one 400, one line per position, and saves none', async () => {
+      const p = problemOf(
+        await patch([
+          { billOfMaterialsItemId: items[0].id, input: { estimatedQuantity: 100 } },
+          { billOfMaterialsItemId: MISSING_ID, input: { estimatedQuantity: 1 } },
+          { billOfMaterialsItemId: items[1].id, input: { estimatedQuantity: 1.5 } },
+          { billOfMaterialsItemId: items[2].id, input: { unitPrice: -1, description: 'null' } },
+        ]),
+        400,
+      );
+      expect(p.errors).to.have.length(1);
+      const lines = p.errors[0].message.split('\n');
+      expect(lines).to.have.length(3);
+      expect(lines[0]).to.match(/^Position 1: /).and.include(MISSING_ID);
+      expect(lines[1]).to.match(/^Position 2: .*estimatedQuantity/);
+      expect(lines[2]).to.match(/^Position 3: .*unitPrice.*description/);
+      const list = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${items[0].id}`), 200).body;
+      expect(list[0].estimatedQuantity).to.equal(1);
+    });
+
+    it('rejects a deleted or foreign item by position', async () => {
+      expectStatus(await org.api.delete(`/billOfMaterialsItem/${items[2].id}`), 200);
+      const code = `J-F-${Date.now()}`;
+      await makeJob(other, code);
+      const otherBom = expectStatus(await other.api.post(`/jobs/${code}/billOfMaterials`), 201).body.id;
+      const [{ id: foreign }] = await create([{ description: 'Foreign', estimatedQuantity: 1 }], other, otherBom);
+      const p = problemOf(
+        await patch([
+          { billOfMaterialsItemId: items[2].id, input: { estimatedQuantity: 5 } },
+          { billOfMaterialsItemId: foreign, input: { estimatedQuantity: 5 } },
+        ]),
+        400,
+      );
+      expect(p.errors[0].message.split('\n').map((l) => l.slice(0, 11))).to.deep.equal(['Position 0:', 'Position 1:']);
+    });
+
+    it('uses the exact request-level messages: empty, more than 1000, duplicate ids', async () => {
+      expect(problemOf(await patch([]), 400).errors[0].message).to.equal('Invalid input, list cannot be empty');
+      const many = Array.from({ length: 1001 }, () => ({ billOfMaterialsItemId: items[0].id, input: { estimatedQuantity: 1 } }));
+      expect(problemOf(await patch(many), 400).errors[0].message).to.equal('Invalid input, list cannot be greater than 1000');
+      const dup = problemOf(
+        await patch([
+          { billOfMaterialsItemId: items[0].id, input: { estimatedQuantity: 1.5 } },
+          { billOfMaterialsItemId: items[0].id, input: { estimatedQuantity: 2 } },
+        ]),
+        400,
+      );
+      expect(dup.errors[0].message).to.equal(`Invalid input, duplicate billOfMaterialsItemId ${items[0].id}`);
+    });
+  });
+});

@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { expectStatus, newOrg, TestOrg } from './support/client';
+import { harness } from './support/harness';
+import { loadDemoData } from '../seeds/demo';
+
+describe('demo data: releases, change orders, bills of materials', () => {
+  let org: TestOrg;
+  before(async function () {
+    this.timeout(60_000);
+    org = await newOrg();
+    await loadDemoData(harness().db, org.id);
+  });
+
+  it('has a hold-for-release order with active and cancelled releases, costed per C, M and EA', async () => {
+    const all = expectStatus(await org.api.get('/releases?includeCancelled=true'), 200).body;
+    const mine = all.data.filter((r: { purchaseOrderNumber: string }) => r.purchaseOrderNumber === 'J-1042-HFR-01');
+    expect(mine.map((r: { releaseNumber: string }) => r.releaseNumber)).to.deep.equal(['J-1042-HFR-01-R3', 'J-1042-HFR-01-R2', 'J-1042-HFR-01-R1']);
+    expect(mine[0].cancelledAt).to.not.equal(null);
+    // R1: 2400 x 48.5 / 100 + 5000 x 412.5 x 0.9 / 1000
+    expect(mine[2].totalCost).to.equal(1164 + 1856.25);
+    // R2: 150 x 1.85 + unpriced strut
+    expect(mine[1].totalCost).to.equal(277.5);
+  });
+
+  it('has an order with three change-order versions, one a draft', async () => {
+    const listed = expectStatus(await org.api.get('/changeOrders'), 200).body;
+    const drafts = expectStatus(await org.api.get('/changeOrders?filter[draft]=true'), 200).body;
+    expect(listed.map((c: { versionNumber: number }) => c.versionNumber)).to.include.members([1, 2]);
+    expect(drafts.map((c: { versionNumber: number }) => c.versionNumber)).to.include(3);
+    const co2 = listed.find((c: { versionNumber: number; label: string }) => c.label?.startsWith('CO-2'));
+    expect(co2.deletedItems).to.have.length(1);
+    expect(co2.modifiedOrderValues).to.have.property('notes', null);
+  });
+
+  it("has job J-1042's bill of materials with WBS values", async () => {
+    const bom = expectStatus(await org.api.get('/jobs/J-1042/billOfMaterials'), 200).body;
+    const items = expectStatus(await org.api.get(`/billOfMaterials/${bom.id}/items`), 200).body;
+    const types = new Set(items.flatMap((i: { workBreakdownStructureValues: { structureType: string }[] }) => i.workBreakdownStructureValues.map((v) => v.structureType)));
+    expect([...types]).to.include.members(['Cost Code', 'Floor', 'Phase', 'Phase Code', 'Section', 'System']);
+  });
+});
