@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/knex';
-import { col, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, scoped } from '../../db/resource';
+import { allJson, listJson, scoped } from '../../db/resource';
+import { tags } from '../tags/queries';
 import { notFound } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -9,18 +9,6 @@ import type { Json } from '../../http/json';
 type Tag = Schema<'Tag'>;
 type TagInput = Schema<'OrderTagInput'>;
 
-export const tags: ResourceDef = {
-  table: 'tags',
-  alias: 'tg',
-  columns: {
-    id: idCol('tg.id'),
-    title: col('tg.title'),
-    type: col('tg.type'),
-    color: col('tg.color'),
-    createdAt: tsCol('tg.created_at'),
-    updatedAt: tsCol('tg.updated_at'),
-  },
-};
 
 const onOrder = (db: Queryable, orgId: string, orderId: string) =>
   scoped(db, tags, orgId).whereExists(
