@@ -1,6 +1,6 @@
 import { harness } from './harness';
 import type { TestOrg } from './client';
-import { createOrder } from '../../src/resources/orders/store';
+import { createOrder, deleteOrder } from '../../src/resources/orders/store';
 import { createDeliveryReceipt, ReceiptItemWrite, ReceiptWrite } from '../../src/resources/delivery-receipts/store';
 
 /**
@@ -37,7 +37,7 @@ export async function order(org: TestOrg, b: Basics, deleted = false): Promise<{
     { line_number: 1, description: 'Copper pipe', quantity: 40, unit_price: 58.75 },
   ]);
   const item = await db()('items').where({ order_id: orderId }).first('id');
-  if (deleted) await db()('orders').where({ id: orderId }).update({ deleted_at: db().fn.now() });
+  if (deleted) await deleteOrder(db(), org.id, null, orderId);
   return { orderId, itemId: item.id };
 }
 

@@ -1,5 +1,5 @@
 import { harness } from './harness';
-import { createOrder, ItemWrite, OrderWrite } from '../../src/resources/orders/store';
+import { createOrder, ItemWrite, OrderWrite, deleteOrder } from '../../src/resources/orders/store';
 
 /**
  * Rows the purchasing tests need, inserted directly (their own APIs belong to other areas), and
@@ -51,7 +51,7 @@ export function makeOrder(org: { id: string; userId: string }, order: OrderWrite
 }
 
 export async function softDeleteOrder(orgId: string, orderId: string): Promise<void> {
-  await db()('orders').where({ organization_id: orgId, id: orderId }).update({ deleted_at: db().fn.now() });
+  await deleteOrder(db(), orgId, null, orderId);
 }
 
 /** Moves the order's updated_at into the past (lookback tests). */

@@ -1,5 +1,5 @@
 import { harness } from './harness';
-import { createOrder, ItemWrite, OrderWrite } from '../../src/resources/orders/store';
+import { createOrder, ItemWrite, OrderWrite, deleteOrder } from '../../src/resources/orders/store';
 import type { TestOrg } from './client';
 
 /**
@@ -41,5 +41,5 @@ export async function makeOrder(org: TestOrg, order: OrderWrite = {}, items: Ite
 
 export async function softDeleteOrder(org: TestOrg, orderId: string): Promise<void> {
   // Order deletion is not an API operation (nor a store one yet): mark it as the application would.
-  await harness().db('orders').where({ organization_id: org.id, id: orderId }).update({ deleted_at: harness().db.fn.now() });
+  await deleteOrder(harness().db, org.id, null, orderId);
 }

@@ -3,6 +3,7 @@ import { invalidField, notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import * as q from './queries';
+import { orderExists } from '../orders/queries';
 
 const missing = (id: string) => notFound(`No delivery receipt matches ${id}.`);
 
@@ -20,7 +21,7 @@ export const deliveryReceiptHandlers: Handlers<
   }),
 
   listOrderDeliveryReceipts: async ({ db, caller, params, query }) => {
-    if (!(await q.orderExists(db, caller.organizationId, params.orderId))) throw notFound(`No order matches ${params.orderId}.`);
+    if (!(await orderExists(db, caller.organizationId, params.orderId))) throw notFound(`No order matches ${params.orderId}.`);
     return {
       status: 200,
       body: await q.listDeliveryReceipts(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' }), {

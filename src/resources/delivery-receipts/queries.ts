@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
-import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
+import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
@@ -109,8 +109,3 @@ export async function setDeliveryReceiptIntegrationState(
   return n > 0;
 }
 
-/** Whether an order of the organization exists and is not deleted (the parent of GET /orders/{orderId}/deliveries). */
-export async function orderExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  return !!(await db('orders').where({ organization_id: orgId, id }).whereNull('deleted_at').first('id'));
-}

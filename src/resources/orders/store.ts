@@ -118,6 +118,15 @@ export async function removeItem(db: Queryable, orgId: string, userId: string | 
   });
 }
 
+/** Soft-deletes an order: it disappears from lists and reads, and its number is free again. */
+export async function deleteOrder(db: Queryable, orgId: string, userId: string | null, orderId: string): Promise<boolean> {
+  const n = await db('orders')
+    .where({ organization_id: orgId, id: orderId })
+    .whereNull('deleted_at')
+    .update({ deleted_at: db.fn.now(), updated_at: db.fn.now(), updated_by_id: userId });
+  return n > 0;
+}
+
 /**
  * What the integrating system reports. LINKED stamps integration_last_sync; the message is stored
  * (and cleared when none is given). This is not "a change made in the service": it does not

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
-import { col, expr, idCol, isUuid, selectList, tsCol } from '../../db/columns';
+import { col, expr, idCol, selectList, tsCol } from '../../db/columns';
 import { ResourceDef, allJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import { Json, asJson } from '../../http/json';
@@ -68,11 +68,6 @@ export const releases: ResourceDef = {
 
 const NEWEST_FIRST = 'r.created_at DESC, r.id DESC';
 
-/** Whether the order exists, is not deleted, and belongs to the organization. */
-export async function orderExists(db: Queryable, orgId: string, orderId: string): Promise<boolean> {
-  if (!isUuid(orderId)) return false;
-  return !!(await db('orders').where({ organization_id: orgId, id: orderId }).whereNull('deleted_at').first('id'));
-}
 
 function onlyActive(q: Knex.QueryBuilder, includeCancelled: boolean): Knex.QueryBuilder {
   return includeCancelled ? q : q.whereNull('r.cancelled_at');
