@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Json, asJson } from '../http/json';
 import { Columns, isUuid, selectList } from './columns';
-import { ListParams, applyList } from './list';
+import { ListParams, applyFilter, applyList, applyOrder } from './list';
 import type { Queryable } from './knex';
 
 /**
@@ -80,4 +80,45 @@ export async function resolveId(db: Queryable, def: ResourceDef, orgId: string, 
   const q = whereIdOrCode(scoped(db, def, orgId, opts), def, idOrCode).select(`${def.alias}.id`).first();
   const row = await q;
   return row?.id;
+}
+
+export interface PageMeta {
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * `{"meta":{"total","limit","offset"},"data":[...]}` in ONE statement: the page and the size of
+ * the whole filtered set. `filtered` carries the tenancy scope and every filter; `order` sorts the
+ * page (ending with a unique key); `metaLimit` is the limit to report (defaults to the page size).
+ */
+export async function pageWithTotalJson<T>(
+  db: Queryable,
+  def: ResourceDef,
+  filtered: Knex.QueryBuilder,
+  page: { limit: number; offset: number; order: (q: Knex.QueryBuilder) => void; metaLimit?: number },
+): Promise<Json<{ meta: PageMeta; data: T[] }>> {
+  const rows = filtered.clone().select(db.raw(selectList(def.columns)));
+  page.order(rows);
+  rows.limit(page.limit).offset(page.offset);
+  const row = await db
+    .select(
+      db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
+      db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM ? AS x) AS json`, [rows]),
+    )
+    .first();
+  const meta = JSON.stringify({ total: row.total, limit: page.metaLimit ?? page.limit, offset: page.offset });
+  return asJson<{ meta: PageMeta; data: T[] }>(`{"meta":${meta},"data":${row.json}}`);
+}
+
+/** A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query. */
+export function bulkPageJson<T>(db: Queryable, def: ResourceDef, scopedQuery: Knex.QueryBuilder, params: ListParams): Promise<Json<{ meta: PageMeta; data: T[] }>> {
+  const filtered = scopedQuery.clone();
+  applyFilter(filtered, def.columns, params.filter);
+  return pageWithTotalJson<T>(db, def, filtered, {
+    limit: params.limit,
+    offset: params.offset,
+    order: (q) => applyOrder(q, def.columns, params.orderBy, params.direction, `${def.alias}.id`),
+  });
 }

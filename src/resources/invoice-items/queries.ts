@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
-import { Columns, col, expr, idCol, selectList, tsCol } from '../../db/columns';
-import { ListParams, applyFilter, applyOrder } from '../../db/list';
-import { ResourceDef, listJson, scoped } from '../../db/resource';
+import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
+import { ListParams } from '../../db/list';
+import { ResourceDef, bulkPageJson, listJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import { Json, asJson } from '../../http/json';
+import type { Json } from '../../http/json';
 
 type InvoiceItem = Schema<'InvoiceItem'>;
 type InvoiceItemPage = Schema<'InvoiceItemPage'>;
@@ -83,19 +83,5 @@ export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string
   listJson<InvoiceItem>(db, invoiceItems, scoped(db, invoiceItems, orgId).where('ii.invoice_id', invoiceId), params);
 
 /** One page and the size of the whole filtered set, in one statement. */
-export async function bulkInvoiceItemPage(db: Queryable, orgId: string, params: ListParams): Promise<Json<InvoiceItemPage>> {
-  const def = bulkInvoiceItems;
-  const filtered = scoped(db, def, orgId);
-  applyFilter(filtered, def.columns, params.filter);
-  const page = filtered.clone().select(db.raw(selectList(def.columns)));
-  applyOrder(page, def.columns, params.orderBy, params.direction, 'ii.id');
-  page.limit(params.limit).offset(params.offset);
-  const row = await db
-    .select(
-      db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
-      db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM ? AS x) AS json`, [page]),
-    )
-    .first();
-  const meta = JSON.stringify({ total: row.total, limit: params.limit, offset: params.offset });
-  return asJson<InvoiceItemPage>(`{"meta":${meta},"data":${row.json}}`);
-}
+export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams): Promise<Json<InvoiceItemPage>> =>
+  bulkPageJson(db, bulkInvoiceItems, scoped(db, bulkInvoiceItems, orgId), params) as Promise<Json<InvoiceItemPage>>;

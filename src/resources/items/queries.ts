@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
-import { ListParams, applyFilter } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ListParams } from '../../db/list';
+import { ResourceDef, bulkPageJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import { Json, asJson } from '../../http/json';
+import type { Json } from '../../http/json';
 import { glCodeBrief, taxCodeBrief } from '../orders/queries';
 
 type Item = Schema<'Item'>;
@@ -106,11 +106,6 @@ export const listOrderItems = (db: Queryable, orgId: string, orderId: string, pa
 export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<Item> | undefined> =>
   oneJson<Item>(db, items, whereId(scoped(db, items, orgId), items, id));
 
-/** A bulk page and the size of the whole filtered set: two statements whatever the page size. */
-export async function listBulkItems(db: Queryable, orgId: string, params: ListParams): Promise<Json<BulkItemPage>> {
-  const filtered = scoped(db, bulkItems, orgId);
-  applyFilter(filtered, bulkItems.columns, params.filter);
-  const [{ n }] = await filtered.clone().count({ n: '*' });
-  const data = await listJson<BulkItem>(db, bulkItems, filtered, { ...params, filter: {} });
-  return asJson<BulkItemPage>(`{"meta":${JSON.stringify({ total: Number(n), limit: params.limit, offset: params.offset })},"data":${data}}`);
-}
+/** A bulk page and the size of the whole filtered set, in one statement. */
+export const listBulkItems = (db: Queryable, orgId: string, params: ListParams): Promise<Json<BulkItemPage>> =>
+  bulkPageJson<BulkItem>(db, bulkItems, scoped(db, bulkItems, orgId), params) as Promise<Json<BulkItemPage>>;

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
-import { col, expr, idCol, selectList, tsCol } from '../../db/columns';
-import { ResourceDef, allJson, scoped } from '../../db/resource';
+import { col, expr, idCol, tsCol } from '../../db/columns';
+import { ResourceDef, allJson, pageWithTotalJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import { Json, asJson } from '../../http/json';
+import type { Json } from '../../http/json';
 
 type Release = Schema<'Release'>;
 type ReleasePage = Schema<'ReleasePage'>;
@@ -92,18 +92,5 @@ export async function listReleases(db: Queryable, orgId: string, p: ReleaseQuery
   if (p.orderId !== undefined) filtered.where('r.order_id', p.orderId);
   if (p.from) filtered.where('r.need_by_date_day', '>=', p.from);
   if (p.to) filtered.where('r.need_by_date_day', '<=', p.to);
-  const total = filtered.clone().count('*');
-  const page = filtered.clone().select(db.raw(selectList(releases.columns))).orderByRaw(NEWEST_FIRST).limit(p.limit).offset(p.offset);
-  const row = await db
-    .select(
-      db.raw(
-        `json_build_object(
-          'meta', json_build_object('total', (?), 'limit', ?::int, 'offset', ?::int),
-          'data', (SELECT coalesce(json_agg(row_to_json(x)), '[]'::json) FROM (?) x)
-        )::text AS json`,
-        [total, p.limit, p.offset, page],
-      ),
-    )
-    .first();
-  return asJson<ReleasePage>(row.json);
+  return pageWithTotalJson(db, releases, filtered, { limit: p.limit, offset: p.offset, order: (q) => q.orderByRaw(NEWEST_FIRST) }) as Promise<Json<ReleasePage>>;
 }
