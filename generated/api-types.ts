@@ -4096,6 +4096,33 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** @description Where a bulk page is in the whole filtered set. */
+        BulkPageMeta: {
+            /**
+             * Format: int32
+             * @description Number of objects matching the filters (all pages together).
+             * @example 1873
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size applied.
+             * @example 500
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description The offset applied (0 when a cursor was given).
+             * @example 0
+             */
+            offset: number;
+            /**
+             * @description Pass as `cursor` to get the next page in the same order (our addition); null when this page
+             *     is not full, so there is nothing after it.
+             * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
+             */
+            nextCursor: string | null;
+        };
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
             /**
@@ -4306,27 +4333,7 @@ export interface components {
         };
         /** @description One page of the bulk item list. */
         BulkItemPage: {
-            /** @description Where the page is in the whole filtered set. */
-            meta: {
-                /**
-                 * Format: int32
-                 * @description Number of items matching the filters (all pages together).
-                 * @example 1873
-                 */
-                total: number;
-                /**
-                 * Format: int32
-                 * @description The page size applied.
-                 * @example 500
-                 */
-                limit: number;
-                /**
-                 * Format: int32
-                 * @description The offset applied.
-                 * @example 0
-                 */
-                offset: number;
-            };
+            meta: components["schemas"]["BulkPageMeta"];
             /** @description The items of the page. */
             data: components["schemas"]["BulkItem"][];
         };
@@ -6442,27 +6449,7 @@ export interface components {
         };
         /** @description One page of a bulk invoice-item pull. */
         InvoiceItemPage: {
-            /** @description Paging of the pull. */
-            meta: {
-                /**
-                 * Format: int32
-                 * @description Number of items matching the filters (the whole set, not the page).
-                 * @example 1287
-                 */
-                total: number;
-                /**
-                 * Format: int32
-                 * @description Page size used.
-                 * @example 500
-                 */
-                limit: number;
-                /**
-                 * Format: int32
-                 * @description Offset used.
-                 * @example 0
-                 */
-                offset: number;
-            };
+            meta: components["schemas"]["BulkPageMeta"];
             /** @description The page of items. */
             data: components["schemas"]["BulkInvoiceItem"][];
         };
@@ -9606,6 +9593,14 @@ export interface components {
          * @example 500
          */
         BulkLimit: number;
+        /**
+         * @description Keyset position from a previous page's `meta.nextCursor` (an addition of this service to the
+         *     spec's `offset` paging): returns the page after it, in the same `orderBy` and `direction`, with
+         *     the same filters. Each page costs the same however deep the export goes, where a large `offset`
+         *     must skip every earlier row. Leave `offset` out (or 0) when giving a cursor.
+         * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
+         */
+        Cursor: string;
         /**
          * @description Field to order items by (default `createdAt`, newest first).
          * @example createdAt
@@ -17857,6 +17852,14 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
                 /**
+                 * @description Keyset position from a previous page's `meta.nextCursor` (an addition of this service to the
+                 *     spec's `offset` paging): returns the page after it, in the same `orderBy` and `direction`, with
+                 *     the same filters. Each page costs the same however deep the export goes, where a large `offset`
+                 *     must skip every earlier row. Leave `offset` out (or 0) when giving a cursor.
+                 * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Field to order items by (default `createdAt`, newest first).
                  * @example createdAt
                  */
@@ -17886,7 +17889,8 @@ export interface operations {
                      *       "meta": {
                      *         "total": 2,
                      *         "limit": 500,
-                     *         "offset": 0
+                     *         "offset": 0,
+                     *         "nextCursor": "WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ"
                      *       },
                      *       "data": [
                      *         {
@@ -20946,6 +20950,14 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
                 /**
+                 * @description Keyset position from a previous page's `meta.nextCursor` (an addition of this service to the
+                 *     spec's `offset` paging): returns the page after it, in the same `orderBy` and `direction`, with
+                 *     the same filters. Each page costs the same however deep the export goes, where a large `offset`
+                 *     must skip every earlier row. Leave `offset` out (or 0) when giving a cursor.
+                 * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Field to order invoice items by (default `createdAt`).
                  * @example createdAt
                  */
@@ -20975,7 +20987,8 @@ export interface operations {
                      *       "meta": {
                      *         "total": 2,
                      *         "limit": 500,
-                     *         "offset": 0
+                     *         "offset": 0,
+                     *         "nextCursor": "WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ"
                      *       },
                      *       "data": [
                      *         {

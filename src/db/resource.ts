@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { Json, asJson } from '../http/json';
 import { Columns, isUuid, selectList } from './columns';
-import { ListParams, applyFilter, applyList, applyOrder } from './list';
+import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
+import { decodeCursor, encodeCursor, whereAfter } from './cursor';
+import { invalidField } from '../http/errors';
 import type { Queryable } from './knex';
 
 /**
@@ -86,39 +88,73 @@ export interface PageMeta {
   total: number;
   limit: number;
   offset: number;
+  nextCursor?: string | null;
 }
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * `{"meta":{"total","limit","offset"},"data":[...]}` in ONE statement: the page and the size of
  * the whole filtered set. `filtered` carries the tenancy scope and every filter; `order` sorts the
  * page (ending with a unique key); `metaLimit` is the limit to report (defaults to the page size).
+ * With `cursorKey` (the raw order column), meta also carries `nextCursor`: the position after the
+ * page's last row, or null when the page is not full.
  */
 export async function pageWithTotalJson<T>(
   db: Queryable,
   def: ResourceDef,
   filtered: Knex.QueryBuilder,
-  page: { limit: number; offset: number; order: (q: Knex.QueryBuilder) => void; metaLimit?: number },
+  page: { limit: number; offset: number; order: (q: Knex.QueryBuilder) => void; metaLimit?: number; after?: (q: Knex.QueryBuilder) => void; cursorKey?: { column: string; orderBy: string; direction: Direction } },
 ): Promise<Json<{ meta: PageMeta; data: T[] }>> {
-  const rows = filtered.clone().select(db.raw(selectList(def.columns)));
+  const rows = filtered.clone();
+  page.after?.(rows);
+  rows.select(db.raw(selectList(def.columns)), db.raw(`${page.cursorKey?.column ?? 'NULL'} AS "__k", ${def.alias}.id AS "__i"`));
   page.order(rows);
   rows.limit(page.limit).offset(page.offset);
+  const apiColumns = Object.keys(def.columns).map(quoteIdent).join(', ');
+  // A materialized CTE keeps the page's order for both the JSON and its last row.
   const row = await db
+    .with('page', rows)
     .select(
       db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
-      db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM ? AS x) AS json`, [rows]),
+      db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM (SELECT ${apiColumns} FROM page) AS x) AS json`),
+      db.raw(`(SELECT count(*)::int FROM page) AS n`),
+      db.raw(`(SELECT json_build_array(__k, __i)::text FROM page OFFSET GREATEST((SELECT count(*) FROM page) - 1, 0) LIMIT 1) AS last`),
     )
     .first();
-  const meta = JSON.stringify({ total: row.total, limit: page.metaLimit ?? page.limit, offset: page.offset });
-  return asJson<{ meta: PageMeta; data: T[] }>(`{"meta":${meta},"data":${row.json}}`);
+  const meta: PageMeta = { total: row.total, limit: page.metaLimit ?? page.limit, offset: page.offset };
+  if (page.cursorKey) {
+    const [value, id] = row.last ? (JSON.parse(row.last) as [unknown, string]) : [null, ''];
+    meta.nextCursor = row.n === page.limit && row.n > 0 ? encodeCursor({ orderBy: page.cursorKey.orderBy, direction: page.cursorKey.direction, value, id }) : null;
+  }
+  return asJson<{ meta: PageMeta; data: T[] }>(`{"meta":${JSON.stringify(meta)},"data":${row.json}}`);
 }
 
-/** A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query. */
-export function bulkPageJson<T>(db: Queryable, def: ResourceDef, scopedQuery: Knex.QueryBuilder, params: ListParams): Promise<Json<{ meta: PageMeta; data: T[] }>> {
+/**
+ * A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query, and
+ * either `offset` or the keyset `cursor` of a previous page's `meta.nextCursor`.
+ */
+export function bulkPageJson<T>(
+  db: Queryable,
+  def: ResourceDef,
+  scopedQuery: Knex.QueryBuilder,
+  params: ListParams & { cursor?: string },
+): Promise<Json<{ meta: PageMeta; data: T[] }>> {
   const filtered = scopedQuery.clone();
   applyFilter(filtered, def.columns, params.filter);
+  const column = def.columns[params.orderBy]?.raw ?? `${def.alias}.id`;
+  const idColumn = `${def.alias}.id`;
+  let after: ((q: Knex.QueryBuilder) => void) | undefined;
+  if (params.cursor !== undefined) {
+    if (params.offset !== 0) throw invalidField('query.offset', 'cursor', 'must be 0 (or left out) when a cursor is given');
+    const cursor = decodeCursor(params.cursor, params.orderBy, params.direction);
+    after = (q) => whereAfter(q, column, idColumn, cursor);
+  }
   return pageWithTotalJson<T>(db, def, filtered, {
     limit: params.limit,
     offset: params.offset,
-    order: (q) => applyOrder(q, def.columns, params.orderBy, params.direction, `${def.alias}.id`),
+    after,
+    order: (q) => applyOrder(q, def.columns, params.orderBy, params.direction, idColumn),
+    cursorKey: { column, orderBy: params.orderBy, direction: params.direction },
   });
 }

@@ -12,6 +12,6 @@ export const invoiceItemHandlers: Handlers<'listInvoiceItems' | 'listAllInvoiceI
 
   listAllInvoiceItems: async ({ db, caller, query }) => ({
     status: 200,
-    body: await q.bulkInvoiceItemPage(db, caller.organizationId, listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 })),
+    body: await q.bulkInvoiceItemPage(db, caller.organizationId, { ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }), cursor: query.cursor }),
   }),
 };

@@ -83,5 +83,5 @@ export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string
   listJson<InvoiceItem>(db, invoiceItems, scoped(db, invoiceItems, orgId).where('ii.invoice_id', invoiceId), params);
 
 /** One page and the size of the whole filtered set, in one statement. */
-export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams): Promise<Json<InvoiceItemPage>> =>
+export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<InvoiceItemPage>> =>
   bulkPageJson(db, bulkInvoiceItems, scoped(db, bulkInvoiceItems, orgId), params) as Promise<Json<InvoiceItemPage>>;

@@ -20,6 +20,6 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems'> 
 
   listItems: async ({ db, caller, query }) => ({
     status: 200,
-    body: await q.listBulkItems(db, caller.organizationId, listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 })),
+    body: await q.listBulkItems(db, caller.organizationId, { ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }), cursor: query.cursor }),
   }),
 };

@@ -107,5 +107,5 @@ export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<
   oneJson<Item>(db, items, whereId(scoped(db, items, orgId), items, id));
 
 /** A bulk page and the size of the whole filtered set, in one statement. */
-export const listBulkItems = (db: Queryable, orgId: string, params: ListParams): Promise<Json<BulkItemPage>> =>
+export const listBulkItems = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<BulkItemPage>> =>
   bulkPageJson<BulkItem>(db, bulkItems, scoped(db, bulkItems, orgId), params) as Promise<Json<BulkItemPage>>;
