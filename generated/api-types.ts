@@ -4117,11 +4117,11 @@ export interface components {
              */
             offset: number;
             /**
-             * @description Pass as `cursor` to get the next page in the same order (our addition); null when this page
-             *     is not full, so there is nothing after it.
+             * @description Only when the request used `cursor` (our addition): pass it as `cursor` to get the next page
+             *     in the same order; null when this page is not full, so there is nothing after it.
              * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
              */
-            nextCursor: string | null;
+            nextCursor?: string | null;
         };
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
@@ -9594,10 +9594,11 @@ export interface components {
          */
         BulkLimit: number;
         /**
-         * @description Keyset position from a previous page's `meta.nextCursor` (an addition of this service to the
-         *     spec's `offset` paging): returns the page after it, in the same `orderBy` and `direction`, with
-         *     the same filters. Each page costs the same however deep the export goes, where a large `offset`
-         *     must skip every earlier row. Leave `offset` out (or 0) when giving a cursor.
+         * @description Cursor paging, an addition of this service to the spec's `offset` paging. Send `cursor=start` for
+         *     the first page, then each page's `meta.nextCursor` for the next one, with the same `orderBy`,
+         *     `direction` and filters, until `meta.nextCursor` is null. Each page costs the same however deep
+         *     the export goes, where a large `offset` must skip every earlier row. Leave `offset` out (or 0)
+         *     when giving a cursor. Without `cursor`, `meta` is exactly `{total, limit, offset}`.
          * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
          */
         Cursor: string;
@@ -17852,10 +17853,11 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
                 /**
-                 * @description Keyset position from a previous page's `meta.nextCursor` (an addition of this service to the
-                 *     spec's `offset` paging): returns the page after it, in the same `orderBy` and `direction`, with
-                 *     the same filters. Each page costs the same however deep the export goes, where a large `offset`
-                 *     must skip every earlier row. Leave `offset` out (or 0) when giving a cursor.
+                 * @description Cursor paging, an addition of this service to the spec's `offset` paging. Send `cursor=start` for
+                 *     the first page, then each page's `meta.nextCursor` for the next one, with the same `orderBy`,
+                 *     `direction` and filters, until `meta.nextCursor` is null. Each page costs the same however deep
+                 *     the export goes, where a large `offset` must skip every earlier row. Leave `offset` out (or 0)
+                 *     when giving a cursor. Without `cursor`, `meta` is exactly `{total, limit, offset}`.
                  * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -17889,8 +17891,7 @@ export interface operations {
                      *       "meta": {
                      *         "total": 2,
                      *         "limit": 500,
-                     *         "offset": 0,
-                     *         "nextCursor": "WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ"
+                     *         "offset": 0
                      *       },
                      *       "data": [
                      *         {
@@ -20950,10 +20951,11 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
                 /**
-                 * @description Keyset position from a previous page's `meta.nextCursor` (an addition of this service to the
-                 *     spec's `offset` paging): returns the page after it, in the same `orderBy` and `direction`, with
-                 *     the same filters. Each page costs the same however deep the export goes, where a large `offset`
-                 *     must skip every earlier row. Leave `offset` out (or 0) when giving a cursor.
+                 * @description Cursor paging, an addition of this service to the spec's `offset` paging. Send `cursor=start` for
+                 *     the first page, then each page's `meta.nextCursor` for the next one, with the same `orderBy`,
+                 *     `direction` and filters, until `meta.nextCursor` is null. Each page costs the same however deep
+                 *     the export goes, where a large `offset` must skip every earlier row. Leave `offset` out (or 0)
+                 *     when giving a cursor. Without `cursor`, `meta` is exactly `{total, limit, offset}`.
                  * @example WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -20987,8 +20989,7 @@ export interface operations {
                      *       "meta": {
                      *         "total": 2,
                      *         "limit": 500,
-                     *         "offset": 0,
-                     *         "nextCursor": "WyJjcmVhdGVkQXQiLCJERVNDIiwiMjAyNi0xMS0yMVQxMDowMDowMC4wMDArMDA6MDAiLCI3ZDFjMmY1ZS00YjhhLTRjMWUtOWYzZC0yYTZiOGMwZTFmNDIiXQ"
+                     *         "offset": 0
                      *       },
                      *       "data": [
                      *         {

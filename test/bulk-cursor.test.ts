@@ -4,17 +4,18 @@ import { makeOrder } from './support/purchasing-fixtures';
 import { basics, invoice } from './support/billing-fixtures';
 
 /**
- * The keyset `cursor` of the bulk lists (our addition): following `meta.nextCursor` from the first
- * page visits exactly the rows of the whole list, in the same order, for any allowed order,
- * including nullable fields; the total stays the size of the whole filtered set.
+ * The keyset `cursor` of the bulk lists (our addition): starting with `cursor=start` and following
+ * `meta.nextCursor` visits exactly the rows of the whole list, in the same order, for any allowed
+ * order, including nullable fields; the total stays the size of the whole filtered set. Offset
+ * paging keeps exactly the spec's meta.
  */
 async function follow(org: TestOrg, path: string, query: string) {
   const ids: string[] = [];
   const totals = new Set<number>();
-  let cursor: string | null = null;
+  let cursor: string | null = 'start';
   let pages = 0;
   do {
-    const url: string = `${path}?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const url: string = `${path}?${query}&cursor=${encodeURIComponent(cursor!)}`;
     const body = expectStatus(await org.api.get(url), 200).body as { meta: { total: number; nextCursor: string | null; offset: number }; data: { id: string }[] };
     ids.push(...body.data.map((d) => d.id));
     totals.add(body.meta.total);
@@ -48,9 +49,13 @@ describe('bulk lists: keyset cursor', () => {
   }
 
   it('gives nextCursor null on a page that is not full, and a cursor on a full one', async () => {
-    expect(expectStatus(await org.api.get('/items?limit=20'), 200).body.meta.nextCursor).to.equal(null);
-    expect(expectStatus(await org.api.get('/items?limit=11'), 200).body.meta.nextCursor).to.be.a('string');
-    expect(expectStatus(await org.api.get('/items?limit=11&offset=0'), 200).body.meta).to.include({ total: 11, limit: 11, offset: 0 });
+    expect(expectStatus(await org.api.get('/items?limit=20&cursor=start'), 200).body.meta.nextCursor).to.equal(null);
+    expect(expectStatus(await org.api.get('/items?limit=11&cursor=start'), 200).body.meta.nextCursor).to.be.a('string');
+  });
+
+  it('answers offset paging with exactly the spec\'s meta', async () => {
+    expect(expectStatus(await org.api.get('/items?limit=11&offset=0'), 200).body.meta).to.deep.equal({ total: 11, limit: 11, offset: 0 });
+    expect(expectStatus(await org.api.get('/invoice-items?limit=3'), 200).body.meta).to.have.all.keys('total', 'limit', 'offset');
   });
 
   it('keeps filters applied along the cursor', async () => {
@@ -61,7 +66,7 @@ describe('bulk lists: keyset cursor', () => {
   });
 
   it('rejects a foreign cursor, a cursor for another order, and a cursor with an offset', async () => {
-    const cursor = expectStatus(await org.api.get('/items?limit=2'), 200).body.meta.nextCursor as string;
+    const cursor = expectStatus(await org.api.get('/items?limit=2&cursor=start'), 200).body.meta.nextCursor as string;
     expect(problemOf(await org.api.get('/items?cursor=not-a-cursor'), 400).errors[0]).to.include({ field: 'query.cursor' });
     expect(problemOf(await org.api.get(`/items?cursor=${cursor}&orderBy=lineNumber`), 400).errors[0].message).to.match(/orderBy=createdAt&direction=DESC/);
     expect(problemOf(await org.api.get(`/items?cursor=${cursor}&offset=2`), 400).errors[0]).to.include({ field: 'query.offset' });

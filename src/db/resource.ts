@@ -130,9 +130,12 @@ export async function pageWithTotalJson<T>(
   return asJson<{ meta: PageMeta; data: T[] }>(`{"meta":${JSON.stringify(meta)},"data":${row.json}}`);
 }
 
+/** `cursor=start` begins a cursor-paged export (the first page, with `meta.nextCursor`). */
+export const CURSOR_START = 'start';
+
 /**
  * A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query, and
- * either `offset` or the keyset `cursor` of a previous page's `meta.nextCursor`.
+ * either `offset` or the keyset `cursor` (`start`, then each page's `meta.nextCursor`).
  */
 export function bulkPageJson<T>(
   db: Queryable,
@@ -147,14 +150,17 @@ export function bulkPageJson<T>(
   let after: ((q: Knex.QueryBuilder) => void) | undefined;
   if (params.cursor !== undefined) {
     if (params.offset !== 0) throw invalidField('query.offset', 'cursor', 'must be 0 (or left out) when a cursor is given');
-    const cursor = decodeCursor(params.cursor, params.orderBy, params.direction);
-    after = (q) => whereAfter(q, column, idColumn, cursor);
+    if (params.cursor !== CURSOR_START) {
+      const cursor = decodeCursor(params.cursor, params.orderBy, params.direction);
+      after = (q) => whereAfter(q, column, idColumn, cursor);
+    }
   }
   return pageWithTotalJson<T>(db, def, filtered, {
     limit: params.limit,
     offset: params.offset,
     after,
     order: (q) => applyOrder(q, def.columns, params.orderBy, params.direction, idColumn),
-    cursorKey: { column, orderBy: params.orderBy, direction: params.direction },
+    // Offset paging answers exactly the spec's meta; cursor paging adds nextCursor.
+    cursorKey: params.cursor === undefined ? undefined : { column, orderBy: params.orderBy, direction: params.direction },
   });
 }
