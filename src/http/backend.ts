@@ -8,6 +8,7 @@ import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
 import { toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
+import { installCompiledRouter } from './router';
 
 export interface BackendDeps {
   db: Db;
@@ -127,5 +128,6 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   }
 
   await api.init();
+  installCompiledRouter(api);
   return api;
 }
