@@ -3,6 +3,7 @@ import { Json, asJson } from '../http/json';
 import { Columns, isUuid, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
+import { firstRowPrepared } from './prepared';
 import { invalidField } from '../http/errors';
 import type { Queryable } from './knex';
 
@@ -59,21 +60,21 @@ export async function listJson<T>(
 ): Promise<Json<T[]>> {
   const page = q.clone().select(db.raw(selectList(def.columns)));
   applyList(page, def.columns, params, `${def.alias}.id`, skipFilters);
-  const row = await db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(page.as('x')).first();
-  return asJson<T[]>(row.json);
+  const row = await firstRowPrepared(db, db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(page.as('x')));
+  return asJson<T[]>(row!.json);
 }
 
 /** All rows of the query as a JSON array in the given order (for unpaged lists). */
 export async function allJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryBuilder, orderBy: string): Promise<Json<T[]>> {
   const rows = q.clone().select(db.raw(selectList(def.columns))).orderByRaw(orderBy);
-  const row = await db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(rows.as('x')).first();
-  return asJson<T[]>(row.json);
+  const row = await firstRowPrepared(db, db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(rows.as('x')));
+  return asJson<T[]>(row!.json);
 }
 
 /** The first row of the query as one JSON object, or undefined. */
 export async function oneJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryBuilder): Promise<Json<T> | undefined> {
   const one = q.clone().select(db.raw(selectList(def.columns))).limit(1);
-  const row = await db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')).first();
+  const row = await firstRowPrepared(db, db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')));
   return row ? asJson<T>(row.json) : undefined;
 }
 
@@ -113,15 +114,15 @@ export async function pageWithTotalJson<T>(
   rows.limit(page.limit).offset(page.offset);
   const apiColumns = Object.keys(def.columns).map(quoteIdent).join(', ');
   // A materialized CTE keeps the page's order for both the JSON and its last row.
-  const row = await db
-    .with('page', rows)
-    .select(
+  const row = (await firstRowPrepared(
+    db,
+    db.with('page', rows).select(
       db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
       db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM (SELECT ${apiColumns} FROM page) AS x) AS json`),
       db.raw(`(SELECT count(*)::int FROM page) AS n`),
       db.raw(`(SELECT json_build_array(__k, __i)::text FROM page OFFSET GREATEST((SELECT count(*) FROM page) - 1, 0) LIMIT 1) AS last`),
-    )
-    .first();
+    ),
+  ))!;
   const meta: PageMeta = { total: row.total, limit: page.metaLimit ?? page.limit, offset: page.offset };
   if (page.cursorKey) {
     const [value, id] = row.last ? (JSON.parse(row.last) as [unknown, string]) : [null, ''];
