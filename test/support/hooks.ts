@@ -9,7 +9,8 @@ export const mochaHooks = {
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
-    printCoverageReport();
+    const gap = printCoverageReport();
     await stopHarness();
+    if (gap) throw new Error(gap);
   },
 };
