@@ -53,7 +53,7 @@ function valueSchema(field, def) {
     case 'date-time':
       return { type: 'string', format: 'date-time', example: EXAMPLES['date-time'] };
     case 'enum':
-      return { type: 'string', enum: def.values, example: def.values[0] };
+      return { type: 'string', enum: def.values, description: `One of ${def.values.map((v) => '`' + v + '`').join(', ')}.`, example: def.values[0] };
     case 'boolean':
       return { type: 'boolean', example: true };
     case 'integer':
@@ -90,8 +90,21 @@ function expand(fields) {
   return properties;
 }
 
+/** An orderBy parameter lists its fields: each orders by the response field of the same name. */
+function describeOrderBy(parameter) {
+  const schema = parameter.schema;
+  if (parameter.name !== 'orderBy' || !schema || !Array.isArray(schema.enum)) return;
+  const values = schema.enum.map((v) => '`' + v + '`').join(', ');
+  if (!schema.description) schema.description = `One of ${values}: the response field of that name (then \`id\`, so pages are stable).`;
+}
+
 function expandFilters() {
   return {
+    Parameter: {
+      leave(parameter) {
+        describeOrderBy(parameter);
+      },
+    },
     Schema: {
       leave(schema) {
         const fields = schema['x-filter-fields'];
