@@ -112,7 +112,8 @@ function expandFilters() {
         schema.type = 'object';
         schema.additionalProperties = false;
         schema.properties = expand(fields);
-        schema['x-filter-fields'] = fields;
+        // The expanded properties are the contract; the compact form stays in api/ only.
+        delete schema['x-filter-fields'];
       },
     },
   };
