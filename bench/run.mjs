@@ -239,7 +239,7 @@ async function main() {
   for (const t of [service, floor]) {
     const reset = resetPeak(t.pid);
     const before = mib(kib(t.pid, 'VmRSS'));
-    const r = await load(t, { path: '/items?limit=2500' }, { connections: 32 });
+    const r = await load(t, { path: '/items?limit=2500' }, { connections: 32, duration: Math.max(DURATION, 5) });
     rss[t.name] = { before, peak: reset ? mib(kib(t.pid, 'VmHWM')) : r.rssMax, sampledMax: r.rssMax, lifetimeHWM: reset ? undefined : mib(kib(t.pid, 'VmHWM')), rps: r.rps, non2xx: r.non2xx };
   }
 
