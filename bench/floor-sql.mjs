@@ -14,32 +14,37 @@ const ITEM_FROM = `FROM items i
 const ITEM_WHERE = `WHERE i.organization_id = ${ORG} AND ($4::uuid IS NULL OR io.job_id = $4::uuid)`;
 const lookup = (table, alias, column) => `LEFT JOIN ${table} ${alias} ON ${alias}.organization_id = i.organization_id AND ${alias}.id = i.${column}`;
 
-/**
- * GET /items ($2 limit, $3 offset, $4 jobId filter or null). The page's keys are found first on
- * the narrow rows (late row lookup), so rows skipped by OFFSET are never formatted.
- */
-export const ITEMS = `SELECT ${OK}, json_build_object(
+const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
+  i.quantity AS "quantity", i.extended_quantity AS "extendedQuantity", i.units_of_measure AS "unitsOfMeasure", i.units_of_measure_id AS "unitsOfMeasureId",
+  i.requested_uom AS "requestedUOM", i.pricing_uom AS "pricingUOM", i.extended_uom AS "extendedUOM", i.unit_price AS "unitPrice",
+  i.scaled_unit_price AS "scaledUnitPrice", i.unit_discount::float8 AS "unitDiscount", i.ext_price AS "extPrice",
+  i.ext_price_including_tax AS "extPriceIncludingTax", api_ts(i.backorder_lead_time) AS "backorderLeadTime",
+  i.backorder_quantity AS "backorderQuantity", api_ts(i.need_by_date) AS "needByDate", api_ts(i.expected_delivery_time) AS "expectedDeliveryTime",
+  i.manufacturer AS "manufacturer", i.manufacturer_part_number AS "manufacturerPartNumber", i.universal_product_code AS "universalProductCode",
+  i.vendor_part_number AS "vendorPartNumber", i.notes AS "notes", i.custom_column_value AS "customColumnValue",
+  ${brief('iic', ", 'description', iic.description")} AS "itemCode", i.item_code_id AS "itemCodeId", i.item_code_text AS "itemCodeText",
+  ${job} AS "jobId", ${vendor} AS "vendorId", iph.code AS "phaseCodeCode", icc.code AS "costCategoryCode", igl.code AS "glCodeCode",
+  itx.code AS "taxCodeCode", ict.code AS "costTypeCode", i.costs_inventory_item_ledger_entry_id AS "costsInventoryItemLedgerEntryId",
+  api_ts(i.created_at) AS "createdAt", api_ts(i.updated_at) AS "updatedAt"`;
+const ITEM_LOOKUPS = `${lookup('item_codes', 'iic', 'item_code_id')} ${lookup('cost_categories', 'icc', 'cost_category_id')}
+  ${lookup('cost_types', 'ict', 'cost_type_id')} ${lookup('gl_codes', 'igl', 'gl_code_id')} ${lookup('tax_codes', 'itx', 'tax_code_id')}
+  ${lookup('phases', 'iph', 'phase_id')}`;
+const itemPage = (data) => `SELECT ${OK}, json_build_object(
   'meta', json_build_object('total', (SELECT count(*) ${ITEM_FROM} ${ITEM_WHERE}), 'limit', $2::int, 'offset', $3::int),
-  'data', (SELECT coalesce(json_agg(p), '[]'::json) FROM (
-    SELECT i.id AS "id", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description", i.quantity AS "quantity",
-      i.extended_quantity AS "extendedQuantity", i.units_of_measure AS "unitsOfMeasure", i.units_of_measure_id AS "unitsOfMeasureId",
-      i.requested_uom AS "requestedUOM", i.pricing_uom AS "pricingUOM", i.extended_uom AS "extendedUOM", i.unit_price AS "unitPrice",
-      i.scaled_unit_price AS "scaledUnitPrice", i.unit_discount::float8 AS "unitDiscount", i.ext_price AS "extPrice",
-      i.ext_price_including_tax AS "extPriceIncludingTax", api_ts(i.backorder_lead_time) AS "backorderLeadTime",
-      i.backorder_quantity AS "backorderQuantity", api_ts(i.need_by_date) AS "needByDate", api_ts(i.expected_delivery_time) AS "expectedDeliveryTime",
-      i.manufacturer AS "manufacturer", i.manufacturer_part_number AS "manufacturerPartNumber", i.universal_product_code AS "universalProductCode",
-      i.vendor_part_number AS "vendorPartNumber", i.notes AS "notes", i.custom_column_value AS "customColumnValue",
-      ${brief('iic', ", 'description', iic.description")} AS "itemCode", i.item_code_id AS "itemCodeId", i.item_code_text AS "itemCodeText",
-      k.job_id AS "jobId", k.vendor_id AS "vendorId", iph.code AS "phaseCodeCode", icc.code AS "costCategoryCode", igl.code AS "glCodeCode",
-      itx.code AS "taxCodeCode", ict.code AS "costTypeCode", i.costs_inventory_item_ledger_entry_id AS "costsInventoryItemLedgerEntryId",
-      api_ts(i.created_at) AS "createdAt", api_ts(i.updated_at) AS "updatedAt"
-    FROM (SELECT i.organization_id, i.id, i.created_at, io.job_id, io.vendor_id ${ITEM_FROM} ${ITEM_WHERE}
-          ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) k
-    JOIN items i ON i.organization_id = k.organization_id AND i.id = k.id
-    ${lookup('item_codes', 'iic', 'item_code_id')} ${lookup('cost_categories', 'icc', 'cost_category_id')} ${lookup('cost_types', 'ict', 'cost_type_id')}
-    ${lookup('gl_codes', 'igl', 'gl_code_id')} ${lookup('tax_codes', 'itx', 'tax_code_id')} ${lookup('phases', 'iph', 'phase_id')}
-    ORDER BY k.created_at DESC, k.id DESC) p)
+  'data', (SELECT coalesce(json_agg(p), '[]'::json) FROM (${data}) p)
 )::text AS json`;
+
+/** GET /items ($2 limit, $3 offset, $4 jobId filter or null): a first page. */
+export const ITEMS = itemPage(`SELECT ${ITEM_FIELDS('io.job_id', 'io.vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${ITEM_WHERE}
+  ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`);
+
+/** GET /items with an offset: the page's keys are found first (late row lookup), so skipped rows are never formatted. */
+export const ITEMS_DEEP = itemPage(`SELECT ${ITEM_FIELDS('k.job_id', 'k.vendor_id')}
+  FROM (SELECT i.organization_id, i.id, i.created_at, io.job_id, io.vendor_id ${ITEM_FROM} ${ITEM_WHERE}
+        ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) k
+  JOIN items i ON i.organization_id = k.organization_id AND i.id = k.id
+  ${ITEM_LOOKUPS}
+  ORDER BY k.created_at DESC, k.id DESC`);
 
 /** GET /orders ($2 limit, $3 offset), oldest first */
 export const ORDERS = `SELECT ${OK}, (SELECT coalesce(json_agg(p), '[]'::json) FROM (

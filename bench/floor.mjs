@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { ITEMS, JOB, JOBS_BATCH, ORDERS, RELEASES } from './floor-sql.mjs';
+import { ITEMS, ITEMS_DEEP, JOB, JOBS_BATCH, ORDERS, RELEASES } from './floor-sql.mjs';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX || 10), application_name: 'bench-floor' });
 
@@ -32,7 +32,10 @@ async function route(req) {
   const url = new URL(req.url, 'http://floor');
   const q = url.searchParams;
   const p = url.pathname;
-  if (req.method === 'GET' && p === '/items') return [ITEMS, [Math.min(int(q.get('limit'), 500), 2500), int(q.get('offset'), 0), q.get('filter[jobId]')]];
+  if (req.method === 'GET' && p === '/items') {
+    const offset = int(q.get('offset'), 0);
+    return [offset ? ITEMS_DEEP : ITEMS, [Math.min(int(q.get('limit'), 500), 2500), offset, q.get('filter[jobId]')]];
+  }
   if (req.method === 'GET' && p === '/orders') return [ORDERS, [Math.min(int(q.get('limit'), 100), 1000), int(q.get('offset'), 0)]];
   if (req.method === 'GET' && p === '/releases') return [RELEASES, [Math.min(int(q.get('limit'), 100), 500), int(q.get('offset'), 0)]];
   if (req.method === 'GET' && p.startsWith('/jobs/') && p.indexOf('/', 6) < 0) return [JOB, [decodeURIComponent(p.slice(6))]];
