@@ -11,7 +11,7 @@ const brief = (a, extra = '') => `CASE WHEN ${a}.id IS NULL THEN NULL ELSE json_
 
 const ITEM_FROM = `FROM items i
   JOIN orders io ON io.organization_id = i.organization_id AND io.id = i.order_id AND io.deleted_at IS NULL`;
-const ITEM_WHERE = `WHERE i.organization_id = ${ORG} AND ($4::uuid IS NULL OR io.job_id = $4::uuid)`;
+const itemWhere = (job) => `WHERE i.organization_id = ${ORG}${job ? ' AND io.job_id = $4::uuid' : ''}`;
 const lookup = (table, alias, column) => `LEFT JOIN ${table} ${alias} ON ${alias}.organization_id = i.organization_id AND ${alias}.id = i.${column}`;
 
 const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
@@ -29,22 +29,30 @@ const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.line_number AS "lineNumber
 const ITEM_LOOKUPS = `${lookup('item_codes', 'iic', 'item_code_id')} ${lookup('cost_categories', 'icc', 'cost_category_id')}
   ${lookup('cost_types', 'ict', 'cost_type_id')} ${lookup('gl_codes', 'igl', 'gl_code_id')} ${lookup('tax_codes', 'itx', 'tax_code_id')}
   ${lookup('phases', 'iph', 'phase_id')}`;
-const itemPage = (data) => `SELECT ${OK}, json_build_object(
-  'meta', json_build_object('total', (SELECT count(*) ${ITEM_FROM} ${ITEM_WHERE}), 'limit', $2::int, 'offset', $3::int),
+const itemPage = (job, data) => `SELECT ${OK}, json_build_object(
+  'meta', json_build_object('total', (SELECT count(*) ${ITEM_FROM} ${itemWhere(job)}), 'limit', $2::int, 'offset', $3::int),
   'data', (SELECT coalesce(json_agg(p), '[]'::json) FROM (${data}) p)
 )::text AS json`;
 
-/** GET /items ($2 limit, $3 offset, $4 jobId filter or null): a first page. */
-export const ITEMS = itemPage(`SELECT ${ITEM_FIELDS('io.job_id', 'io.vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${ITEM_WHERE}
+/** A first page: one plain statement. */
+const firstPage = (job) =>
+  itemPage(job, `SELECT ${ITEM_FIELDS('io.job_id', 'io.vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${itemWhere(job)}
   ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`);
 
-/** GET /items with an offset: the page's keys are found first (late row lookup), so skipped rows are never formatted. */
-export const ITEMS_DEEP = itemPage(`SELECT ${ITEM_FIELDS('k.job_id', 'k.vendor_id')}
-  FROM (SELECT i.organization_id, i.id, i.created_at, io.job_id, io.vendor_id ${ITEM_FROM} ${ITEM_WHERE}
+/** With an offset, the page's keys are found first (late row lookup), so skipped rows are never formatted. */
+const deepPage = (job) =>
+  itemPage(job, `SELECT ${ITEM_FIELDS('k.job_id', 'k.vendor_id')}
+  FROM (SELECT i.organization_id, i.id, i.created_at, io.job_id, io.vendor_id ${ITEM_FROM} ${itemWhere(job)}
         ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) k
   JOIN items i ON i.organization_id = k.organization_id AND i.id = k.id
   ${ITEM_LOOKUPS}
   ORDER BY k.created_at DESC, k.id DESC`);
+
+/**
+ * GET /items ($2 limit, $3 offset, $4 jobId when filtered): one statement per shape of the
+ * request, so each gets its own plan (no `$4 IS NULL OR ...`).
+ */
+export const ITEMS = { first: firstPage(false), firstOfJob: firstPage(true), deep: deepPage(false), deepOfJob: deepPage(true) };
 
 /** GET /orders ($2 limit, $3 offset), oldest first */
 export const ORDERS = `SELECT ${OK}, (SELECT coalesce(json_agg(p), '[]'::json) FROM (
