@@ -1,0 +1,347 @@
+/**
+ * npm run bench: the service against the floor (bench/floor.mjs), side by side in the same run on
+ * the same generated data. See README "Performance".
+ *
+ * Env: BENCH_ITEMS (200000, up to 1000000), BENCH_DURATION (s per run, 10), BENCH_ROUNDS (3),
+ * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs: about a minute), DB_POOL_MAX (10,
+ * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster).
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { ROOT, createScratch, generate, migrate, provision } from './setup.mjs';
+import { compareResponses } from './compare.mjs';
+
+const env = process.env;
+const QUICK = env.BENCH_QUICK === '1';
+const ITEMS = Math.min(Number(env.BENCH_ITEMS || (QUICK ? 20000 : 200000)), 1000000);
+const ORDERS = QUICK ? Math.round(ITEMS / 10) : Math.max(20000, Math.round(ITEMS / 10));
+const DURATION = Number(env.BENCH_DURATION || (QUICK ? 2 : 10));
+const ROUNDS = Number(env.BENCH_ROUNDS || (QUICK ? 1 : 3));
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 10);
+const WARMUP = QUICK ? 1 : 2;
+const POOL = Number(env.DB_POOL_MAX || 10);
+const RESULTS = join(ROOT, 'bench', 'results');
+
+const started = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...a);
+
+// ---------------------------------------------------------------- processes and cleanup
+const children = [];
+let scratch;
+let cleaning;
+async function cleanup() {
+  cleaning ??= (async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => { c.once('exit', r); setTimeout(() => { c.kill('SIGKILL'); r(); }, 5000); }) : null)));
+    if (scratch) await scratch.close().catch((e) => console.error('cleanup:', e.message));
+  })();
+  return cleaning;
+}
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().finally(() => process.exit(130)));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function startProcess(name, args, extraEnv) {
+  const port = await freePort();
+  mkdirSync(RESULTS, { recursive: true });
+  const out = createWriteStream(join(RESULTS, `${name}.log`));
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv, PORT: String(port), DB_POOL_MAX: String(POOL) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}); see bench/results/${name}.log`);
+    try {
+      await fetch(base + '/items?limit=1');
+      return { name, base, pid: child.pid, child };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${name} did not start in 30 s`);
+}
+
+// ---------------------------------------------------------------- memory
+const status = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+const kib = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status(pid))?.[1] ?? 0);
+const mib = (k) => k / 1024;
+/** Resets VmHWM to the current RSS (Linux clear_refs 5), so a peak belongs to one run. */
+const resetPeak = (pid) => {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// ---------------------------------------------------------------- load
+async function load(target, req, { connections = CONNECTIONS, duration = DURATION } = {}) {
+  let rssMax = 0;
+  const timer = setInterval(() => (rssMax = Math.max(rssMax, kib(target.pid, 'VmRSS'))), 200);
+  try {
+    if (connections === 1) return { ...(await sequential(target, req, duration)), rssMax: mib(rssMax) };
+    const r = await autocannon({
+      url: target.base + req.path,
+      method: req.method ?? 'GET',
+      headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+      body: req.body,
+      connections,
+      duration,
+      timeout: 60,
+    });
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, rssMax: mib(rssMax) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * One request at a time, timed in the runner: at least 3 complete requests however slow (an
+ * OFFSET page near the end of 1,000,000 items outlasts a 10 s autocannon run).
+ */
+async function sequential(target, req, duration) {
+  const times = [];
+  let non2xx = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  while (times.length < 3 || performance.now() - t0 < duration * 1000) {
+    const t = performance.now();
+    try {
+      const res = await fetch(target.base + req.path, {
+        method: req.method ?? 'GET',
+        headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+        body: req.body,
+      });
+      await res.arrayBuffer();
+      if (res.status >= 300) non2xx++;
+    } catch {
+      errors++;
+    }
+    times.push(performance.now() - t);
+  }
+  const sorted = times.sort((a, b) => a - b);
+  const pct = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  return { rps: times.length / ((performance.now() - t0) / 1000), p50: pct(0.5), p99: pct(0.99), non2xx, errors };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+async function fetchJson(target, req) {
+  const res = await fetch(target.base + req.path, {
+    method: req.method ?? 'GET',
+    headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+    body: req.body,
+  });
+  const text = await res.text();
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body };
+}
+
+// ---------------------------------------------------------------- the deep page
+/** The deep page of GET /items: by cursor when the service offers one, else by offset. */
+async function deepPage(service, total) {
+  const offset = Math.max(0, total - 1000);
+  const byOffset = `/items?limit=500&offset=${offset}`;
+  const near = await fetchJson(service, { path: `/items?limit=500&offset=${Math.max(0, offset - 500)}` });
+  const cursor = near.body?.meta?.nextCursor;
+  if (cursor) return { path: `/items?limit=500&cursor=${encodeURIComponent(cursor)}`, via: 'cursor', floorPath: byOffset };
+  const first = await fetchJson(service, { path: '/items?limit=2500' });
+  if (first.body?.meta?.nextCursor) {
+    // The cursor is only given from the first page: follow it to near the end.
+    let next = first.body.meta.nextCursor;
+    for (let seen = 2500; next && seen < offset; seen += 2500) {
+      next = (await fetchJson(service, { path: `/items?limit=2500&cursor=${encodeURIComponent(next)}` })).body?.meta?.nextCursor;
+    }
+    if (next) return { path: `/items?limit=500&cursor=${encodeURIComponent(next)}`, via: 'cursor', floorPath: byOffset };
+  }
+  return { path: byOffset, via: `offset ${offset}`, floorPath: byOffset };
+}
+
+// ---------------------------------------------------------------- report
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
+const mark = (ok) => (ok === undefined ? '' : ok ? 'pass' : '**FAIL**');
+
+function table(rows) {
+  const head = '| request | service req/s | floor req/s | ratio | target | | service p50 / p99 ms | floor p50 / p99 ms |\n|---|---:|---:|---:|---|---|---:|---:|';
+  return [head, ...rows.map((r) => `| ${r.label} | ${r.s} | ${r.f} | ${r.ratio} | ${r.target} | ${mark(r.ok)} | ${r.sl} | ${r.fl} |`)].join('\n');
+}
+
+async function main() {
+  log(`dataset: ${ITEMS} items, ${ORDERS} orders; ${ROUNDS} rounds of ${DURATION} s, ${CONNECTIONS} connections, pool ${POOL}${QUICK ? ' (quick)' : ''}`);
+  if (!existsSync(join(ROOT, 'dist', 'src', 'server.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+  scratch = await createScratch(log);
+  await migrate(scratch.url);
+  const orgs = await provision(scratch.url);
+  log('generating the dataset in PostgreSQL');
+  const data = await generate(scratch.url, { items: ITEMS, orders: ORDERS, bigJobItems: 6000 }, orgs, log);
+  log(`  ${JSON.stringify(data.counts)}; job ${data.bigJob.code} has ${data.bigJob.items} items`);
+
+  const key = orgs[0].apiKey;
+  const dbEnv = { DATABASE_URL: scratch.url };
+  const service = { ...(await startProcess('service', ['dist/src/server.js'], { ...dbEnv, NODE_ENV: 'production', JWT_SECRET: 'bench-' + process.pid })), key };
+  const floor = { ...(await startProcess('floor', ['bench/floor.mjs'], dbEnv)), key };
+  log(`service pid ${service.pid} on ${service.base}, floor pid ${floor.pid} on ${floor.base}`);
+
+  const batchInputs = Array.from({ length: 1000 }, (_, n) => ({
+    code: `J-${7001 + n}`,
+    name: `Bench upsert job ${7001 + n}`,
+    defaultTaxCodeId: null,
+    startDate: '2026-03-01T00:00:00.000Z',
+    state: n % 10 === 0 ? 'CLOSED' : 'OPEN',
+  }));
+  const requests = [
+    { id: 'items500', label: 'GET /items?limit=500', path: '/items?limit=500', target: 0.9, metric: 'rps' },
+    { id: 'items2500job', label: `GET /items?limit=2500&filter[jobId] (${data.bigJob.items} items)`, path: `/items?limit=2500&filter%5BjobId%5D=${data.bigJob.id}`, target: 0.9, metric: 'rps' },
+    { id: 'orders100', label: 'GET /orders?limit=100', path: '/orders?limit=100', target: 0.8, metric: 'rps' },
+    { id: 'job', label: 'GET /jobs/:code', path: '/jobs/J-1002', target: 0.7, metric: 'rps' },
+    { id: 'releases500', label: 'GET /releases?limit=500', path: '/releases?limit=500', metric: 'rps' },
+    { id: 'batch', label: 'POST /jobs/batch (1000 updates), 1 connection', path: '/jobs/batch', method: 'POST', body: JSON.stringify({ inputs: batchInputs }), connections: 1, target: 1.3, metric: 'p50' },
+  ];
+
+  // Same responses: the batch runs once on each (the floor's run then updates what the service created).
+  log('checking that the floor answers like the service');
+  const checks = [];
+  for (const req of requests) {
+    const s = await fetchJson(service, req);
+    const f = await fetchJson(floor, req);
+    const problems = s.status !== 200 || f.status !== 200 ? [`status ${s.status} vs ${f.status}: ${JSON.stringify(s.body).slice(0, 200)} / ${JSON.stringify(f.body).slice(0, 200)}`] : compareResponses(s.body, f.body, { ignore: req.id === 'batch' ? ['updatedAt'] : [] });
+    checks.push({ label: req.label, problems });
+    log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'same'}`);
+  }
+  const total = (await fetchJson(service, { path: '/items?limit=1' })).body.meta.total;
+  const deep = await deepPage(service, total);
+  // Page latency is compared one request at a time: at 10 connections an OFFSET page can outlast a run.
+  requests.push(
+    { id: 'first1', label: 'GET /items?limit=500, 1 connection (deep-page reference)', path: '/items?limit=500', connections: 1, metric: 'rps' },
+    { id: 'deep', label: `GET /items deep page (${deep.via}), 1 connection`, path: deep.path, floorPath: deep.floorPath, connections: 1, target: 1.2, metric: 'deep' },
+  );
+  log(`deep page: ${deep.path}`);
+
+  log('warming up');
+  for (const req of requests) {
+    for (const t of [service, floor]) await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
+  }
+
+  const runs = Object.fromEntries(requests.map((r) => [r.id, { service: [], floor: [] }]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round}/${ROUNDS}`);
+    for (const req of requests) {
+      const order = round % 2 ? [service, floor] : [floor, service];
+      for (const t of order) {
+        const r = await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { connections: req.connections ?? CONNECTIONS });
+        runs[req.id][t.name].push(r);
+        if (r.non2xx || r.errors) log(`  ${req.label} on ${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      }
+    }
+  }
+
+  log('peak RSS under 32 connections of GET /items?limit=2500');
+  const rss = {};
+  for (const t of [service, floor]) {
+    const reset = resetPeak(t.pid);
+    const before = mib(kib(t.pid, 'VmRSS'));
+    const r = await load(t, { path: '/items?limit=2500' }, { connections: 32, duration: Math.max(DURATION, 5) });
+    rss[t.name] = { before, peak: reset ? mib(kib(t.pid, 'VmHWM')) : r.rssMax, sampledMax: r.rssMax, lifetimeHWM: reset ? undefined : mib(kib(t.pid, 'VmHWM')), rps: r.rps, non2xx: r.non2xx };
+  }
+
+  // ---------------------------------------------------------------- table
+  const agg = (xs) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)), bad: xs.reduce((n, x) => n + x.non2xx + x.errors, 0) });
+  const med = Object.fromEntries(Object.entries(runs).map(([id, r]) => [id, { service: agg(r.service), floor: agg(r.floor) }]));
+  const rows = requests.map((req) => {
+    const { service: s, floor: f } = med[req.id];
+    const row = { label: req.label, s: fmt(s.rps, 1), f: fmt(f.rps, 1), sl: `${fmt(s.p50, 1)} / ${fmt(s.p99, 1)}`, fl: `${fmt(f.p50, 1)} / ${fmt(f.p99, 1)}` };
+    if (req.metric === 'rps') {
+      const ratio = s.rps / f.rps;
+      Object.assign(row, { ratio: fmt(ratio, 2), target: req.target ? `>= ${req.target}` : '(none)', ok: req.target ? ratio >= req.target : undefined });
+    } else if (req.metric === 'p50') {
+      const ratio = s.p50 / f.p50;
+      Object.assign(row, { ratio: fmt(ratio, 2) + ' (p50)', target: `p50 <= ${req.target} x floor`, ok: ratio <= req.target });
+    } else {
+      const first = med.first1;
+      const ratio = s.p50 / first.service.p50;
+      Object.assign(row, {
+        ratio: `${fmt(ratio, 2)} (p50 / first page; floor ${fmt(f.p50 / first.floor.p50, 2)})`,
+        target: `<= ${req.target} x first page${deep.via === 'cursor' ? '' : ' (via cursor: not offered yet)'}`,
+        ok: deep.via === 'cursor' ? ratio <= req.target : false,
+      });
+    }
+    if (s.bad || f.bad) row.label += ` (non-2xx/errors: service ${s.bad}, floor ${f.bad})`;
+    return row;
+  });
+  rows.push({
+    label: 'peak RSS, 32 connections of GET /items?limit=2500',
+    s: `${fmt(rss.service.peak)} MiB`,
+    f: `${fmt(rss.floor.peak)} MiB`,
+    ratio: fmt(rss.service.peak / rss.floor.peak, 2),
+    target: '<= 250 MiB',
+    ok: rss.service.peak <= 250,
+    sl: `${fmt(rss.service.rps, 1)} req/s`,
+    fl: `${fmt(rss.floor.rps, 1)} req/s`,
+  });
+
+  const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const facts = [
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${fmt(totalmem() / 2 ** 30, 1)} GiB memory; load average at the end ${load1}`,
+    `- node ${process.version}, PostgreSQL ${data.pgVersion} (${scratch.embedded ? 'embedded cluster' : 'DATABASE_URL server'}), autocannon, pool ${POOL} connections per server`,
+    `- dataset: ${data.counts.items} items, ${data.counts.orders} orders, ${data.counts.jobs} jobs, ${data.counts.vendors} vendors, ${data.counts.releases} releases (${data.counts.release_items} release items) in 2 organizations (${data.bigOrgItems} items in the big one); job ${data.bigJob.code} has ${data.bigJob.items} items`,
+    `- runs: ${ROUNDS} rounds x ${DURATION} s per request and server, alternating service and floor, ${CONNECTIONS} connections (batch and the page-latency rows: one request at a time, timed by the runner), medians; warm-up ${WARMUP} s each${QUICK ? '; QUICK smoke mode: numbers are indicative only' : ''}`,
+    `- RSS: VmHWM after resetting it (clear_refs) before the 32-connection run; the service idled at ${fmt(rss.service.before)} MiB, the floor at ${fmt(rss.floor.before)} MiB`,
+    `- total time: ${fmt((Date.now() - started) / 1000)} s`,
+  ];
+  const diffs = checks.filter((c) => c.problems.length);
+  const md = [
+    '# Benchmark: service vs floor',
+    '',
+    'Ratios are service / floor in the same run (requests/s for reads, p50 latency for the batch); the deep page is the',
+    "service's own deep page p50 against its first page p50. Server, PostgreSQL and the load generator share the machine.",
+    '',
+    table(rows),
+    '',
+    ...facts,
+    `- response check (service vs floor, structure and first rows): ${diffs.length ? 'DIFFERENCES\n' + diffs.map((d) => `  - ${d.label}: ${d.problems.join('; ')}`).join('\n') : 'same for every request'}`,
+    env.BENCH_NOTE ? `- note: ${env.BENCH_NOTE}` : '',
+    '',
+  ].join('\n');
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'latest.md'), md);
+  writeFileSync(join(RESULTS, 'latest.raw'), JSON.stringify({ runs, rss, checks, data, deep }, null, 1));
+  console.log('\n' + md);
+  log('written to bench/results/latest.md');
+}
+
+main()
+  .catch((err) => {
+    console.error('bench failed:', err?.stack ?? err);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanup());
