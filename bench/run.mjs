@@ -245,6 +245,14 @@ async function main() {
     { id: 'deep', label: `GET /items deep page (${deep.via}), 1 connection`, path: deep.path, floorPath: deep.floorPath, connections: 1, target: 1.2, metric: 'deep' },
   );
   log(`deep page: ${deep.path}`);
+  {
+    // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
+    const s = await fetchJson(service, { path: deep.path });
+    const f = await fetchJson(floor, { path: deep.floorPath });
+    const problems = s.status !== 200 || f.status !== 200 ? [`status ${s.status} vs ${f.status}`] : compareResponses(s.body.data, f.body.data);
+    checks.push({ label: 'GET /items deep page', problems });
+    log(`  deep page: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'same'}`);
+  }
 
   log('warming up');
   for (const req of requests) {
