@@ -13,6 +13,8 @@ import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
 import { GENERATED_DIR } from './paths';
 import { allHandlers } from './resources';
+import { settleCredentialCheck } from './db/credential-check';
+import type { Caller } from './http/handler';
 
 export interface AppOptions {
   db: Db;
@@ -68,9 +70,12 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   const docsPage = join(GENERATED_DIR, 'docs', 'index.html');
   const docsRoutes = new Set(['/docs', ...((loadContract().tags ?? []) as { name: string }[]).map((t) => '/' + t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-'))]);
   app.get(/.*/, (req, res, next) => {
-    const isDocsRoute = docsRoutes.has(req.path) || req.path.startsWith('/section/');
-    const browser = !req.headers.authorization && req.accepts(['application/json', 'text/html']) === 'text/html' && /text\/html/.test(req.headers.accept ?? '');
-    if (req.path !== '/docs' && !(isDocsRoute && browser)) return next();
+    if (req.path !== '/docs') {
+      if (!docsRoutes.has(req.path) && !req.path.startsWith('/section/')) return next();
+      // Content negotiation only on the few docs paths: it is not free on every API request.
+      const browser = !req.headers.authorization && req.accepts(['application/json', 'text/html']) === 'text/html' && /text\/html/.test(req.headers.accept ?? '');
+      if (!browser) return next();
+    }
     if (existsSync(docsPage)) return res.sendFile(docsPage);
     next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
   });
@@ -84,7 +89,8 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     api
       .handleRequest({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
-      .catch(next);
+      // A request refused before its handler (400, 404, 405) still settles its credential first.
+      .catch((err) => settleCredentialCheck(db, (res.locals.caller as Caller | undefined)?.check).then(() => next(err), next));
   });
   app.use(errorMiddleware);
   return app;

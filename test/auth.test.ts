@@ -130,6 +130,44 @@ describe('authentication', () => {
       expect(JSON.stringify(clients)).not.to.include(other.clientSecret);
     });
 
+    // A read carries its credential check in its first statement (src/db/credential-check.ts):
+    // every way a read can end must still refuse a credential revoked a moment before.
+    it('a revoked key gets 401 on every kind of read, however the read ends', async () => {
+      const other = await newOrg();
+      const job = expectStatus(await other.api.post('/jobs', { code: 'J-9001', name: 'Harbor View Lofts' }), 201).body;
+      // Known to the service (its owner is cached) before it is rotated.
+      for (const path of ['/jobs', `/jobs/${job.code}`, '/jobs/J-0000', '/items?limit=1', '/items?limit=1&cursor=start']) expect((await other.api.get(path)).status).to.be.oneOf([200, 404]);
+      await rotateApiKey(harness().db, other.id);
+      const reads = [
+        '/jobs', // a page
+        `/jobs/${job.code}`, // one row
+        '/jobs/J-0000', // no row: 404 for a live key
+        '/jobs?limit=-1', // refused by validation: 400 for a live key
+        '/items?limit=1&cursor=start',
+        `/jobs/${job.code}/locations`,
+      ];
+      for (const path of reads) {
+        const res = await other.api.get(path);
+        expect(problemOf(res, 401).errors[0].message, path).to.equal('The API key is invalid or has been revoked.');
+      }
+      // HEAD is a read too, and writes check before they start.
+      expect((await other.api.request('HEAD', `/jobs/${job.code}`)).status).to.equal(401);
+      problemOf(await other.api.patch(`/jobs/${job.code}`, { name: 'Renamed' }), 401);
+      const stored = await harness().db('jobs').where({ organization_id: other.id, code: job.code }).first('name');
+      expect(stored.name).to.equal('Harbor View Lofts');
+    });
+
+    it('a token whose client was deleted gets 401 on reads that end in 404 or 400 too', async () => {
+      const client = await createClient(harness().db, org.id);
+      const t = expectStatus(await token(client), 200).body.access_token;
+      const api = new Client(t);
+      expectStatus(await api.get('/jobs?limit=1'), 200);
+      await deleteClient(harness().db, client.clientId);
+      for (const path of ['/jobs?limit=1', '/jobs/J-0000', '/jobs?limit=-1']) {
+        expect(problemOf(await api.get(path), 401).errors[0].message, path).to.equal('The access token has been revoked.');
+      }
+    });
+
     it('acts as a user of the organization', async () => {
       const t = expectStatus(await token(org), 200).body.access_token;
       const claims = jwt.decode(t) as { sub: string; org: string };

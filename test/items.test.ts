@@ -158,6 +158,10 @@ describe('order items', () => {
       expect((await page(`filter[vendorId]=${vendorB}`)).meta.total).to.equal(2);
       expect((await page(`filter[vendorId_in][]=${vendorA}`)).meta.total).to.equal(3);
       expect((await page(`filter[jobId]=${MISSING_ID}`)).meta.total).to.equal(0);
+      // Counted without joining orders when the filters are the item's own (items of the deleted order left out).
+      expect((await page(`filter[orderId]=${deletedOrder}`)).meta).to.deep.equal({ total: 0, limit: 500, offset: 0 });
+      expect((await page('filter[lineNumber]=1')).meta.total).to.equal(2);
+      expect((await page('filter[lineNumber]=1&filter[jobId]=' + jobA)).meta.total).to.equal(1);
       const byLine = await page('filter[lineNumber_gte]=2&orderBy=lineNumber&direction=ASC&limit=2');
       expect(byLine.meta).to.deep.equal({ total: 3, limit: 2, offset: 0 });
       expect(byLine.data.map((i: any) => i.lineNumber)).to.deep.equal([2, 2]);

@@ -5,6 +5,7 @@ import { isUuid } from '../db/columns';
 import { unauthorized } from '../http/errors';
 import type { Caller } from '../http/handler';
 import { hashSecret } from './secrets';
+import type { CredentialCheck } from '../db/credential-check';
 
 export const TOKEN_LIFETIME_SECONDS = 3600;
 
@@ -18,13 +19,39 @@ export function signToken(secret: string, claims: TokenClaims): string {
   return jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: TOKEN_LIFETIME_SECONDS });
 }
 
+/** Methods that never write: their credential check can ride on their first read. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const KEY_OWNERS_MAX = 10_000;
+
+function checkOf(sql: string, values: unknown[], message: string, fail: (message: string) => never): CredentialCheck {
+  const check: CredentialCheck = {
+    sql,
+    values,
+    claimed: false,
+    settled: false,
+    settle(live: boolean) {
+      check.settled = true;
+      if (!live) fail(message);
+    },
+  };
+  return check;
+}
+
 /**
  * Resolves `Authorization: Bearer <credential>` to the calling user. A JWT is an OAuth access
  * token (checked against its client, so deleting the client revokes it at once); anything else is
- * looked up as an API key by its hash. Revocation lives in the database, not in process memory.
- * On failure, the reason is left on res.locals.authError for the 401.
+ * an API key, found by its hash. Whether the credential is still live is always asked of the
+ * database: before a write, in its own statement; for a read, in the same statement as the
+ * request's first read (CredentialCheck), with the key's owner taken from a cache. Revocation is
+ * never decided from process memory. On failure, the reason is left on res.locals.authError.
  */
 export function makeAuthenticator(db: Db, jwtSecret: string) {
+  // API key hash -> owner. Only keys found live are cached; a key's owner never changes.
+  const keyOwners = new Map<string, { organizationId: string; userId: string }>();
+  const throwUnauthorized = (message: string): never => {
+    throw unauthorized(message, true);
+  };
+
   return async function authenticate(req: Request, res?: Response): Promise<Caller | undefined> {
     const fail = (message: string, given: boolean) => {
       if (res) res.locals.authError = unauthorized(message, given);
@@ -35,6 +62,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
     const m = /^bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
     if (!m) return fail('The Authorization header must be `Bearer <token or API key>`.', true);
     const credential = m[1];
+    const safe = SAFE_METHODS.has(req.method);
 
     if (credential.split('.').length === 3) {
       let claims: TokenClaims;
@@ -45,16 +73,37 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
         return fail(expired ? 'The access token has expired.' : 'The access token is invalid.', true);
       }
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return fail('The access token is invalid.', true);
+      const revoked = 'The access token has been revoked.';
+      const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth' };
+      if (safe) {
+        const sql = 'EXISTS (SELECT 1 FROM oauth_clients WHERE id = $1 AND organization_id = $2 AND user_id = $3 AND deleted_at IS NULL)';
+        return { ...caller, check: checkOf(sql, [claims.cid, claims.org, claims.sub], revoked, throwUnauthorized) };
+      }
       const live = await db('oauth_clients')
         .where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub })
         .whereNull('deleted_at')
         .first('id');
-      if (!live) return fail('The access token has been revoked.', true);
-      return { organizationId: claims.org, userId: claims.sub, via: 'oauth' };
+      return live ? caller : fail(revoked, true);
     }
 
-    const key = await db('api_keys').where({ key_hash: hashSecret(credential) }).whereNull('revoked_at').first('organization_id', 'user_id');
-    if (!key) return fail('The API key is invalid or has been revoked.', true);
+    const invalid = 'The API key is invalid or has been revoked.';
+    const hash = hashSecret(credential);
+    const owner = keyOwners.get(hash);
+    if (owner && safe) {
+      const sql = 'EXISTS (SELECT 1 FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL)';
+      const revoked = (message: string): never => {
+        keyOwners.delete(hash);
+        return throwUnauthorized(message);
+      };
+      return { ...owner, via: 'apiKey', check: checkOf(sql, [hash], invalid, revoked) };
+    }
+    const key = await db('api_keys').where({ key_hash: hash }).whereNull('revoked_at').first('organization_id', 'user_id');
+    if (!key) {
+      keyOwners.delete(hash);
+      return fail(invalid, true);
+    }
+    if (keyOwners.size >= KEY_OWNERS_MAX) keyOwners.clear();
+    keyOwners.set(hash, { organizationId: key.organization_id, userId: key.user_id });
     return { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey' };
   };
 }

@@ -29,10 +29,16 @@ export const exprOn = (out: string, raw: string): Column => ({ out, raw });
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** The SELECT list producing one JSON object per row, keys in the order given. */
+const selectLists = new WeakMap<Columns, string>();
 export function selectList(columns: Columns): string {
-  return Object.entries(columns)
-    .map(([field, c]) => `${c.out} AS ${quoteIdent(field)}`)
-    .join(', ');
+  let list = selectLists.get(columns);
+  if (list === undefined) {
+    list = Object.entries(columns)
+      .map(([field, c]) => `${c.out} AS ${quoteIdent(field)}`)
+      .join(', ');
+    selectLists.set(columns, list);
+  }
+  return list;
 }
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Queryable } from './knex';
+import { carryCheck, pendingCheck } from './credential-check';
 
 /**
  * Runs a read as a named prepared statement, so PostgreSQL plans each statement shape once per
@@ -15,14 +16,40 @@ interface PgConnection {
 
 export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder): Promise<Record<string, any> | undefined> {
   if ((db as Knex.Transaction).isTransaction) return query.first();
-  const { sql, bindings } = query.toSQL().toNative();
-  const name = 'p' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
+  const native = query.toSQL().toNative();
+  // A read request's credential check rides on its first statement (see credential-check.ts).
+  const check = pendingCheck(db);
+  if (check) check.claimed = true;
+  const { text, values } = check ? carryCheck(native.sql, native.bindings as unknown[], check) : { text: native.sql, values: native.bindings as unknown[] };
   const client = (db as Knex).client;
   const connection = (await client.acquireConnection()) as PgConnection;
+  let row: Record<string, any> | undefined;
   try {
-    const result = await connection.query({ name, text: sql, values: bindings as unknown[] });
-    return result.rows[0];
+    row = (await connection.query({ name: statementName(text), text, values })).rows[0];
   } finally {
     await client.releaseConnection(connection);
   }
+  if (check) {
+    if (!row) {
+      // No row, no answer: the check is settled on its own before the response.
+      check.claimed = false;
+      return undefined;
+    }
+    const { __live: live, ...rest } = row;
+    check.settle(live === true);
+    return rest;
+  }
+  return row;
+}
+
+const names = new Map<string, string>();
+/** A hash of the SQL text: one statement shape, one name, one plan per connection. */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = 'p' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
+    if (names.size > 10_000) names.clear();
+    names.set(sql, name);
+  }
+  return name;
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Json, asJson } from '../http/json';
 import { Columns, isUuid, selectList } from './columns';
-import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
+import { Direction, ListParams, applyFilter, applyList, applyOrder, splitFilterKey } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared } from './prepared';
 import { invalidField } from '../http/errors';
@@ -21,6 +21,11 @@ export interface ResourceDef {
   softDelete?: boolean;
   /** Extra FROM clauses (joins) the column expressions need. */
   joins?: (q: Knex.QueryBuilder) => void;
+  /**
+   * The soft-deletable parent whose deleted rows hide this resource's rows (items of a deleted
+   * order), joined by `joins` as `alias`. Lets a bulk list count its rows without that join.
+   */
+  liveParent?: { table: string; alias: string; column: string };
 }
 
 export interface ScopeOptions {
@@ -105,7 +110,16 @@ export async function pageWithTotalJson<T>(
   db: Queryable,
   def: ResourceDef,
   filtered: Knex.QueryBuilder,
-  page: { limit: number; offset: number; order: (q: Knex.QueryBuilder) => void; metaLimit?: number; after?: (q: Knex.QueryBuilder) => void; cursorKey?: { column: string; orderBy: string; direction: Direction } },
+  page: {
+    limit: number;
+    offset: number;
+    order: (q: Knex.QueryBuilder) => void;
+    metaLimit?: number;
+    after?: (q: Knex.QueryBuilder) => void;
+    cursorKey?: { column: string; orderBy: string; direction: Direction };
+    /** An integer expression equal to the filtered set's size, cheaper than counting `filtered`. */
+    total?: Knex.Raw;
+  },
 ): Promise<Json<{ meta: PageMeta; data: T[] }>> {
   const rows = filtered.clone();
   page.after?.(rows);
@@ -117,7 +131,7 @@ export async function pageWithTotalJson<T>(
   const row = (await firstRowPrepared(
     db,
     db.with('page', rows).select(
-      db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
+      page.total ? db.raw('(?)::int AS total', [page.total]) : db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
       db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM (SELECT ${apiColumns} FROM page) AS x) AS json`),
       db.raw(`(SELECT count(*)::int FROM page) AS n`),
       db.raw(`(SELECT json_build_array(__k, __i)::text FROM page OFFSET GREATEST((SELECT count(*) FROM page) - 1, 0) LIMIT 1) AS last`),
@@ -135,16 +149,34 @@ export async function pageWithTotalJson<T>(
 export const CURSOR_START = 'start';
 
 /**
+ * The size of a filtered list whose rows hide under a soft-deleted parent, as all the
+ * organization's matching rows less those under a deleted parent: two index scans, where joining
+ * every row to its parent cost several times more (130-180 ms at 200,000 items). Undefined when a
+ * filter needs another table (the caller then counts the filtered join).
+ */
+function liveChildCount(db: Queryable, def: ResourceDef, orgId: string, filter: Record<string, unknown>): Knex.Raw | undefined {
+  const parent = def.liveParent;
+  if (!parent) return undefined;
+  const ownOnly = (raw: string | undefined) => !!raw && [...raw.matchAll(/\b([a-z_][a-z0-9_]*)\./g)].every((m) => m[1] === def.alias);
+  for (const key of Object.keys(filter)) {
+    if (filter[key] !== undefined && !ownOnly(def.columns[splitFilterKey(key)[0]]?.raw)) return undefined;
+  }
+  const all = db({ [def.alias]: def.table }).where(`${def.alias}.organization_id`, orgId);
+  if (def.softDelete) all.whereNull(`${def.alias}.deleted_at`);
+  applyFilter(all, def.columns, filter);
+  const hidden = all
+    .clone()
+    .join(`${parent.table} as ${parent.alias}`, (j) => j.on(`${parent.alias}.organization_id`, `${def.alias}.organization_id`).andOn(`${parent.alias}.id`, `${def.alias}.${parent.column}`))
+    .whereNotNull(`${parent.alias}.deleted_at`);
+  return db.raw('(SELECT count(*) FROM ? AS a) - (SELECT count(*) FROM ? AS h)', [all.select(db.raw('1')), hidden.select(db.raw('1'))]);
+}
+
+/**
  * A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query, and
  * either `offset` or the keyset `cursor` (`start`, then each page's `meta.nextCursor`).
  */
-export function bulkPageJson<T>(
-  db: Queryable,
-  def: ResourceDef,
-  scopedQuery: Knex.QueryBuilder,
-  params: ListParams & { cursor?: string },
-): Promise<Json<{ meta: PageMeta; data: T[] }>> {
-  const filtered = scopedQuery.clone();
+export function bulkPageJson<T>(db: Queryable, def: ResourceDef, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<{ meta: PageMeta; data: T[] }>> {
+  const filtered = scoped(db, def, orgId);
   applyFilter(filtered, def.columns, params.filter);
   const column = def.columns[params.orderBy]?.raw ?? `${def.alias}.id`;
   const idColumn = `${def.alias}.id`;
@@ -163,5 +195,6 @@ export function bulkPageJson<T>(
     order: (q) => applyOrder(q, def.columns, params.orderBy, params.direction, idColumn),
     // Offset paging answers exactly the spec's meta; cursor paging adds nextCursor.
     cursorKey: params.cursor === undefined ? undefined : { column, orderBy: params.orderBy, direction: params.direction },
+    total: liveChildCount(db, def, orgId, params.filter),
   });
 }

@@ -8,7 +8,8 @@ import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
 import { toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
-import { installCompiledRouter } from './router';
+import { installCompiledRouter, installFastRequestParser } from './router';
+import { settleCredentialCheck, withCredentialCheck } from '../db/credential-check';
 
 export interface BackendDeps {
   db: Db;
@@ -97,16 +98,23 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
 
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, async (c: Context, req: Request, res: Response) => {
-      const reply = await (handler as any)({
-        operationId,
-        db: deps.db,
-        caller: res.locals.caller,
-        params: c.request.params ?? {},
-        query: c.request.query ?? {},
-        body: c.request.requestBody,
-        req,
-        res,
-      });
+      const caller: Caller | undefined = res.locals.caller;
+      let reply;
+      try {
+        reply = await (handler as any)({
+          operationId,
+          db: caller?.check ? withCredentialCheck(deps.db, caller.check) : deps.db,
+          caller,
+          params: c.request.params ?? {},
+          query: c.request.query ?? {},
+          body: c.request.requestBody,
+          req,
+          res,
+        });
+      } finally {
+        // Nothing leaves before the credential is known to be live (a 401 replaces any answer).
+        await settleCredentialCheck(deps.db, caller?.check);
+      }
       const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
       if (deps.validateResponses) {
         const parsed = text === '' ? undefined : JSON.parse(text);
@@ -129,5 +137,6 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
 
   await api.init();
   installCompiledRouter(api);
+  installFastRequestParser(api);
   return api;
 }

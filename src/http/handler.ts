@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { components, operations } from '../../generated/api-types';
 import type { Db } from '../db/knex';
 import type { Json } from './json';
+import type { CredentialCheck } from '../db/credential-check';
 
 /**
  * Handlers are typed from the generated contract: their inputs are the operation's parameters and
@@ -49,6 +50,8 @@ export interface Caller {
   organizationId: string;
   userId: string;
   via: 'apiKey' | 'oauth';
+  /** A read's pending check that the credential is still live (see db/credential-check.ts). */
+  check?: CredentialCheck;
 }
 
 export interface Ctx<Id extends OperationId> {

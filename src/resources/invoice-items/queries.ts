@@ -77,6 +77,7 @@ export const bulkInvoiceItems: ResourceDef = {
     q.join('invoices as inv', (j) => j.on('inv.organization_id', 'ii.organization_id').andOn('inv.id', 'ii.invoice_id')).whereNull('inv.deleted_at');
     joinLookups(q);
   },
+  liveParent: { table: 'invoices', alias: 'inv', column: 'invoice_id' },
 };
 
 export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string, params: ListParams) =>
@@ -84,4 +85,4 @@ export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string
 
 /** One page and the size of the whole filtered set, in one statement. */
 export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<InvoiceItemPage>> =>
-  bulkPageJson(db, bulkInvoiceItems, scoped(db, bulkInvoiceItems, orgId), params) as Promise<Json<InvoiceItemPage>>;
+  bulkPageJson(db, bulkInvoiceItems, orgId, params) as Promise<Json<InvoiceItemPage>>;

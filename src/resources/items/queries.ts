@@ -85,6 +85,7 @@ export const bulkItems: ResourceDef = {
   table: 'items',
   alias: 'i',
   joins,
+  liveParent: { table: 'orders', alias: 'io', column: 'order_id' },
   columns: {
     ...ownColumns(),
     jobId: idCol('io.job_id'),
@@ -108,4 +109,4 @@ export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<
 
 /** A bulk page and the size of the whole filtered set, in one statement. */
 export const listBulkItems = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<BulkItemPage>> =>
-  bulkPageJson<BulkItem>(db, bulkItems, scoped(db, bulkItems, orgId), params) as Promise<Json<BulkItemPage>>;
+  bulkPageJson<BulkItem>(db, bulkItems, orgId, params) as Promise<Json<BulkItemPage>>;
