@@ -54,7 +54,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   const api = new OpenAPIBackend({
     definition: structuredClone(loadContract()) as any,
     strict: true,
-    quick: false,
+    // Validators are compiled below, as needed. (The document itself is checked by `npm run lint:api`.)
+    quick: true,
     validate: true,
     coerceTypes: true,
     customizeAjv: customizeAjv as any,
@@ -136,6 +137,10 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   }
 
   await api.init();
+  // Request validators are compiled up front (no first-request stall); response validators only
+  // in test mode, where every answer is validated: production does not carry them (~25 MiB).
+  api.validator.preCompileRequestValidators();
+  if (deps.validateResponses) api.validator.preCompileResponseValidators();
   installCompiledRouter(api);
   installFastRequestParser(api);
   return api;
