@@ -44,7 +44,7 @@ export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder):
 
 const names = new Map<string, string>();
 /** A hash of the SQL text: one statement shape, one name, one plan per connection. */
-function statementName(sql: string): string {
+export function statementName(sql: string): string {
   let name = names.get(sql);
   if (!name) {
     name = 'p' + createHash('sha1').update(sql).digest('hex').slice(0, 24);

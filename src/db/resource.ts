@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
-import { Json, asJson } from '../http/json';
+import { Json, JsonStream, asJson } from '../http/json';
 import { Columns, isUuid, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder, splitFilterKey } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared } from './prepared';
+import { streamPrepared } from './stream';
 import { invalidField } from '../http/errors';
 import type { Queryable } from './knex';
 
@@ -99,12 +100,18 @@ export interface PageMeta {
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** Page rows per streamed part: each part is one string of about this many JSON objects. */
+const ROWS_PER_PART = 250;
+
 /**
- * `{"meta":{"total","limit","offset"},"data":[...]}` in ONE statement: the page and the size of
+ * `{"meta":{"total","limit","offset"},"data":[...]}` from ONE statement: the page and the size of
  * the whole filtered set. `filtered` carries the tenancy scope and every filter; `order` sorts the
  * page (ending with a unique key); `metaLimit` is the limit to report (defaults to the page size).
  * With `cursorKey` (the raw order column), meta also carries `nextCursor`: the position after the
  * page's last row, or null when the page is not full.
+ *
+ * The statement's first row is the meta (total, page size, last key); the page follows in parts of
+ * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamPrepared).
  */
 export async function pageWithTotalJson<T>(
   db: Queryable,
@@ -120,29 +127,43 @@ export async function pageWithTotalJson<T>(
     /** An integer expression equal to the filtered set's size, cheaper than counting `filtered`. */
     total?: Knex.Raw;
   },
-): Promise<Json<{ meta: PageMeta; data: T[] }>> {
+): Promise<JsonStream<{ meta: PageMeta; data: T[] }>> {
   const rows = filtered.clone();
   page.after?.(rows);
   rows.select(db.raw(selectList(def.columns)), db.raw(`${page.cursorKey?.column ?? 'NULL'} AS "__k", ${def.alias}.id AS "__i"`));
   page.order(rows);
   rows.limit(page.limit).offset(page.offset);
   const apiColumns = Object.keys(def.columns).map(quoteIdent).join(', ');
-  // A materialized CTE keeps the page's order for both the JSON and its last row.
-  const row = (await firstRowPrepared(
-    db,
-    db.with('page', rows).select(
-      page.total ? db.raw('(?)::int AS total', [page.total]) : db.raw('(SELECT count(*) FROM ? AS c)::int AS total', [filtered.clone().select(db.raw('1'))]),
-      db.raw(`(SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM (SELECT ${apiColumns} FROM page) AS x) AS json`),
-      db.raw(`(SELECT count(*)::int FROM page) AS n`),
-      db.raw(`(SELECT json_build_array(__k, __i)::text FROM page OFFSET GREATEST((SELECT count(*) FROM page) - 1, 0) LIMIT 1) AS last`),
-    ),
-  ))!;
-  const meta: PageMeta = { total: row.total, limit: page.metaLimit ?? page.limit, offset: page.offset };
-  if (page.cursorKey) {
-    const [value, id] = row.last ? (JSON.parse(row.last) as [unknown, string]) : [null, ''];
-    meta.nextCursor = row.n === page.limit && row.n > 0 ? encodeCursor({ orderBy: page.cursorKey.orderBy, direction: page.cursorKey.direction, value, id }) : null;
+  const total = page.total ?? db.raw('(SELECT count(*) FROM ? AS c)', [filtered.clone().select(db.raw('1'))]);
+  // The page is a CTE (materialized: used three times), scanned in its order for the meta's last
+  // key and for the numbered parts.
+  const statement = db.raw(
+    `WITH page AS (?)
+    SELECT 0 AS part, (?)::int AS total, (SELECT count(*)::int FROM page) AS n,
+      (SELECT json_build_array(__k, __i)::text FROM page OFFSET GREATEST((SELECT count(*) FROM page) - 1, 0) LIMIT 1) AS last, NULL::text AS json
+    UNION ALL (
+      SELECT 1 + (rn - 1) / ${ROWS_PER_PART}, NULL, NULL, NULL, string_agg(j, ',' ORDER BY rn)
+      FROM (SELECT row_to_json(x)::text AS j, row_number() OVER () AS rn FROM (SELECT ${apiColumns} FROM page) AS x) AS numbered
+      GROUP BY 1 + (rn - 1) / ${ROWS_PER_PART} ORDER BY 1)`,
+    [rows, total],
+  );
+  const parts = await streamPrepared(db, statement);
+  let head: Record<string, any>;
+  try {
+    head = (await parts.next()).value as Record<string, any>;
+  } catch (err) {
+    await parts.return();
+    throw err;
   }
-  return asJson<{ meta: PageMeta; data: T[] }>(`{"meta":${JSON.stringify(meta)},"data":${row.json}}`);
+  const meta: PageMeta = { total: head.total, limit: page.metaLimit ?? page.limit, offset: page.offset };
+  if (page.cursorKey) {
+    const [value, id] = head.last ? (JSON.parse(head.last) as [unknown, string]) : [null, ''];
+    meta.nextCursor = head.n === page.limit && head.n > 0 ? encodeCursor({ orderBy: page.cursorKey.orderBy, direction: page.cursorKey.direction, value, id }) : null;
+  }
+  const elements = (async function* () {
+    for await (const part of parts) yield part.json as string;
+  })();
+  return new JsonStream(`{"meta":${JSON.stringify(meta)},"data":[`, elements, ']}');
 }
 
 /** `cursor=start` begins a cursor-paged export (the first page, with `meta.nextCursor`). */
@@ -175,7 +196,7 @@ function liveChildCount(db: Queryable, def: ResourceDef, orgId: string, filter: 
  * A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query, and
  * either `offset` or the keyset `cursor` (`start`, then each page's `meta.nextCursor`).
  */
-export function bulkPageJson<T>(db: Queryable, def: ResourceDef, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<{ meta: PageMeta; data: T[] }>> {
+export function bulkPageJson<T>(db: Queryable, def: ResourceDef, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<{ meta: PageMeta; data: T[] }>> {
   const filtered = scoped(db, def, orgId);
   applyFilter(filtered, def.columns, params.filter);
   const column = def.columns[params.orderBy]?.raw ?? `${def.alias}.id`;

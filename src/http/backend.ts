@@ -10,6 +10,8 @@ import { toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
 import { installCompiledRouter, installFastRequestParser } from './router';
 import { settleCredentialCheck, withCredentialCheck } from '../db/credential-check';
+import { JsonStream } from './json';
+import { sendParts } from './send-parts';
 
 export interface BackendDeps {
   db: Db;
@@ -100,7 +102,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, async (c: Context, req: Request, res: Response) => {
       const caller: Caller | undefined = res.locals.caller;
-      let reply;
+      let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
       try {
         reply = await (handler as any)({
           operationId,
@@ -112,11 +114,22 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
           req,
           res,
         });
-      } finally {
         // Nothing leaves before the credential is known to be live (a 401 replaces any answer).
         await settleCredentialCheck(deps.db, caller?.check);
+      } catch (err) {
+        await settleCredentialCheck(deps.db, caller?.check);
+        if (reply?.body instanceof JsonStream) await reply.body.close();
+        throw err;
       }
-      const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      // In production a streamed page goes out part by part; tests validate it whole first.
+      if (reply.body instanceof JsonStream && !deps.validateResponses) {
+        res.status(reply.status);
+        for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v as string);
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        return sendParts(res, reply.body.parts());
+      }
+      const text =
+        reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : reply.body instanceof JsonStream ? await reply.body.text() : JSON.stringify(reply.body);
       if (deps.validateResponses) {
         const parsed = text === '' ? undefined : JSON.parse(text);
         const result = api.validateResponse(parsed, c.operation, reply.status);

@@ -4,7 +4,7 @@ import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, bulkPageJson, listJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { JsonStream } from '../../http/json';
 
 type InvoiceItem = Schema<'InvoiceItem'>;
 type InvoiceItemPage = Schema<'InvoiceItemPage'>;
@@ -84,5 +84,5 @@ export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string
   listJson<InvoiceItem>(db, invoiceItems, scoped(db, invoiceItems, orgId).where('ii.invoice_id', invoiceId), params);
 
 /** One page and the size of the whole filtered set, in one statement. */
-export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<InvoiceItemPage>> =>
-  bulkPageJson(db, bulkInvoiceItems, orgId, params) as Promise<Json<InvoiceItemPage>>;
+export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<InvoiceItemPage>> =>
+  bulkPageJson(db, bulkInvoiceItems, orgId, params) as Promise<JsonStream<InvoiceItemPage>>;

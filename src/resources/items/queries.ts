@@ -4,7 +4,7 @@ import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, bulkPageJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json, JsonStream } from '../../http/json';
 import { glCodeBrief, taxCodeBrief } from '../orders/queries';
 
 type Item = Schema<'Item'>;
@@ -108,5 +108,5 @@ export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<
   oneJson<Item>(db, items, whereId(scoped(db, items, orgId), items, id));
 
 /** A bulk page and the size of the whole filtered set, in one statement. */
-export const listBulkItems = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<Json<BulkItemPage>> =>
-  bulkPageJson<BulkItem>(db, bulkItems, orgId, params) as Promise<Json<BulkItemPage>>;
+export const listBulkItems = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<BulkItemPage>> =>
+  bulkPageJson<BulkItem>(db, bulkItems, orgId, params) as Promise<JsonStream<BulkItemPage>>;

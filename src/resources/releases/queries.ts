@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ResourceDef, allJson, pageWithTotalJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json, JsonStream } from '../../http/json';
 
 type Release = Schema<'Release'>;
 type ReleasePage = Schema<'ReleasePage'>;
@@ -87,10 +87,10 @@ export interface ReleaseQuery {
 }
 
 /** One page and the total of the whole filtered set, in one statement. */
-export async function listReleases(db: Queryable, orgId: string, p: ReleaseQuery): Promise<Json<ReleasePage>> {
+export async function listReleases(db: Queryable, orgId: string, p: ReleaseQuery): Promise<JsonStream<ReleasePage>> {
   const filtered = onlyActive(scoped(db, releases, orgId), p.includeCancelled);
   if (p.orderId !== undefined) filtered.where('r.order_id', p.orderId);
   if (p.from) filtered.where('r.need_by_date_day', '>=', p.from);
   if (p.to) filtered.where('r.need_by_date_day', '<=', p.to);
-  return pageWithTotalJson(db, releases, filtered, { limit: p.limit, offset: p.offset, order: (q) => q.orderByRaw(NEWEST_FIRST) }) as Promise<Json<ReleasePage>>;
+  return pageWithTotalJson(db, releases, filtered, { limit: p.limit, offset: p.offset, order: (q) => q.orderByRaw(NEWEST_FIRST) }) as Promise<JsonStream<ReleasePage>>;
 }

@@ -1,0 +1,35 @@
+import type { Response } from 'express';
+
+/**
+ * Writes a streamed body part by part, waiting for the socket to drain when its buffer is full,
+ * so a slow client holds back the database rather than filling this process's memory. A client
+ * that goes away stops the parts (their connection goes back to the pool). An error after the
+ * first part cannot become a problem response any more: the connection is cut, so the client sees
+ * a truncated body rather than a complete-looking one.
+ */
+export async function sendParts(res: Response, parts: AsyncGenerator<string, void>): Promise<void> {
+  try {
+    for await (const part of parts) {
+      if (res.destroyed) break;
+      if (!res.write(part)) await drained(res);
+    }
+  } catch (err) {
+    if (!res.headersSent) throw err;
+    console.error(`streamed response cut short: ${(err as Error)?.message ?? err}`);
+    res.destroy();
+    return;
+  }
+  if (!res.destroyed) res.end();
+}
+
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

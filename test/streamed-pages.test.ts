@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import type { Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createDb, Db } from '../src/db/knex';
+import { rotateApiKey } from '../src/admin/provision';
+import { harness } from './support/harness';
+import { expectStatus, newOrg, TestOrg } from './support/client';
+import { makeOrder } from './support/purchasing-fixtures';
+
+/**
+ * Bulk pages (GET /items, GET /invoice-items, GET /releases) leave a production server part by
+ * part as PostgreSQL produces them (src/http/json.ts JsonStream, src/db/stream.ts). Tests run the
+ * service in test mode, which validates each page whole before sending it; this file starts a
+ * production-mode app on the same database to check the streamed form: the same document, sent in
+ * chunks, a revoked key still refused, and a client that goes away mid-page gives its database
+ * connection back.
+ */
+describe('streamed bulk pages (production mode)', function () {
+  this.timeout(60_000);
+  let org: TestOrg;
+  let db: Db;
+  let server: Server;
+  let base: string;
+
+  before(async function () {
+    if (!harness().inProcess) return this.skip(); // the production app is started in this process
+    org = await newOrg();
+    await makeOrder(org, {}, Array.from({ length: 1300 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })));
+    // Two connections: a leaked one would stall the requests after the aborted ones.
+    db = createDb(harness().databaseUrl, 2);
+    const app = await createApp({ db, config: { ...loadConfig(), mode: 'production' }, jwtSecret: harness().jwtSecret });
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await db?.destroy();
+  });
+
+  const get = (path: string, key = org.apiKey) => fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
+
+  it('sends the same document as the validated test-mode answer, in chunks', async () => {
+    for (const path of ['/items?limit=2500', '/items?limit=600&offset=100&orderBy=lineNumber&direction=ASC', '/items?limit=1000&cursor=start', '/items?limit=5&filter[lineNumber_lt]=0', '/releases?limit=50', '/invoice-items?limit=10']) {
+      const streamed = await get(path);
+      expect(streamed.status, path).to.equal(200);
+      expect(streamed.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      expect(streamed.headers.get('transfer-encoding'), path).to.equal('chunked');
+      const body = await streamed.json();
+      const whole = expectStatus(await org.api.get(path), 200).body;
+      if (body.meta.nextCursor) expect(body.meta.nextCursor).to.be.a('string');
+      expect(body, path).to.deep.equal(whole);
+    }
+    const page = await (await get('/items?limit=2500')).json();
+    expect(page.meta).to.deep.equal({ total: 1300, limit: 2500, offset: 0 });
+    expect(page.data).to.have.length(1300);
+  });
+
+  it('gives the connection back when the client goes away mid-page', async () => {
+    for (let i = 0; i < 6; i++) {
+      await new Promise<void>((resolve) => {
+        const req = httpRequest(`${base}/items?limit=2500`, { headers: { authorization: `Bearer ${org.apiKey}` } }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', () => resolve());
+        req.end();
+      });
+    }
+    // With both pool connections leaked this would wait for the pool's acquire timeout.
+    const started = Date.now();
+    for (let i = 0; i < 4; i++) expect((await get('/items?limit=10')).status).to.equal(200);
+    expect(Date.now() - started).to.be.below(5000);
+  });
+
+  it('refuses a revoked key before any part is sent', async () => {
+    const other = await newOrg();
+    expect((await get('/items?limit=1', other.apiKey)).status).to.equal(200);
+    await rotateApiKey(harness().db, other.id);
+    const res = await get('/items?limit=2500', other.apiKey);
+    expect(res.status).to.equal(401);
+    expect((await res.json()).errors[0].message).to.equal('The API key is invalid or has been revoked.');
+  });
+});
