@@ -101,7 +101,7 @@ export interface PageMeta {
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Page rows per streamed part: each part is one string of about this many JSON objects. */
-const ROWS_PER_PART = 250;
+const ROWS_PER_PART = 100;
 
 /**
  * `{"meta":{"total","limit","offset"},"data":[...]}` from ONE statement: the page and the size of
