@@ -9,6 +9,13 @@
  *
  * camel-case-properties (rule): schema property names are camelCase (filter keys may carry
  * an operator suffix such as `code_starts_with`).
+ *
+ * error-responses (rule): every operation documents the error statuses it can always answer:
+ * - 401 when it has security (its own `security`, else the document's), i.e. every operation but
+ *   the token endpoint and any with `security: []` (or an optional `{}` requirement);
+ * - 404 when its path has a path parameter (the object may not exist, or belong to another
+ *   organization, which is answered the same way);
+ * - 400 when it has a request body or a query parameter (either can be invalid).
  */
 
 const OPS_BY_TYPE = {
@@ -136,11 +143,53 @@ function camelCaseProperties() {
   };
 }
 
+const PATH_PARAM = /\{[^}]+\}/;
+
+function errorResponses() {
+  let rootSecurity;
+  let path;
+  let pathItem;
+  return {
+    Root: {
+      enter(root) {
+        rootSecurity = root.security;
+      },
+    },
+    PathItem: {
+      enter(node, { key }) {
+        path = String(key);
+        pathItem = node;
+      },
+      Operation: {
+        leave(operation, { report, location, resolve, key }) {
+          const statuses = new Set(Object.keys(operation.responses || {}));
+          const security = operation.security !== undefined ? operation.security : rootSecurity;
+          const secured = Array.isArray(security) && security.length > 0 && security.every((req) => req && Object.keys(req).length > 0);
+          const parameters = [...(pathItem.parameters || []), ...(operation.parameters || [])].map((p) => resolve(p).node).filter(Boolean);
+          const hasQuery = parameters.some((p) => p.in === 'query');
+          const name = `${String(key).toUpperCase()} ${path}`;
+          const required = [];
+          if (secured) required.push(['401', 'it requires credentials']);
+          if (PATH_PARAM.test(path)) required.push(['404', 'its path has a path parameter']);
+          if (operation.requestBody || hasQuery) required.push(['400', operation.requestBody ? 'it has a request body' : 'it has query parameters']);
+          for (const [status, why] of required) {
+            if (statuses.has(status)) continue;
+            report({
+              message: `\`${name}\` must document a ${status} response: ${why}.`,
+              location: location.child(['responses']).key(),
+            });
+          }
+        },
+      },
+    },
+  };
+}
+
 module.exports = function procurementPlugin() {
   return {
     id: 'procurement',
     decorators: { oas3: { 'expand-filters': expandFilters } },
-    rules: { oas3: { 'camel-case-properties': camelCaseProperties } },
+    rules: { oas3: { 'camel-case-properties': camelCaseProperties, 'error-responses': errorResponses } },
   };
 };
 module.exports.expand = expand;
