@@ -160,9 +160,17 @@ export async function pageWithTotalJson<T>(
     const [value, id] = head.last ? (JSON.parse(head.last) as [unknown, string]) : [null, ''];
     meta.nextCursor = head.n === page.limit && head.n > 0 ? encodeCursor({ orderBy: page.cursorKey.orderBy, direction: page.cursorKey.direction, value, id }) : null;
   }
-  const elements = (async function* () {
-    for await (const part of parts) yield part.json as string;
-  })();
+  // Delegates straight to the rows (already started), so closing the elements always ends them.
+  const elements: AsyncIterator<string, void> = {
+    next: async () => {
+      const next = await parts.next();
+      return next.done ? { done: true, value: undefined } : { done: false, value: next.value.json as string };
+    },
+    return: async () => {
+      await parts.return();
+      return { done: true, value: undefined };
+    },
+  };
   return new JsonStream(`{"meta":${JSON.stringify(meta)},"data":[`, elements, ']}');
 }
 

@@ -22,9 +22,10 @@ export class JsonStream<T> {
   ) {}
 
   async *parts(): AsyncGenerator<string, void> {
-    yield this.head;
-    let separator = '';
+    // Stopped at any yield (even the first), the elements are closed.
     try {
+      yield this.head;
+      let separator = '';
       for (let next = await this.elements.next(); !next.done; next = await this.elements.next()) {
         yield separator + next.value;
         separator = ',';

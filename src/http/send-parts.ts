@@ -24,6 +24,8 @@ export async function sendParts(res: Response, parts: AsyncGenerator<string, voi
 
 function drained(res: Response): Promise<void> {
   return new Promise((resolve) => {
+    // The client may have gone (and 'close' fired) between the write and now.
+    if (res.destroyed || !res.writableNeedDrain) return resolve();
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
