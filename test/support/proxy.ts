@@ -8,6 +8,14 @@ import { appendFileSync } from 'node:fs';
  * and methods). A test whose point is such a request (and what *our* server answers to it) can
  * only run directly; it is skipped under the proxy, with the reason written at the test. Keep
  * those tests small: the valid requests of a feature belong in tests that run through Prism.
+ *
+ * What Prism 5.14 checks, as measured (`proxy-check --no-skip` shows every direct-only test fails
+ * through it): bodies, path and query parameters against their schemas (orderBy, direction, limit,
+ * offset, required parameters), and `filter[field]` values only for listed fields whose name is
+ * all lower case (it lowercases parameter names, so `filter[createdAt_gt]` is never looked at) and
+ * not for `_in` lists; it ignores unknown query parameters and filter fields. Requests it does not
+ * check reach our server, whose 400 then runs through Prism like any response. It cannot express
+ * that the Bearer scheme name is case-insensitive (RFC 7235): it matches `^Bearer\s` exactly.
  */
 export const viaPrism = process.env.API_VIA_PRISM === '1';
 /** `proxy-check --no-skip` runs the direct-only tests through Prism too, to see that each still needs it. */
