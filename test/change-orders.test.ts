@@ -5,6 +5,7 @@ import { harness } from './support/harness';
 import { makeOrder, softDeleteOrder } from './support/release-fixtures';
 import { addItems, removeItem, updateItem, updateOrder } from '../src/resources/orders/store';
 import { recordChangeOrder, snapshotOrder } from '../src/resources/change-orders/store';
+import { itDirect, PRISM } from './support/proxy';
 
 const ITEM_DIFF_KEYS = [
   'id', 'backorderLeadTime', 'backorderQuantity', 'costCategory', 'createdAt', 'customColumnValue', 'description', 'extPrice', 'glCode', 'glCodeId',
@@ -118,14 +119,20 @@ describe('change orders', () => {
       const rest = expectStatus(await own.api.get('/changeOrders?offset=10&limit=50'), 200).body;
       expect(rest.map((c: { versionNumber: number }) => c.versionNumber)).to.deep.equal([11, 12]);
       expect(expectStatus(await own.api.get('/changeOrders?limit=3&orderBy=createdAt&direction=DESC'), 200).body.map((c: { versionNumber: number }) => c.versionNumber)).to.deep.equal([12, 11, 10]);
-      problemOf(await own.api.get('/changeOrders?limit=1001'), 400);
+    });
+
+    itDirect('rejects a limit over 1000', PRISM.invalidRequest('limit=1001'), async () => {
+      problemOf(await org.api.get('/changeOrders?limit=1001'), 400);
     });
 
     it('accepts only the allowed orderBy and filters', async () => {
       expectStatus(await org.api.get('/changeOrders?orderBy=updatedAt&filter[createdAt_gt]=2020-01-01T00:00:00Z'), 200);
       expect(expectStatus(await org.api.get(`/changeOrders?filter[id]=${second.id}`), 200).body.map((c: { id: string }) => c.id)).to.deep.equal([second.id]);
-      problemOf(await org.api.get('/changeOrders?orderBy=versionNumber'), 400);
       problemOf(await org.api.get('/changeOrders?filter[label]=CO-1'), 400);
+    });
+
+    itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=versionNumber'), async () => {
+      problemOf(await org.api.get('/changeOrders?orderBy=versionNumber'), 400);
     });
 
     it("never lists another organization's change orders", async () => {
@@ -160,10 +167,13 @@ describe('change orders', () => {
       expect(expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body.integrationMessage).to.equal(null);
     });
 
-    it('validates the body and answers 404 for a missing or foreign change order', async () => {
+    it('answers 404 for a missing or foreign change order', async () => {
+      await expectForeignLikeMissing(other, 'POST', `/changeOrders/${first.id}/integrationState`, `/changeOrders/${MISSING_ID}/integrationState`, { integrationState: 'LINKED' });
+    });
+
+    itDirect('validates the body: a listed state is required', PRISM.invalidRequest('an unlisted integrationState, a body without integrationState'), async () => {
       problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'SYNCED' }), 400);
       problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationMessage: 'x' }), 400);
-      await expectForeignLikeMissing(other, 'POST', `/changeOrders/${first.id}/integrationState`, `/changeOrders/${MISSING_ID}/integrationState`, { integrationState: 'LINKED' });
     });
   });
 });

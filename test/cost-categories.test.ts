@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { insertJob } from './support/org-fixtures';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { itDirect, PRISM } from './support/proxy';
 
 type Category = {
   id: string;
@@ -46,6 +47,9 @@ describe('cost categories', () => {
     expect(j).to.include({ jobId: job.id, jobCode: 'J-1042', phaseId: null, phaseCode: null });
     const p = expectStatus(await org.api.post(`/jobs/J-1042/phases/${phase.id}/categories`, { code: 'SUB', description: 'Concrete subcontract' }), 201).body as Category;
     expect(p).to.include({ jobId: job.id, jobCode: 'J-1042', phaseId: phase.id, phaseCode: '03-300' });
+  });
+
+  itDirect('requires a description', PRISM.invalidRequest('a category without description'), async () => {
     problemOf(await org.api.post('/global-categories', { code: 'X' }), 400);
   });
 
@@ -72,6 +76,11 @@ describe('cost categories', () => {
     const ofPhase = expectStatus(await org.api.get('/jobs/J-1042/phases/03-300/categories?filter[code]=MAT'), 200).body as Category[];
     expect(ofPhase.map((c) => [c.code, c.description, c.phaseId])).to.deep.equal([['MAT', 'Concrete materials', phase.id]]);
     problemOf(await org.api.get('/global-categories?filter[jobId]=x'), 400);
+    problemOf(await org.api.get('/job-categories?filter[jobCode]=J-1042'), 400);
+    problemOf(await org.api.get('/phase-categories?filter[phaseCode]=03-300'), 400);
+  });
+
+  itDirect('rejects the scope fields as orderBy', PRISM.invalidRequest('orderBy=jobCode and orderBy=phaseCode, which the contract does not list'), async () => {
     problemOf(await org.api.get('/job-categories?orderBy=jobCode'), 400);
     problemOf(await org.api.get('/phase-categories?orderBy=phaseCode'), 400);
   });
@@ -108,7 +117,6 @@ describe('cost categories', () => {
       description: 'Concrete mix',
       phaseCode: '03-300',
     });
-    problemOf(await org.api.patch('/global-categories/LAB', {}), 400);
 
     for (const [path, id] of [
       [`/jobs/J-1042/phases/03-300/categories/${pc.id}`, pc.id],
@@ -126,6 +134,10 @@ describe('cost categories', () => {
     expect(deleted.deletedAt).to.match(/Z$/);
     problemOf(await org.api.delete(`/global-categories/${dg.id}`), 404);
     expectStatus(await org.api.post('/global-categories', { code: 'TMP', description: 'Temporary again' }), 201);
+  });
+
+  itDirect('rejects an empty update', PRISM.invalidRequest('an empty PATCH body'), async () => {
+    problemOf(await org.api.patch('/global-categories/LAB', {}), 400);
   });
 
   it("answers another organization's categories, jobs and phases like missing ones", async () => {

@@ -4,6 +4,7 @@ import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { Basics, basics, file, order, receipt, sleep } from './support/billing-fixtures';
 import { harness } from './support/harness';
 import { deleteDeliveryReceipt } from '../src/resources/delivery-receipts/store';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('delivery receipts', () => {
   let org: TestOrg;
@@ -96,6 +97,9 @@ describe('delivery receipts', () => {
     expect(idents(expectStatus(await org.api.get(`/deliveries?filter[notes_contains]=good${all}`), 200).body)).to.deep.equal(['DR-CLEAN']);
     expect(idents(expectStatus(await org.api.get(`/deliveries?filter[identifier_starts_with]=DR-W${all}`), 200).body)).to.deep.equal(['DR-WRONG']);
     expect(idents(expectStatus(await org.api.get(`/deliveries?filter[id]=${ids.empty}${all}`), 200).body)).to.deep.equal(['DR-EMPTY']);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=purchaseOrder'), async () => {
     problemOf(await org.api.get('/deliveries?orderBy=purchaseOrder'), 400);
   });
 
@@ -134,8 +138,6 @@ describe('delivery receipts', () => {
     const p = problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR' }), 400);
     expect(p.errors[0].field).to.equal('body.integrationMessage');
     problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR', integrationMessage: '  ' }), 400);
-    problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, {}), 400);
-    problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'SYNCED' }), 400);
     const err = expectStatus(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' }), 200).body;
     expect(err).to.include({ id, integrationState: 'ERROR', integrationMessage: 'Vendor not mapped', integrationLastSync: null, updatedAt: before.updatedAt });
     const linked = expectStatus(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'LINKED' }), 200).body;
@@ -143,6 +145,12 @@ describe('delivery receipts', () => {
     expect(linked.integrationLastSync).to.match(/Z$/);
     expect(expectStatus(await org.api.get(`/deliveries/${id}`), 200).body.integrationState).to.equal('LINKED');
     problemOf(await org.api.post(`/deliveries/${MISSING_ID}/updateIntegrationState`, { integrationState: 'LINKED' }), 404);
+  });
+
+  itDirect('requires a listed integration state', PRISM.invalidRequest('an empty body, an unlisted integrationState'), async () => {
+    const id = ids.empty;
+    problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, {}), 400);
+    problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'SYNCED' }), 400);
   });
 
   it('answers foreign receipts and orders exactly like missing ones', async () => {

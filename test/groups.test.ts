@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('groups', () => {
   let org: TestOrg;
@@ -15,9 +16,12 @@ describe('groups', () => {
     }
   });
 
-  it('creates with name required, code optional, createdById the caller', async () => {
+  it('creates with code optional and createdById the caller', async () => {
     const g = expectStatus(await org.api.post('/groups', { name: 'Schools' }), 201).body;
     expect(g).to.include({ name: 'Schools', code: null, deletedAt: null, createdById: org.userId });
+  });
+
+  itDirect('requires a name', PRISM.invalidRequest('a group without name'), async () => {
     expect(problemOf(await org.api.post('/groups', { code: 'NONAME' }), 400).errors.map((e) => e.field)).to.include('body.name');
   });
 
@@ -42,6 +46,10 @@ describe('groups', () => {
     const u = expectStatus(await org.api.patch(`/groups/${g.id}`, { name: 'Retail and hospitality', code: 'RET-HOSP' }), 200).body;
     expect(u).to.include({ id: g.id, name: 'Retail and hospitality', code: 'RET-HOSP' });
     problemOf(await org.api.get('/groups/RETAIL'), 404);
+  });
+
+  itDirect('rejects an empty update', PRISM.invalidRequest('an empty PATCH body'), async () => {
+    const g = expectStatus(await org.api.post('/groups', { name: 'Healthcare' }), 201).body;
     problemOf(await org.api.patch(`/groups/${g.id}`, {}), 400);
   });
 

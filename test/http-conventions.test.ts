@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { anonymous, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('HTTP conventions (errors, request ids, limits)', () => {
   let org: TestOrg;
@@ -12,39 +13,39 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(echoed.headers.get('x-request-id')).to.equal('erp-sync-42.7');
     const generated = await org.api.get('/tax-codes', { headers: { 'X-Request-Id': 'bad id with spaces' } });
     expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
-    const p = problemOf(await anonymous().get('/tax-codes', { headers: { 'X-Request-Id': 'trace-1' } }), 401);
+    const p = problemOf(await new Client('pk_unknown').get('/tax-codes', { headers: { 'X-Request-Id': 'trace-1' } }), 401);
     expect(p.requestId).to.equal('trace-1');
   });
 
-  it('answers an unknown path with a 404 problem', async () => {
+  itDirect('answers an unknown path with a 404 problem', PRISM.outsideContract('GET /no-such-thing'), async () => {
     const p = problemOf(await org.api.get('/no-such-thing'), 404);
     expect(p.errors[0].message).to.match(/No operation matches GET \/no-such-thing/);
   });
 
-  it('answers HEAD like GET, without a body', async () => {
+  itDirect('answers HEAD like GET, without a body', PRISM.outsideContract('HEAD (the contract lists GET only)'), async () => {
     const res = await org.api.request('HEAD', '/tax-codes');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
     expect(res.text).to.equal('');
   });
 
-  it('answers a wrong method with 405 and Allow', async () => {
+  itDirect('answers a wrong method with 405 and Allow', PRISM.outsideContract('PUT /tax-codes'), async () => {
     const res = await org.api.put('/tax-codes', {});
     problemOf(res, 405);
     expect(res.headers.get('allow')).to.equal('GET, POST');
   });
 
-  it('rejects malformed JSON with a 400 problem', async () => {
+  itDirect('rejects malformed JSON with a 400 problem', PRISM.malformedJson, async () => {
     const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: '{"code": "X",', contentType: 'application/json' }), 400);
     expect(p.errors[0]).to.include({ field: 'body', rule: 'json' });
   });
 
-  it('rejects a non-JSON body with 415', async () => {
+  itDirect('rejects a non-JSON body with 415', PRISM.invalidRequest('a form-encoded body where the contract takes JSON'), async () => {
     const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: 'code=X', contentType: 'application/x-www-form-urlencoded' }), 415);
     expect(p.errors[0].field).to.equal('body');
   });
 
-  it('rejects a body over the limit with 413, and accepts one that fits a 1000-element batch', async () => {
+  itDirect('rejects a body over the limit with 413, and accepts one that fits a 1000-element batch', PRISM.invalidRequest('a 6 MB description and an unknown 1 MB property'), async () => {
     const big = JSON.stringify({ code: 'X', description: 'x'.repeat(6 * 1024 * 1024), taxPercent: 0 });
     problemOf(await org.api.post('/tax-codes', undefined, { raw: big, contentType: 'application/json' }), 413);
     const batchSized = JSON.stringify({ code: 'BIG', description: 'x'.repeat(800), taxPercent: 0, pad: 'y'.repeat(1_000_000) });
@@ -53,14 +54,18 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(p.errors.map((e) => e.field)).to.include('body.pad');
   });
 
-  it('names unknown query parameters, filter fields, operators and orderBy values', async () => {
-    const p = problemOf(await org.api.get('/tax-codes?colour=red&filter[colour]=red&filter[code_between]=A&orderBy=taxPercent'), 400);
-    const fields = p.errors.map((e) => e.field);
-    expect(fields).to.include.members(['query.colour', 'query.filter.colour', 'query.filter.code_between', 'query.orderBy']);
+  it('names unknown query parameters, filter fields and operators', async () => {
+    const p = problemOf(await org.api.get('/tax-codes?colour=red&filter[colour]=red&filter[code_between]=A'), 400);
+    expect(p.errors.map((e) => e.field)).to.include.members(['query.colour', 'query.filter.colour', 'query.filter.code_between']);
+  });
+
+  itDirect('names an orderBy value outside the list, with the allowed values', PRISM.invalidRequest('orderBy=taxPercent'), async () => {
+    const p = problemOf(await org.api.get('/tax-codes?colour=red&orderBy=taxPercent'), 400);
+    expect(p.errors.map((e) => e.field)).to.include.members(['query.colour', 'query.orderBy']);
     expect(p.errors.find((e) => e.field === 'query.orderBy')!.message).to.match(/must be one of code, createdAt/);
   });
 
-  it('rejects limit and offset out of range', async () => {
+  itDirect('rejects limit and offset out of range', PRISM.invalidRequest('limit and offset outside their ranges'), async () => {
     for (const q of ['limit=0', 'limit=1001', 'limit=-1', 'limit=abc', 'offset=-1', 'direction=UP']) {
       const p = problemOf(await org.api.get(`/tax-codes?${q}`), 400);
       expect(p.errors[0].field, q).to.match(/^query\./);
@@ -72,7 +77,7 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(p.errors[0]).to.include({ field: 'query.filter.createdAt_gt', rule: 'format' });
   });
 
-  it('serves the contract and the docs without authentication', async () => {
+  itDirect('serves the contract and the docs without authentication', PRISM.outsideContract('GET /openapi.json, /openapi.yaml and /docs'), async () => {
     const json = expectStatus(await anonymous().get('/openapi.json'), 200);
     expect(json.body.openapi).to.match(/^3\./);
     const yaml = expectStatus(await anonymous().get('/openapi.yaml'), 200);
@@ -81,13 +86,17 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect([200, 404]).to.include(docs.status);
   });
 
-  it('sends a browser navigating to a docs route the docs page, and API clients the API', async () => {
-    const browser = { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+  const browser = { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
+  itDirect('sends a browser navigating to a docs route the docs page, and anonymous API clients a 401', PRISM.noBearer('requests without credentials (browser navigations to the docs page, API clients)'), async () => {
     const page = await anonymous().get('/tax-codes', { headers: browser });
     if (page.status === 200) expect(page.headers.get('content-type')).to.match(/^text\/html/);
     else problemOf(page, 404);
     problemOf(await anonymous().get('/tax-codes', { headers: { Accept: '*/*' } }), 401);
     problemOf(await anonymous().get('/tax-codes', { headers: { Accept: 'application/json' } }), 401);
+  });
+
+  it('answers an authenticated client the API whatever it accepts', async () => {
     expectStatus(await org.api.get('/tax-codes', { headers: browser }), 200);
     expect((await org.api.get('/tax-codes', { headers: browser })).headers.get('content-type')).to.match(/^application\/json/);
   });

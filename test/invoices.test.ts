@@ -3,6 +3,7 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { Basics, basics, file, invoice, order } from './support/billing-fixtures';
 import { harness } from './support/harness';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('invoices', () => {
   let org: TestOrg;
@@ -77,6 +78,9 @@ describe('invoices', () => {
     problemOf(await org.api.get('/invoices?filter[integrationState]=LINKED'), 400);
     problemOf(await org.api.get('/invoices?filter[integrationState_not_in]=LINKED'), 400);
     problemOf(await org.api.get('/invoices?filter[integrationState_in]=OUT_OF_SYNC'), 400);
+  });
+
+  itDirect('rejects a category outside the enum', PRISM.invalidRequest('filter[category]=gencontractor'), async () => {
     problemOf(await org.api.get('/invoices?filter[category]=gencontractor'), 400);
   });
 
@@ -88,6 +92,9 @@ describe('invoices', () => {
       const two = expectStatus(await org.api.get(`/invoices?orderBy=${f}`), 200).body;
       expect(one.map((i: { id: string }) => i.id)).to.deep.equal(two.map((i: { id: string }) => i.id));
     }
+  });
+
+  itDirect('rejects an unlisted orderBy', PRISM.invalidRequest('orderBy=invoiceNumber'), async () => {
     problemOf(await org.api.get('/invoices?orderBy=invoiceNumber'), 400);
   });
 
@@ -122,6 +129,9 @@ describe('invoices', () => {
     expect(d).to.include({ state: 'INBOX', paidAt: null, paidById: null });
     const row = await harness().db('invoices').where({ id: foreign }).first('state');
     expect(row.state).to.equal('INBOX');
+  });
+
+  itDirect('requires ids and userId to mark invoices paid', PRISM.invalidRequest('an empty ids list, a body without userId'), async () => {
     problemOf(await org.api.post('/invoices/paid', { ids: [], userId: b.userId }), 400);
     problemOf(await org.api.post('/invoices/paid', { ids: [ids.d] }), 400);
   });

@@ -3,6 +3,7 @@ import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { insertCode, insertCostCategory, insertJob, insertPhase, insertTaxCode, insertVendor, makeOrder, softDeleteOrder } from './support/purchasing-fixtures';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('order items', () => {
   let org: TestOrg;
@@ -74,6 +75,9 @@ describe('order items', () => {
     const upc = expectStatus(await org.api.get(`/orders/${orderA}/items?orderBy=universalProductCode&direction=DESC`), 200).body as any[];
     expect(upc.map((i) => i.universalProductCode)).to.deep.equal([null, '099999999999', '012345678905']);
     for (const f of ['backorderLeadTime', 'createdAt', 'id', 'needByDate', 'updatedAt']) expectStatus(await org.api.get(`/orders/${orderA}/items?orderBy=${f}`), 200);
+  });
+
+  itDirect('rejects an orderBy the contract does not list for order items', PRISM.invalidRequest('orderBy=description'), async () => {
     problemOf(await org.api.get(`/orders/${orderA}/items?orderBy=description`), 400);
   });
 
@@ -179,8 +183,11 @@ describe('order items', () => {
       expect(past).to.deep.equal({ meta: { total: 5, limit: 500, offset: 50 }, data: [] });
     });
 
-    it('allows a limit up to 2500 and rejects 2501', async () => {
+    it('allows a limit up to 2500', async () => {
       expect(expectStatus(await org.api.get('/items?limit=2500'), 200).body.meta.limit).to.equal(2500);
+    });
+
+    itDirect('rejects a limit of 2501 or 0', PRISM.invalidRequest('limit=2501, limit=0'), async () => {
       const p = problemOf(await org.api.get('/items?limit=2501'), 400);
       expect(p.errors[0].field).to.equal('query.limit');
       problemOf(await org.api.get('/items?limit=0'), 400);

@@ -4,6 +4,7 @@ import { takePurchaseOrderNumber } from '../src/resources/jobs/po-counter';
 import { createOrder } from '../src/resources/orders/store';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('jobs: next purchase order number', () => {
   let org: TestOrg;
@@ -45,6 +46,9 @@ describe('jobs: next purchase order number', () => {
     await harness().db('phases').insert({ organization_id: org.id, job_id: job.id, code: '01-100', description: 'General conditions' });
     const again = expectStatus(await org.api.post(`/jobs/${job.id}/nextPurchaseOrderNumber`, { nextCounter: 500 }), 200).body;
     expect(again).to.include({ hasPhaseCodes: true, nextPurchaseOrderCounter: 500 });
+  });
+
+  itDirect('rejects a counter below 1', PRISM.invalidRequest('nextCounter: 0'), async () => {
     problemOf(await org.api.post('/jobs/PO-3/nextPurchaseOrderNumber', { nextCounter: 0 }), 400);
   });
 

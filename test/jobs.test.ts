@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('jobs', () => {
   let org: TestOrg;
@@ -85,8 +86,11 @@ describe('jobs', () => {
     expect(started).to.deep.equal(['J-2001', 'J-1001']);
     const named = (expectStatus(await org.api.get('/jobs?filter[name_starts_with]=bay'), 200).body as any[]).map((j) => j.code);
     expect(named).to.deep.equal(['J-1002']);
-    problemOf(await org.api.get('/jobs?orderBy=state'), 400);
     problemOf(await org.api.get('/jobs?filter[defaultTaxCodeId]=x'), 400);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=state'), async () => {
+    problemOf(await org.api.get('/jobs?orderBy=state'), 400);
   });
 
   it('reads by id or code', async () => {
@@ -105,8 +109,11 @@ describe('jobs', () => {
     expect(again).to.include({ id: job.id, code: 'J-3002', defaultTaxCodeId: null });
     expect(again.groups).to.deep.equal([]);
     problemOf(await org.api.patch('/jobs/J-3002', { code: 'J-1001' }), 409);
-    problemOf(await org.api.patch('/jobs/J-3002', {}), 400);
     problemOf(await org.api.patch('/jobs/J-3002', { defaultLocationId: siteId, defaultLocation: { name: 'x' } }), 400);
+  });
+
+  itDirect('rejects an empty update', PRISM.invalidRequest('an empty PATCH body'), async () => {
+    problemOf(await org.api.patch('/jobs/J-1001', {}), 400);
   });
 
   it('PATCH defaultLocation creates the default location, then updates it; a Warehouse keeps its type', async () => {
@@ -146,7 +153,10 @@ describe('jobs', () => {
     const foreign = expectStatus(await other.api.post('/locations', { name: 'Not yours', type: 'Other' }), 201).body.id;
     problemOf(await org.api.post(`/jobs/J-4000/locations?locationId=${foreign}`), 404);
     problemOf(await org.api.delete(`/jobs/J-4000/locations?locationId=${MISSING_ID}`), 404);
-    problemOf(await org.api.post('/jobs/J-4000/locations'), 400);
+  });
+
+  itDirect('requires the locationId to attach', PRISM.invalidRequest('POST without the required locationId'), async () => {
+    problemOf(await org.api.post('/jobs/J-1001/locations'), 400);
   });
 
   it('assigns, lists and removes job users', async () => {
@@ -157,11 +167,14 @@ describe('jobs', () => {
     const users = expectStatus(await org.api.get('/jobs/J-5000/users?orderBy=email&filter[admin]=true'), 200).body as any[];
     expect(users.map((u) => u.id)).to.deep.equal([org.userId]);
     expect(users[0]).to.have.keys(['id', 'admin', 'avatarUrl', 'displayName', 'email', 'firstName', 'lastName', 'phone', 'role', 'createdAt', 'updatedAt']);
-    problemOf(await org.api.get('/jobs/J-5000/users?orderBy=role'), 400);
     expectStatus(await org.api.delete(`/jobs/J-5000/users?userId=${org.userId}`), 200);
     expect(expectStatus(await org.api.get('/jobs/J-5000/users'), 200).body).to.deep.equal([]);
     problemOf(await org.api.post(`/jobs/J-5000/users?userId=${other.userId}`), 404);
     problemOf(await org.api.delete(`/jobs/J-5000/users?userId=${MISSING_ID}`), 404);
+  });
+
+  itDirect('rejects an orderBy the contract does not list for job users', PRISM.invalidRequest('orderBy=role'), async () => {
+    problemOf(await org.api.get('/jobs/J-1001/users?orderBy=role'), 400);
   });
 
   it('answers another organization’s job exactly like a missing one, on every operation', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('locations', () => {
   let org: TestOrg;
@@ -38,7 +39,7 @@ describe('locations', () => {
     expect(geo).to.include({ latitude: 38.58, longitude: -121.49 });
   });
 
-  it('requires name and type', async () => {
+  itDirect('requires name and type', PRISM.invalidRequest('a location without name and type'), async () => {
     const fields = problemOf(await org.api.post('/locations', { city: 'Davis' }), 400).errors.map((e) => e.field);
     expect(fields).to.include.members(['body.name', 'body.type']);
   });
@@ -66,8 +67,11 @@ describe('locations', () => {
     expect(names).to.deep.equal(['Alpha yard', 'Bravo office', 'Charlie site']);
     expect((expectStatus(await org.api.get('/locations?filter[type]=Warehouse&filter[city]=Rancho Cordova'), 200).body as any[]).map((l) => l.name)).to.deep.equal(['Alpha yard']);
     expect((expectStatus(await org.api.get('/locations?filter[addressLine1_starts_with]=100'), 200).body as any[]).map((l) => l.name)).to.deep.equal(['Bravo office']);
-    problemOf(await org.api.get('/locations?orderBy=name'), 400);
     problemOf(await org.api.get('/locations?filter[phone]=1'), 400);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=name'), async () => {
+    problemOf(await org.api.get('/locations?orderBy=name'), 400);
   });
 
   it('shows the jobs (attached or default) and vendors of a location, and checks the tax code', async () => {

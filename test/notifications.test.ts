@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { MISSING_ID } from './support/tenancy';
 import { insertUser, makeOrder, sleep } from './support/purchasing-fixtures';
+import { itDirect, PRISM } from './support/proxy';
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -36,7 +37,7 @@ describe('notifications', () => {
     expect(resolved).to.deep.include({ type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } });
   });
 
-  it('validates the payload per type', async () => {
+  itDirect('validates the payload per type', PRISM.invalidRequest('payloads that do not fit their type, an unlisted type, no recipientId'), async () => {
     let p = problemOf(await org.api.post('/notifications', issue({})), 400);
     expect(p.errors[0].field).to.equal('body.payload.lastSyncTime');
     p = problemOf(await org.api.post('/notifications', { recipientId: recipient, type: 'integration_issue_resolved', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 400);
@@ -73,10 +74,13 @@ describe('notifications', () => {
     expect(await ids('filter[readAt_gt]=2000-01-01T00:00:00Z')).to.deep.equal([b.id]);
     expect(await ids('orderBy=isRead&direction=DESC')).to.deep.equal([b.id, a.id]);
     for (const f of ['id', 'type', 'readAt', 'updatedAt']) expectStatus(await o.api.get(`/notifications?orderBy=${f}`), 200);
-    problemOf(await o.api.get('/notifications?orderBy=payload'), 400);
     problemOf(await o.api.get('/notifications?filter[recipientId]=x'), 400);
     expect(await ids('limit=1&offset=1')).to.deep.equal([b.id]);
     expect((expectStatus(await other.api.get('/notifications'), 200).body as any[]).map((n) => n.id)).to.not.include.members([a.id]);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=payload'), async () => {
+    problemOf(await org.api.get('/notifications?orderBy=payload'), 400);
   });
 
   it('updates isRead and readAt consistently and returns the updated ids', async () => {
@@ -122,8 +126,11 @@ describe('notifications', () => {
     expect(p.errors[0].message).to.match(/order\.id/);
     expect(expectStatus(await other.api.patch('/notifications', { id_in: [a.id], data: { isRead: true } }), 200).body).to.deep.equal([]);
     expect((expectStatus(await org.api.get(`/notifications?filter[id]=${a.id}`), 200).body as any[])[0].isRead).to.equal(false);
-    problemOf(await org.api.patch('/notifications', { id_in: [a.id], data: {} }), 400);
-    problemOf(await org.api.patch('/notifications', { id_in: [a.id], data: { isRead: 'yes' } }), 400);
+  });
+
+  itDirect('rejects an empty, mistyped or untargeted change', PRISM.invalidRequest('empty data, isRead: "yes", no id_in'), async () => {
+    problemOf(await org.api.patch('/notifications', { id_in: [MISSING_ID], data: {} }), 400);
+    problemOf(await org.api.patch('/notifications', { id_in: [MISSING_ID], data: { isRead: 'yes' } }), 400);
     problemOf(await org.api.patch('/notifications', { data: { isRead: true } }), 400);
   });
 });

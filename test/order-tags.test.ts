@@ -4,6 +4,7 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { insertTag, makeOrder, softDeleteOrder } from './support/purchasing-fixtures';
 import { setIntegrationState } from '../src/resources/orders/store';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('order tags', () => {
   let org: TestOrg;
@@ -58,8 +59,11 @@ describe('order tags', () => {
     expect(await titles('filter[color]=%23b37feb')).to.deep.equal(['Mid']);
     expect(await titles('filter[title_starts_with]=al')).to.deep.equal(['Alpha']);
     expect(await titles('filter[type]=ORDER&orderBy=title')).to.deep.equal(['Alpha', 'Mid', 'Zeta']);
-    problemOf(await org.api.get(`/order/${o}/tags?orderBy=name`), 400);
     problemOf(await org.api.get(`/order/${o}/tags?filter[name]=x`), 400);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=name'), async () => {
+    problemOf(await org.api.get(`/order/${MISSING_ID}/tags?orderBy=name`), 400);
   });
 
   it('removes a tag from the order, keeps the tag, and returns true', async () => {

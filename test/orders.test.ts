@@ -14,6 +14,7 @@ import {
   softDeleteOrder,
 } from './support/purchasing-fixtures';
 import { addItems, removeItem, setIntegrationState, updateItem, updateOrder } from '../src/resources/orders/store';
+import { itDirect, PRISM } from './support/proxy';
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -156,6 +157,9 @@ describe('orders', () => {
     const nb = expectStatus(await org.api.get('/orders?orderBy=needByDateDay&filter[needByDateDay_gte]=2026-01-01T00:00:00Z'), 200).body as any[];
     expect(nb.map((o) => o.id)).to.deep.equal([major, full]);
     for (const f of ['flaggedAt', 'id', 'updatedAt', 'createdAt']) expectStatus(await org.api.get(`/orders?orderBy=${f}`), 200);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=title'), async () => {
     problemOf(await org.api.get('/orders?orderBy=title'), 400);
   });
 
@@ -176,6 +180,9 @@ describe('orders', () => {
     expect(await ids_('filter[flaggedAt_gt]=2026-10-01T00:00:00Z')).to.deep.equal([full]);
     expect(await ids_('filter[createdAt_lt]=2000-01-01T00:00:00Z')).to.deep.equal([]);
     problemOf(await org.api.get('/orders?filter[title]=x'), 400);
+  });
+
+  itDirect('rejects a state outside the enum', PRISM.invalidRequest('filter[state]=OPEN'), async () => {
     problemOf(await org.api.get('/orders?filter[state]=OPEN'), 400);
   });
 
@@ -211,7 +218,7 @@ describe('orders', () => {
       expect(res).to.include({ integrationState: 'ERROR', integrationMessage: 'GL 5100 closed', integrationLastSync: null });
     });
 
-    it('accepts only the states an integrator reports and never integrationLastSync', async () => {
+    itDirect('accepts only the states an integrator reports and never integrationLastSync', PRISM.invalidRequest('integrationState values an integrator may not report, integrationLastSync, an empty body'), async () => {
       const id = await makeOrder(org);
       for (const s of ['NOT_LINKED', 'OUT_OF_SYNC', 'SYNCED']) {
         const p = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: s }), 400);
@@ -221,6 +228,9 @@ describe('orders', () => {
       expect(p.errors[0].field).to.equal('body.integrationLastSync');
       problemOf(await org.api.post(`/orders/${id}/integrationState`, {}), 400);
       expect(expectStatus(await org.api.get(`/orders/${id}`), 200).body.integrationState).to.equal('NOT_LINKED');
+    });
+
+    it('answers 404 for a deleted order', async () => {
       problemOf(await org.api.post(`/orders/${deleted}/integrationState`, { integrationState: 'LINKED' }), 404);
     });
 

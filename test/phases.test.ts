@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { insertJob } from './support/org-fixtures';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { itDirect, PRISM } from './support/proxy';
 
 type Phase = { id: string; code: string; description: string; jobId: string | null; jobCode: string | null; defaultGLCode: string | null; deletedAt: string | null; createdAt: string; updatedAt: string };
 
@@ -25,6 +26,9 @@ describe('phases', () => {
     const p = expectStatus(await org.api.post('/global-phases', { code: '09-900', description: 'Painting' }), 201).body as Phase;
     expect(p).to.include({ code: '09-900', description: 'Painting', jobId: null, jobCode: null, defaultGLCode: null, deletedAt: null });
     expect(p.createdAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  itDirect('requires a description', PRISM.invalidRequest('a phase without description'), async () => {
     problemOf(await org.api.post('/global-phases', { code: 'X' }), 400);
   });
 
@@ -64,6 +68,10 @@ describe('phases', () => {
     const byCode = expectStatus(await org.api.get('/job-phases?filter[code_in]=26-100,05-100&orderBy=code'), 200).body as Phase[];
     expect(byCode.map((p) => p.code)).to.deep.equal(['05-100', '26-100']);
     problemOf(await org.api.get('/global-phases?filter[jobCode]=J-1042'), 400);
+    problemOf(await org.api.get('/job-phases?filter[jobCode]=J-1042'), 400);
+  });
+
+  itDirect('rejects the job fields as orderBy', PRISM.invalidRequest('orderBy=jobCode'), async () => {
     problemOf(await org.api.get('/global-phases?orderBy=jobCode'), 400);
     problemOf(await org.api.get('/job-phases?orderBy=jobCode'), 400);
   });
@@ -97,7 +105,10 @@ describe('phases', () => {
     const u = expectStatus(await org.api.patch('/global-phases/31-000', { code: '31-200', defaultGLCode: '5000-SITE' }), 200).body as Phase;
     expect(u).to.include({ id: created.id, code: '31-200', description: 'Earthwork', defaultGLCode: '5000-SITE' });
     problemOf(await org.api.get('/global-phases/31-000'), 404);
-    problemOf(await org.api.patch('/global-phases/31-200', {}), 400);
+  });
+
+  itDirect('rejects an empty update', PRISM.invalidRequest('an empty PATCH body'), async () => {
+    problemOf(await org.api.patch('/global-phases/09-900', {}), 400);
   });
 
   it('soft-deletes by id, returning deletedAt, and frees the code', async () => {

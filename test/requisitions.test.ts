@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { Basics, basics, order, requisition, sleep } from './support/billing-fixtures';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('requisitions', () => {
   let org: TestOrg;
@@ -63,8 +64,11 @@ describe('requisitions', () => {
     expect(await get('filter[identifier]=REQ-002')).to.deep.equal(['REQ-002']);
     expect(await get(`filter[id]=${ids.review}`)).to.deep.equal(['REQ-003']);
     expect(await get('filter[createdAt_lt]=2000-01-01T00:00:00.000Z&filter[updatedAt_gt]=2000-01-01T00:00:00.000Z')).to.deep.equal([]);
-    problemOf(await org.api.get('/requisitions?orderBy=title'), 400);
     problemOf(await org.api.get('/requisitions?filter[notes]=x'), 400);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=title'), async () => {
+    problemOf(await org.api.get('/requisitions?orderBy=title'), 400);
   });
 
   it('lists items by lineNumber with every field and the states object', async () => {
@@ -86,6 +90,9 @@ describe('requisitions', () => {
     expect(await get('filter[description_starts_with]=p')).to.deep.equal(['Pipe']);
     expect(await get('filter[notes_contains]=10 ft')).to.deep.equal(['Pipe']);
     expect(await get('limit=1&offset=2')).to.deep.equal(['Studs']);
+  });
+
+  itDirect('rejects an unlisted orderBy and a state outside the enum for items', PRISM.invalidRequest('orderBy=description, filter[state]=DONE'), async () => {
     problemOf(await org.api.get(`/requisitions/${ids.open}/items?orderBy=description`), 400);
     problemOf(await org.api.get(`/requisitions/${ids.open}/items?filter[state]=DONE`), 400);
   });
@@ -104,12 +111,15 @@ describe('requisitions', () => {
     expect(reopened.updatedAt >= closed.updatedAt).to.equal(true);
   });
 
-  it('requires a valid state', async () => {
+  itDirect('requires a valid state', PRISM.invalidRequest('no state, state=DONE'), async () => {
     const p = problemOf(await org.api.patch(`/requisitions/${ids.review}/updateRequisitionState`), 400);
     expect(p.errors[0].field).to.equal('query.state');
     const q = problemOf(await org.api.patch(`/requisitions/${ids.review}/updateRequisitionState?state=DONE`), 400);
     expect(q.errors[0].field).to.equal('query.state');
     expect(expectStatus(await org.api.get(`/requisitions/${ids.review}`), 200).body.state).to.equal('IN_REVIEW');
+  });
+
+  it('answers 404 for the state of a missing requisition', async () => {
     problemOf(await org.api.patch(`/requisitions/${MISSING_ID}/updateRequisitionState?state=OPEN`), 404);
   });
 

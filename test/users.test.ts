@@ -5,6 +5,7 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { harness } from './support/harness';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { deliverPending } from '../src/mail/mailer';
+import { itDirect, PRISM } from './support/proxy';
 
 type User = { id: string; email: string; displayName: string; firstName: string; lastName: string; admin: boolean; avatarUrl: string | null; phone: string | null; role: string };
 
@@ -82,7 +83,7 @@ describe('users', () => {
     expect(full).to.include({ admin: true, avatarUrl: 'https://files.example/jo.png', phone: '+1 916 555 0199' });
   });
 
-  it('validates required fields and the role enum', async () => {
+  itDirect('validates required fields and the role enum', PRISM.invalidRequest('an invalid email, an unlisted role, no firstName or lastName'), async () => {
     const p = problemOf(await org.api.post('/users', { email: 'not-an-email', role: 'Boss' }), 400);
     expect(p.errors.map((e) => e.field)).to.include.members(['body.email', 'body.firstName', 'body.lastName', 'body.role']);
   });
@@ -113,6 +114,9 @@ describe('users', () => {
     const withPhone = expectStatus(await org.api.get('/users?filter[phone]=%2B1%20916%20555%200199'), 200).body as User[];
     expect(withPhone.map((u) => u.displayName)).to.deep.equal(['Jo Kim']);
     problemOf(await org.api.get('/users?filter[role]=Field'), 400);
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=lastName'), async () => {
     problemOf(await org.api.get('/users?orderBy=lastName'), 400);
   });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { Basics, basics, requisition, warehouseRequest } from './support/billing-fixtures';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('warehouse requests', () => {
   let org: TestOrg;
@@ -53,17 +54,24 @@ describe('warehouse requests', () => {
     expect(await get('filter[needByDateDay_lt]=2026-11-10T00:00:00.000Z')).to.deep.equal(['WR-003']);
     expect(await get(`filter[id]=${ids.ack}`)).to.deep.equal(['WR-003']);
     expect(await get('filter[createdAt_lt]=2000-01-01T00:00:00.000Z&filter[updatedAt_gt]=2000-01-01T00:00:00.000Z')).to.deep.equal([]);
+    expect(problemOf(await org.api.get('/warehouse-requests?filter[notes]=x'), 400).errors[0].field).to.equal('query.filter.notes');
+  });
+
+  itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=locationId'), async () => {
     problemOf(await org.api.get('/warehouse-requests?orderBy=locationId'), 400);
   });
 
-  it('caps the page size at 100 on both lists, naming the cap', async () => {
+  it('allows a page size of 100', async () => {
     expectStatus(await org.api.get('/warehouse-requests?limit=100'), 200);
+    expect(expectStatus(await org.api.get('/warehouse-requests?limit=2'), 200).body).to.have.length(2);
+  });
+
+  itDirect('rejects a page size over 100 on both lists, naming the cap', PRISM.invalidRequest('limit=101'), async () => {
     for (const path of ['/warehouse-requests', `/warehouse-requests/${ids.sent}/items`, `/warehouseRequests/${ids.sent}/items`]) {
       const p = problemOf(await org.api.get(`${path}?limit=101`), 400);
       expect(p.errors[0]).to.include({ field: 'query.limit' });
       expect(p.errors[0].message).to.contain('100');
     }
-    expect(expectStatus(await org.api.get('/warehouse-requests?limit=2'), 200).body).to.have.length(2);
   });
 
   it('lists items under both spellings, by lineNumber, with every field', async () => {

@@ -1,4 +1,5 @@
 import { harness } from './harness';
+import { viaPrism } from './proxy';
 import { createOrganization } from '../../src/admin/provision';
 
 /** A small HTTP client for black-box tests: every call returns status, headers and parsed body. */
@@ -36,6 +37,7 @@ export class Client {
     const text = await res.text();
     let parsed: any = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
+    if (viaPrism) checkPrism(method, path, res.headers, parsed);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 
@@ -54,6 +56,20 @@ export class Client {
   delete<T = any>(path: string, opts?: RequestOptions) {
     return this.request<T>('DELETE', path, undefined, opts);
   }
+}
+
+/**
+ * Through `prism proxy --errors` (test/support/proxy.ts), a response that Prism made itself means
+ * the request or our response broke the contract: fail the test that sent it, naming the request.
+ */
+function checkPrism(method: string, path: string, headers: Headers, body: any): void {
+  const violations = headers.get('sl-violations');
+  const own = typeof body?.type === 'string' && body.type.startsWith('https://stoplight.io/prism/errors#');
+  if (!violations && !own) return;
+  throw new Error(
+    `Prism answered ${method} ${path} itself (${own ? body.type.split('#')[1] : 'violations'}): ${violations ?? JSON.stringify(body).slice(0, 1500)}\n` +
+      'A response violation is a server bug; a request the contract forbids only runs directly (itDirect/onlyDirect in test/support/proxy.ts).',
+  );
 }
 
 export interface TestOrg {

@@ -13,7 +13,8 @@ import { createApp } from '../../src/app';
  * The test run's server and database. Every run gets a database of its own: a fresh embedded
  * PostgreSQL cluster in .data/test-<pid>, or a scratch database on the DATABASE_URL server, so
  * runs never share state. With API_BASE_URL the suites talk to that server instead (for example
- * through `prism proxy`), and DATABASE_URL must name the database that server uses.
+ * through `prism proxy`, see scripts/proxy-check.mjs), DATABASE_URL must name the database that
+ * server uses, and JWT_SECRET its secret (for the tests that sign tokens themselves).
  */
 export interface Harness {
   baseUrl: string;
@@ -62,7 +63,11 @@ function removeStaleTestClusters(): void {
 
 async function testDatabaseUrl(): Promise<string> {
   const configured = process.env.DATABASE_URL;
-  if (configured && process.env.API_BASE_URL) return configured;
+  if (process.env.API_BASE_URL) {
+    // The suites provision organizations straight into the database: it must be the server's.
+    if (!configured) throw new Error('API_BASE_URL needs DATABASE_URL: the database the server at API_BASE_URL uses (npm run proxy-check sets both)');
+    return configured;
+  }
   if (configured) {
     const name = `procurement_test_${process.pid}_${randomBytes(3).toString('hex')}`;
     try {

@@ -1,0 +1,101 @@
+import { expect } from 'chai';
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadContract } from '../src/http/contract';
+import { ROOT } from '../src/paths';
+
+/**
+ * What `npm run proxy-check` relies on, checked against a stand-in upstream: `prism proxy --errors`
+ * passes a response that keeps the contract, replaces one that breaks it with its VIOLATIONS error
+ * (and an `sl-violations` header), answers a request that breaks the contract itself without
+ * forwarding it, and proxy-check's reading of Prism's log (scripts/prism-log.mjs) counts both as
+ * violations and records the status the upstream gave each operation.
+ */
+describe('prism proxy --errors, as proxy-check uses it', function () {
+  this.timeout(120_000);
+  const contract = loadContract() as any;
+  const valid = contract.paths['/tax-codes/{idOrCode}'].get.responses['200'].content['application/json'].example;
+  const forwarded: string[] = [];
+  let upstream: Server;
+  let prism: ChildProcess;
+  let log = '';
+  let base: string;
+
+  before(async () => {
+    // The stand-in: the contract's own example for GET /tax-codes/{idOrCode}, and a list whose
+    // element lacks every required property but `id` for GET /tax-codes.
+    upstream = createServer((req, res) => {
+      forwarded.push(`${req.method} ${req.url}`);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('X-Request-Id', 'stand-in');
+      res.end(JSON.stringify(req.url?.startsWith('/tax-codes/') ? valid : [{ id: valid.id }]));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const port = 5000 + (process.pid % 900);
+    base = `http://127.0.0.1:${port}`;
+    prism = spawn(join(ROOT, 'node_modules', '.bin', 'prism'), ['proxy', join(ROOT, 'generated', 'openapi.yaml'), upstreamUrl, '--errors', '--port', String(port), '--host', '127.0.0.1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    prism.stdout!.on('data', (d) => (log += d));
+    prism.stderr!.on('data', (d) => (log += d));
+    const started = Date.now();
+    for (;;) {
+      try {
+        await fetch(base + '/openapi-proxy-readiness');
+        break;
+      } catch {
+        if (Date.now() - started > 90_000) throw new Error(`Prism did not start within 90 s:\n${log.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  });
+
+  after(async () => {
+    prism?.kill();
+    await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  });
+
+  const auth = { Authorization: 'Bearer pk_stand_in' };
+
+  it('forwards a valid request and passes a response that keeps the contract', async () => {
+    const res = await fetch(`${base}/tax-codes/TX-CA`, { headers: auth });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('sl-violations')).to.equal(null);
+    expect(await res.json()).to.deep.equal(valid);
+  });
+
+  it('replaces a response that breaks the contract with its VIOLATIONS error', async () => {
+    const res = await fetch(`${base}/tax-codes`, { headers: auth });
+    expect(res.status).to.equal(500);
+    const body = await res.json();
+    expect(body.type).to.equal('https://stoplight.io/prism/errors#VIOLATIONS');
+    expect(res.headers.get('sl-violations')).to.include("must have required property 'code'");
+  });
+
+  it('answers a request that breaks the contract itself, without forwarding it', async () => {
+    const before = forwarded.length;
+    const res = await fetch(`${base}/tax-codes?orderBy=colour`, { headers: auth });
+    expect(res.status).to.equal(422);
+    expect((await res.json()).type).to.equal('https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY');
+    const anonymous = await fetch(`${base}/tax-codes/TX-CA`);
+    expect(anonymous.status).to.equal(401);
+    expect(forwarded.length).to.equal(before);
+  });
+
+  it("proxy-check's reading of the log counts both violations and records the upstream statuses", async () => {
+    const { readPrismLog } = await import(pathToFileURL(join(ROOT, 'scripts', 'prism-log.mjs')).href);
+    // Prism logs asynchronously: wait for the last request's line.
+    for (let i = 0; i < 50 && !/UNAUTHORIZED/.test(log); i++) await new Promise((r) => setTimeout(r, 100));
+    const read = readPrismLog(log, contract);
+    expect(read.requests).to.equal(4);
+    expect(read.violations).to.have.length(3);
+    expect(read.violations.join('\n')).to.match(/^GET \/tax-codes: VIOLATIONS/m).and.match(/UNPROCESSABLE_ENTITY/).and.match(/UNAUTHORIZED/);
+    expect([...read.seen.get('getTaxCode')]).to.deep.equal([200]);
+    expect([...read.seen.get('listTaxCodes')]).to.deep.equal([200]);
+    expect(read.unfinished).to.equal(0);
+  });
+});
