@@ -26,7 +26,8 @@ describe('streamed bulk pages (production mode)', function () {
   let base: string;
 
   before(async function () {
-    if (!harness().inProcess) return this.skip(); // the production app is started in this process
+    // The production app is started in this process, on the harness's database.
+    if (!harness().inProcess) return this.skip();
     org = await newOrg();
     await makeOrder(org, {}, Array.from({ length: 1300 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })));
     // Two connections: a leaked one would stall the requests after the aborted ones.
@@ -39,9 +40,10 @@ describe('streamed bulk pages (production mode)', function () {
   });
 
   after(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await db?.destroy();
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await db.destroy();
   });
 
   const get = (path: string, key = org.apiKey) => fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
