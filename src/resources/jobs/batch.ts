@@ -44,7 +44,7 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[]): 
     const existing: ExistingJob[] = await tx('jobs as j')
       .leftJoin('locations as l', (on) => on.on('l.organization_id', 'j.organization_id').andOn('l.id', 'j.default_location_id').andOnNull('l.deleted_at'))
       .where('j.organization_id', orgId)
-      .whereIn('j.code', [...new Set(inputs.map((i) => i.code))])
+      .whereRaw('j.code = ANY(?::text[])', [[...new Set(inputs.map((i) => i.code))]])
       .forUpdate('j')
       .select('j.id', 'j.code', 'j.default_location_id', 'j.default_tax_code_id', 'j.state', 'j.start_date', 'l.type as location_type');
     const byCode = new Map(existing.map((e) => [e.code, e]));

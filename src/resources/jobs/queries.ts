@@ -60,10 +60,10 @@ export async function jobId(db: Queryable, orgId: string, idOrCode: string, lock
   return (await q)?.id;
 }
 
-/** Jobs by ID in the order of `ids` (IDs from the database, inlined as uuids). */
+/** Jobs by ID in the order of `ids` (one array parameter, joined with its positions). */
 export function jobsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Job[]>> {
-  const q = scoped(db, jobs, orgId).whereRaw('j.id = ANY(?::uuid[])', [ids]);
-  return allJson<Job>(db, jobs, q, `array_position(ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::uuid[], j.id)`);
+  const q = scoped(db, jobs, orgId).joinRaw('JOIN unnest(?::uuid[]) WITH ORDINALITY AS wanted(id, position) ON wanted.id = j.id', [ids]);
+  return allJson<Job>(db, jobs, q, 'wanted.position');
 }
 
 async function checkCodeFree(db: Queryable, orgId: string, code: string, exceptId?: string): Promise<void> {
