@@ -1,5 +1,6 @@
 import { ApiError } from '../http/errors';
 import type { Queryable } from './knex';
+import { rowsPrepared } from './prepared';
 
 /**
  * Batches: size checks before anything is examined, every rejected position reported at once in
@@ -86,6 +87,5 @@ export async function upsertRecordset<R = Record<string, unknown>>(db: Queryable
     SELECT ${columns.map(q).join(', ')} FROM json_populate_recordset(NULL::${q(table)}, ?::json)
     ON CONFLICT ${opts.conflict} DO UPDATE SET ${set}
     RETURNING ${opts.returning.map(q).join(', ')}`;
-  const result = await db.raw(sql, [JSON.stringify(rows)]);
-  return result.rows as R[];
+  return (await rowsPrepared(db, db.raw(sql, [JSON.stringify(rows)]))) as R[];
 }

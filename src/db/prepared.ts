@@ -4,20 +4,31 @@ import type { Queryable } from './knex';
 import { carryCheck, pendingCheck } from './credential-check';
 
 /**
- * Runs a read as a named prepared statement, so PostgreSQL plans each statement shape once per
- * connection (and moves to a generic plan after a few runs) instead of on every request: our list
- * statements build their JSON with many joins and subqueries, and planning them cost several times
- * their execution. The name is a hash of the SQL text, so one shape always maps to one plan; the
- * values stay parameters. Inside a transaction the statement simply runs on the transaction.
+ * Runs a statement as a named prepared statement, so PostgreSQL plans each statement shape once
+ * per connection (and moves to a generic plan after a few runs) instead of on every request: our
+ * list statements build their JSON with many joins and subqueries, and planning them cost several
+ * times their execution. The name is a hash of the SQL text, so one shape always maps to one plan;
+ * the values stay parameters. In a transaction it runs on the transaction's connection (named
+ * statements outlive the transaction, as PostgreSQL keeps them per session).
  */
 interface PgConnection {
   query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, any>[] }>;
 }
 
-export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder): Promise<Record<string, any> | undefined> {
-  if ((db as Knex.Transaction).isTransaction) return query.first();
+export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
   const native = query.toSQL().toNative();
-  // A read request's credential check rides on its first statement (see credential-check.ts).
+  const client = (db as Knex).client;
+  const connection = (await client.acquireConnection()) as PgConnection;
+  try {
+    return (await connection.query({ name: statementName(native.sql), text: native.sql, values: native.bindings as unknown[] })).rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/** The first row of a read; a read request's credential check rides on it (see credential-check.ts). */
+export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder): Promise<Record<string, any> | undefined> {
+  const native = query.toSQL().toNative();
   const check = pendingCheck(db);
   if (check) check.claimed = true;
   const { text, values } = check ? carryCheck(native.sql, native.bindings as unknown[], check) : { text: native.sql, values: native.bindings as unknown[] };

@@ -22,14 +22,6 @@ const HIGH_WATER = 4;
  * credential check rides on the statement and is settled by its first row (or on its own).
  */
 export async function streamPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<AsyncGenerator<Row, void>> {
-  if ((db as Knex.Transaction).isTransaction) {
-    // Inside a transaction the statement simply runs on it (a builder answers rows, a raw a result).
-    const result = (await query) as unknown as Row[] | { rows: Row[] };
-    const rows = Array.isArray(result) ? result : result.rows;
-    return (async function* () {
-      yield* rows;
-    })();
-  }
   const native = query.toSQL().toNative();
   const check = pendingCheck(db);
   if (check) check.claimed = true;
