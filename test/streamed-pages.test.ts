@@ -59,6 +59,10 @@ describe('streamed bulk pages (production mode)', function () {
       if (body.meta.nextCursor) expect(body.meta.nextCursor).to.be.a('string');
       expect(body, path).to.deep.equal(whole);
     }
+    // HEAD answers the headers of the same page and no body.
+    const head = await fetch(base + '/items?limit=2500', { method: 'HEAD', headers: { authorization: `Bearer ${org.apiKey}` } });
+    expect(head.status).to.equal(200);
+    expect(await head.text()).to.equal('');
     const page = await (await get('/items?limit=2500')).json();
     expect(page.meta).to.deep.equal({ total: 1300, limit: 2500, offset: 0 });
     expect(page.data).to.have.length(1300);
