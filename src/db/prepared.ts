@@ -27,8 +27,14 @@ export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Kne
 }
 
 /** The first row of a read; a read request's credential check rides on it (see credential-check.ts). */
-export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder): Promise<Record<string, any> | undefined> {
-  const native = query.toSQL().toNative();
+/** A statement's text with $n placeholders and its values (what knex's `toSQL().toNative()` gives). */
+export interface NativeStatement {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, any> | undefined> {
+  const native = 'toSQL' in query ? query.toSQL().toNative() : query;
   const check = pendingCheck(db);
   if (check) check.claimed = true;
   const { text, values } = check ? carryCheck(native.sql, native.bindings as unknown[], check) : { text: native.sql, values: native.bindings as unknown[] };

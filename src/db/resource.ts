@@ -84,6 +84,38 @@ export async function oneJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryB
   return row ? asJson<T>(row.json) : undefined;
 }
 
+const ORGANIZATION_SLOT = Symbol('organization');
+const ID_OR_CODE_SLOT = Symbol('idOrCode');
+// Placeholder values the statement is built with, found again among knex's bindings.
+const PLACEHOLDER_ORGANIZATION = '\u0000organization';
+const PLACEHOLDER = { id: 'b0b0b0b0-0000-4000-8000-00000000000b', code: '\u0000code' };
+const compiledReads = new WeakMap<ResourceDef, Map<string, { sql: string; slots: unknown[] }>>();
+
+/**
+ * One object by `:idOrCode` (GET /jobs/J-1042) as JSON. Its statement is built by knex once per
+ * resource and shape (an ID or a code; with or without deleted rows) from placeholder values, and
+ * each request only puts its own values in: building the query cost more node time than the
+ * database took to answer it.
+ */
+export async function oneByIdOrCodeJson<T>(db: Queryable, def: ResourceDef, orgId: string, idOrCode: string, opts: ScopeOptions = {}): Promise<Json<T> | undefined> {
+  const byId = isUuid(idOrCode);
+  const shape = `${byId ? 'id' : 'code'} ${opts.includeDeleted ? 'all' : 'live'}`;
+  let shapes = compiledReads.get(def);
+  if (!shapes) compiledReads.set(def, (shapes = new Map()));
+  let compiled = shapes.get(shape);
+  if (!compiled) {
+    const placeholder = byId ? PLACEHOLDER.id : PLACEHOLDER.code;
+    const one = whereIdOrCode(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder).select(db.raw(selectList(def.columns))).limit(1);
+    const native = db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')).toSQL().toNative();
+    const slots = native.bindings.map((b) => (b === PLACEHOLDER_ORGANIZATION ? ORGANIZATION_SLOT : b === placeholder ? ID_OR_CODE_SLOT : b));
+    compiled = { sql: native.sql, slots };
+    shapes.set(shape, compiled);
+  }
+  const bindings = compiled.slots.map((s) => (s === ORGANIZATION_SLOT ? orgId : s === ID_OR_CODE_SLOT ? idOrCode : s));
+  const row = await firstRowPrepared(db, { sql: compiled.sql, bindings });
+  return row ? asJson<T>(row.json) : undefined;
+}
+
 /** The ID behind `:idOrCode` in the caller's organization, or undefined. */
 export async function resolveId(db: Queryable, def: ResourceDef, orgId: string, idOrCode: string, opts: ScopeOptions = {}): Promise<string | undefined> {
   const q = whereIdOrCode(scoped(db, def, orgId, opts), def, idOrCode).select(`${def.alias}.id`).first();

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { existingIds, missingOf } from '../../db/refs';
-import { ResourceDef, allJson, listJson, oneJson, scoped, whereId, whereIdOrCode } from '../../db/resource';
+import { ResourceDef, allJson, listJson, oneByIdOrCodeJson, oneJson, scoped, whereId, whereIdOrCode } from '../../db/resource';
 import { conflict, invalidField, notFound } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -49,7 +49,7 @@ export const jobsWithCounter: ResourceDef = {
 export const listJobs = (db: Queryable, orgId: string, params: ListParams) => listJson<Job>(db, jobs, scoped(db, jobs, orgId), params);
 
 export const getJob = (db: Queryable, orgId: string, idOrCode: string): Promise<Json<Job> | undefined> =>
-  oneJson<Job>(db, jobs, whereIdOrCode(scoped(db, jobs, orgId), jobs, idOrCode));
+  oneByIdOrCodeJson<Job>(db, jobs, orgId, idOrCode);
 
 export const getJobById = (db: Queryable, orgId: string, id: string) => oneJson<Job>(db, jobs, whereId(scoped(db, jobs, orgId), jobs, id)) as Promise<Json<Job>>;
 

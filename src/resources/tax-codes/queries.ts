@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/knex';
 import { col, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, resolveId, scoped, whereId, whereIdOrCode } from '../../db/resource';
+import { ResourceDef, listJson, oneByIdOrCodeJson, oneJson, resolveId, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -42,7 +42,7 @@ export const listTaxCodes = (db: Queryable, orgId: string, params: ListParams) =
   listJson<TaxCode>(db, taxCodes, scoped(db, taxCodes, orgId), params);
 
 export const getTaxCode = (db: Queryable, orgId: string, idOrCode: string, includeDeleted = false): Promise<Json<TaxCode> | undefined> =>
-  oneJson<TaxCode>(db, taxCodes, whereIdOrCode(scoped(db, taxCodes, orgId, { includeDeleted }), taxCodes, idOrCode));
+  oneByIdOrCodeJson<TaxCode>(db, taxCodes, orgId, idOrCode, { includeDeleted });
 
 const getById = (db: Queryable, orgId: string, id: string) =>
   oneJson<TaxCode>(db, taxCodes, whereId(scoped(db, taxCodes, orgId, { includeDeleted: true }), taxCodes, id));

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/knex';
 import { col, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, resolveId, scoped, whereId, whereIdOrCode } from '../../db/resource';
+import { ResourceDef, listJson, oneByIdOrCodeJson, oneJson, resolveId, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -33,7 +33,7 @@ export const listUnitsOfMeasure = (db: Queryable, orgId: string, params: ListPar
   listJson<UnitOfMeasure>(db, unitsOfMeasure, scoped(db, unitsOfMeasure, orgId), params);
 
 export const getUnitOfMeasure = (db: Queryable, orgId: string, idOrCode: string): Promise<Json<UnitOfMeasure> | undefined> =>
-  oneJson<UnitOfMeasure>(db, unitsOfMeasure, whereIdOrCode(scoped(db, unitsOfMeasure, orgId), unitsOfMeasure, idOrCode));
+  oneByIdOrCodeJson<UnitOfMeasure>(db, unitsOfMeasure, orgId, idOrCode);
 
 const getById = (db: Queryable, orgId: string, id: string) =>
   oneJson<UnitOfMeasure>(db, unitsOfMeasure, whereId(scoped(db, unitsOfMeasure, orgId), unitsOfMeasure, id));
