@@ -4,7 +4,9 @@
  *
  * Env: BENCH_ITEMS (200000, up to 1000000), BENCH_DURATION (s per run, 10), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs: about a minute), DB_POOL_MAX (10,
- * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster).
+ * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
+ * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, deep,
+ * rss; written to bench/results/partial.md, latest.md keeps the last full run).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,8 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 10);
 const WARMUP = QUICK ? 1 : 2;
 const POOL = Number(env.DB_POOL_MAX || 10);
 const RESULTS = join(ROOT, 'bench', 'results');
+const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
+const wanted = (id) => !ONLY || ONLY.has(id);
 
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...a);
@@ -237,15 +241,16 @@ async function main() {
     checks.push({ label: req.label, problems });
     log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'same'}`);
   }
+  requests.splice(0, requests.length, ...requests.filter((r) => wanted(r.id)));
   const total = (await fetchJson(service, { path: '/items?limit=1' })).body.meta.total;
-  const deep = await deepPage(service, total);
+  const deep = wanted('deep') ? await deepPage(service, total) : undefined;
   // Page latency is compared one request at a time: at 10 connections an OFFSET page can outlast a run.
-  requests.push(
+  if (deep) requests.push(
     { id: 'first1', label: 'GET /items?limit=500, 1 connection (deep-page reference)', path: '/items?limit=500', connections: 1, metric: 'rps' },
     { id: 'deep', label: `GET /items deep page (${deep.via}), 1 connection`, path: deep.path, floorPath: deep.floorPath, connections: 1, target: 1.2, metric: 'deep' },
   );
-  log(`deep page: ${deep.path}`);
-  {
+  if (deep) {
+    log(`deep page: ${deep.path}`);
     // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
     const s = await fetchJson(service, { path: deep.path });
     const f = await fetchJson(floor, { path: deep.floorPath });
@@ -272,9 +277,9 @@ async function main() {
     }
   }
 
-  log('peak RSS under 32 connections of GET /items?limit=2500');
   const rss = {};
-  for (const t of [service, floor]) {
+  if (wanted('rss')) log('peak RSS under 32 connections of GET /items?limit=2500');
+  for (const t of wanted('rss') ? [service, floor] : []) {
     const reset = resetPeak(t.pid);
     const before = mib(kib(t.pid, 'VmRSS'));
     const r = await load(t, { path: '/items?limit=2500' }, { connections: 32, duration: Math.max(DURATION, 5) });
@@ -305,7 +310,7 @@ async function main() {
     if (s.bad || f.bad) row.label += ` (non-2xx/errors: service ${s.bad}, floor ${f.bad})`;
     return row;
   });
-  rows.push({
+  if (wanted('rss')) rows.push({
     label: 'peak RSS, 32 connections of GET /items?limit=2500',
     s: `${fmt(rss.service.peak)} MiB`,
     f: `${fmt(rss.floor.peak)} MiB`,
@@ -323,7 +328,7 @@ async function main() {
     `- node ${process.version}, PostgreSQL ${data.pgVersion} (${scratch.embedded ? 'embedded cluster' : 'DATABASE_URL server'}), autocannon, pool ${POOL} connections per server`,
     `- dataset: ${data.counts.items} items, ${data.counts.orders} orders, ${data.counts.jobs} jobs, ${data.counts.vendors} vendors, ${data.counts.releases} releases (${data.counts.release_items} release items) in 2 organizations (${data.bigOrgItems} items in the big one); job ${data.bigJob.code} has ${data.bigJob.items} items`,
     `- runs: ${ROUNDS} rounds x ${DURATION} s per request and server, alternating service and floor, ${CONNECTIONS} connections (batch and the page-latency rows: one request at a time, timed by the runner), medians; warm-up ${WARMUP} s each${QUICK ? '; QUICK smoke mode: numbers are indicative only' : ''}`,
-    `- RSS: VmHWM after resetting it (clear_refs) before the 32-connection run; the service idled at ${fmt(rss.service.before)} MiB, the floor at ${fmt(rss.floor.before)} MiB`,
+    wanted('rss') ? `- RSS: VmHWM after resetting it (clear_refs) before the 32-connection run; the service idled at ${fmt(rss.service.before)} MiB, the floor at ${fmt(rss.floor.before)} MiB` : `- rows: ${[...ONLY].join(', ')} only (BENCH_ONLY)`,
     `- total time: ${fmt((Date.now() - started) / 1000)} s`,
   ];
   const diffs = checks.filter((c) => c.problems.length);
@@ -341,10 +346,11 @@ async function main() {
     '',
   ].join('\n');
   mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(join(RESULTS, 'latest.md'), md);
-  writeFileSync(join(RESULTS, 'latest.raw'), JSON.stringify({ runs, rss, checks, data, deep }, null, 1));
+  const name = ONLY ? 'partial' : 'latest';
+  writeFileSync(join(RESULTS, `${name}.md`), md);
+  writeFileSync(join(RESULTS, `${name}.raw`), JSON.stringify({ runs, rss, checks, data, deep }, null, 1));
   console.log('\n' + md);
-  log('written to bench/results/latest.md');
+  log(`written to bench/results/${name}.md`);
 }
 
 main()

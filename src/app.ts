@@ -6,6 +6,7 @@ import type { Db } from './db/knex';
 import { makeAuthenticator } from './auth/credentials';
 import { tokenValidationFail } from './auth/token';
 import { createBackend } from './http/backend';
+import { createDispatch } from './http/dispatch';
 import { ApiError } from './http/errors';
 import { errorMiddleware } from './http/problem';
 import { loadContract } from './http/contract';
@@ -25,15 +26,25 @@ export interface AppOptions {
 const BODY_LIMIT = '5mb';
 const TOKEN_PATH = '/oauth2/token';
 
-/** A body must be JSON (the token endpoint takes a form, per RFC 6749, and answers in its own format). */
-function requireJson(req: Request, _res: Response, next: NextFunction): void {
-  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody || req.path === TOKEN_PATH || req.is(['application/json', 'application/*+json'])) return next();
-  next(
-    new ApiError(415, 'unsupported-media-type', 'Unsupported media type', [
-      { message: `body: Content-Type must be application/json, not ${req.headers['content-type'] ?? 'missing'}`, field: 'body', rule: 'contentType' },
-    ]),
-  );
+const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+
+/**
+ * A body must be JSON (the token endpoint takes a form, per RFC 6749, and answers in its own
+ * format). Requests without a body, most of them, pass straight on.
+ */
+function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
+  const parseJson = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  const parseForm = express.urlencoded({ extended: false, limit: '16kb' });
+  return (req, res, next) => {
+    if (!hasBody(req)) return next();
+    if (req.path === TOKEN_PATH) return parseForm(req, res, (err) => (err ? next(err) : parseJson(req, res, next)));
+    if (req.is(['application/json', 'application/*+json'])) return parseJson(req, res, next);
+    next(
+      new ApiError(415, 'unsupported-media-type', 'Unsupported media type', [
+        { message: `body: Content-Type must be application/json, not ${req.headers['content-type'] ?? 'missing'}`, field: 'body', rule: 'contentType' },
+      ]),
+    );
+  };
 }
 
 export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<express.Express> {
@@ -80,15 +91,13 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
     next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
   });
 
-  app.use(requireJson);
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
-  app.use(TOKEN_PATH, express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use(jsonBody());
 
+  const dispatch = createDispatch(api);
   app.use((req, res, next) => {
     // HEAD is answered as GET (express sends the headers without the body).
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    api
-      .handleRequest({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
+    dispatch({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
       // A request refused before its handler (400, 404, 405) still settles its credential first.
       .catch((err) => settleCredentialCheck(db, (res.locals.caller as Caller | undefined)?.check).then(() => next(err), next));
   });

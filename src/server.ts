@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
+import { listen } from './http/server';
 import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
@@ -22,11 +23,7 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp({ db: database.db, config, jwtSecret });
-  const server: Server = app.listen(config.port);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
   const base = `http://localhost:${config.port}`;

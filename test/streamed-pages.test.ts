@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app';
+import { listen } from '../src/http/server';
 import { loadConfig } from '../src/config';
 import { createDb, Db } from '../src/db/knex';
 import { rotateApiKey } from '../src/admin/provision';
@@ -33,9 +34,7 @@ describe('streamed bulk pages (production mode)', function () {
     // Two connections: a leaked one would stall the requests after the aborted ones.
     db = createDb(harness().databaseUrl, 2);
     const app = await createApp({ db, config: { ...loadConfig(), mode: 'production' }, jwtSecret: harness().jwtSecret });
-    server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
+    server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 

@@ -33,10 +33,23 @@ export function pendingCheck(db: unknown): CredentialCheck | undefined {
   return check && !check.claimed && !check.settled ? check : undefined;
 }
 
+// Carried statement texts by check and statement: the same text object for the same shape, so
+// its prepared-statement name is found without hashing a new string per request.
+const carried = new Map<string, Map<string, string>>();
+const CARRIED_MAX = 10_000;
+
 /** `SELECT <check> AS __live, x.* FROM (<sql>) x`, the check's placeholders renumbered after the statement's. */
 export function carryCheck(sql: string, values: unknown[], check: CredentialCheck): { text: string; values: unknown[] } {
-  const shifted = check.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + values.length}`);
-  return { text: `SELECT (${shifted}) AS "__live", x.* FROM (${sql}) AS x`, values: [...values, ...check.values] };
+  let texts = carried.get(check.sql);
+  if (!texts) carried.set(check.sql, (texts = new Map()));
+  let text = texts.get(sql);
+  if (text === undefined) {
+    const shifted = check.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + values.length}`);
+    text = `SELECT (${shifted}) AS "__live", x.* FROM (${sql}) AS x`;
+    if (texts.size >= CARRIED_MAX) texts.clear();
+    texts.set(sql, text);
+  }
+  return { text, values: [...values, ...check.values] };
 }
 
 /** Settles the check with a statement of its own when no read carried it (or the read found no row). */

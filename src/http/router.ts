@@ -1,6 +1,5 @@
 import type OpenAPIBackend from 'openapi-backend';
 import type { Operation, ParsedRequest, Request as BackendRequest } from 'openapi-backend';
-import bath from 'bath-es5';
 
 /**
  * openapi-backend rebuilds its operation list (lodash chains over the whole document) twice per
@@ -26,24 +25,46 @@ export function installCompiledRouter(api: OpenAPIBackend): void {
     // Exact paths first (as openapi-backend checks them first), then by specificity; stable.
     .sort((a, b) => Number(b.exact) - Number(a.exact) || b.specificity - a.specificity);
 
+  // Routes by the request's first path segment (a route whose first segment is a template is in
+  // every bucket), each bucket in the order above: the same answer from a few candidates.
+  const firstSegment = (path: string) => {
+    const end = path.indexOf('/', 1);
+    return end < 0 ? path.slice(1) : path.slice(1, end);
+  };
+  const anySegment = routes.filter((r) => firstSegment(r.op.path).includes('{'));
+  const buckets = new Map<string, typeof routes>();
+  for (const r of routes) {
+    const segment = firstSegment(r.op.path);
+    if (!segment.includes('{') && !buckets.has(segment)) buckets.set(segment, routes.filter((x) => x === r || firstSegment(x.op.path) === segment || anySegment.includes(x)));
+  }
+
   // Private in the typings, public at runtime: the apiRoot check stays openapi-backend's own.
   const isUnderApiRoot = (router as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot.bind(router);
   router.matchOperation = ((req: { path: string; method: string }, strict?: boolean) => {
-    const normalized = router.normalizeRequest(req as any);
-    if (!isUnderApiRoot(normalized.path)) {
+    const { path: requestPath, method } = normalize(req);
+    if (!isUnderApiRoot(requestPath)) {
       if (strict) throw Error('404-notFound: no route matches request');
       return undefined;
     }
-    const path = router.normalizePath(normalized.path);
+    const path = router.normalizePath(requestPath);
     let pathMatched = false;
-    for (const r of routes) {
+    for (const r of buckets.get(firstSegment(path)) ?? anySegment) {
       if (r.exact ? r.op.path !== path : !r.pattern.test(path)) continue;
       pathMatched = true;
-      if (r.op.method === normalized.method) return r.op;
+      if (r.op.method === method) return r.op;
     }
     if (strict) throw Error(pathMatched ? '405-methodNotAllowed: this method is not registered for the route' : '404-notFound: no route matches request');
     return undefined;
   }) as typeof router.matchOperation;
+}
+
+/** openapi-backend's normalizeRequest without copying the request: trimmed path with a leading slash and no query string, lower-case method. */
+function normalize(req: { path?: string; method: string }): { path: string; method: string } {
+  let path = req.path?.trim() || '';
+  if (!path.startsWith('/')) path = `/${path}`;
+  const q = path.indexOf('?');
+  if (q >= 0) path = path.slice(0, q);
+  return { path, method: req.method.trim().toLowerCase() };
 }
 
 type Query = ParsedRequest['query'];
@@ -76,8 +97,21 @@ export function installFastRequestParser(api: OpenAPIBackend): void {
       .filter((op) => (op.parameters ?? []).some((p: any) => p.in === 'query' && (p.content?.['application/json'] || p.explode === false)))
       .map((op) => op.operationId),
   );
-  const templates = new Map<string, ReturnType<typeof bath>>();
-  const template = (path: string) => templates.get(path) ?? templates.set(path, bath(path)).get(path)!;
+  const templates = new Map<string, { pattern: RegExp; names: string[] }>();
+  // bath's matching (which openapi-backend uses): `{name}` matches any run of non-slashes, values
+  // are URI-decoded, no match gives no params. Compiled once per template.
+  const pathParams = (template: string, path: string): Record<string, string> => {
+    let compiled = templates.get(template);
+    if (!compiled) {
+      const names = [...template.matchAll(/\{([A-Za-z0-9_-]+)\}/g)].map((m) => m[1]);
+      compiled = { pattern: new RegExp('^' + template.replace(/\{[A-Za-z0-9_-]+\}/g, '([^\\/]*)') + '$'), names };
+      templates.set(template, compiled);
+    }
+    const m = compiled.pattern.exec(path);
+    const params: Record<string, string> = {};
+    if (m) for (let i = 0; i < compiled.names.length; i++) params[compiled.names[i]] = decodeURIComponent(m[i + 1]);
+    return params;
+  };
 
   router.parseRequest = ((req: BackendRequest, operation?: Operation) => {
     if (
@@ -88,10 +122,10 @@ export function installFastRequestParser(api: OpenAPIBackend): void {
     ) {
       return original(req, operation);
     }
-    const normalized = router.normalizeRequest(req);
+    const { path, method } = normalize(req);
+    const params = operation ? pathParams(operation.path, router.normalizePath(path)) : {};
     // Node gives header names in lower case already.
     const headers = { ...req.headers } as ParsedRequest['headers'];
-    const params = operation ? template(operation.path).params(router.normalizePath(normalized.path)) ?? {} : {};
-    return { ...normalized, params, headers, query: copyQuery(req.query) as Query, cookies: {}, requestBody: req.body };
+    return { ...req, path, method, params, headers, query: copyQuery(req.query) as Query, cookies: {}, requestBody: req.body };
   }) as typeof router.parseRequest;
 }

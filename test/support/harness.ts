@@ -8,6 +8,7 @@ import { createDb, Db, migrateLatest } from '../../src/db/knex';
 import { dropDatabase, ensureDatabase, startEmbedded } from '../../src/db/embedded';
 import { DATA_DIR } from '../../src/paths';
 import { createApp } from '../../src/app';
+import { listen } from '../../src/http/server';
 
 /**
  * The test run's server and database. Every run gets a database of its own: a fresh embedded
@@ -103,9 +104,7 @@ export async function startHarness(): Promise<Harness> {
   const config = { ...loadConfig(), mode: 'test' as const };
   const jwtSecret = 'test-secret-' + randomBytes(8).toString('hex');
   const app = await createApp({ db, config, jwtSecret });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = await listen(app, 0, '127.0.0.1');
   cleanups.unshift(
     () =>
       new Promise<void>((resolve) => {
