@@ -74,15 +74,19 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   api.registerSecurityHandler('oauth2', authenticate as any);
   api.registerSecurityHandler('apiKey', authenticate as any);
 
+  if (deps.validateResponses) {
+    api.register({
+      postRoutingHandler: async (c: Context, req: Request, res: Response) => {
+        if (!c.operation) return;
+        // Test mode: errors thrown later are recorded against this operation, and flagged when the
+        // operation does not document their status.
+        const operationId = c.operation.operationId as string;
+        const documented = Object.keys(c.operation.responses ?? {});
+        res.locals.onProblem = (status: number) => recordCoverage(operationId, status, documented.includes(String(status)) || status >= 500);
+      },
+    });
+  }
   api.register({
-    postRoutingHandler: async (c: Context, req: Request, res: Response) => {
-      if (!deps.validateResponses || !c.operation) return;
-      // Test mode: errors thrown later are recorded against this operation, and flagged when the
-      // operation does not document their status.
-      const operationId = c.operation.operationId as string;
-      const documented = Object.keys(c.operation.responses ?? {});
-      res.locals.onProblem = (status: number) => recordCoverage(operationId, status, documented.includes(String(status)) || status >= 500);
-    },
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
     },
@@ -115,7 +119,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
           res,
         });
         // Nothing leaves before the credential is known to be live (a 401 replaces any answer).
-        await settleCredentialCheck(deps.db, caller?.check);
+        if (caller?.check && !caller.check.settled) await settleCredentialCheck(deps.db, caller.check);
       } catch (err) {
         await settleCredentialCheck(deps.db, caller?.check);
         if (reply?.body instanceof JsonStream) await reply.body.close();

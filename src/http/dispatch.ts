@@ -36,14 +36,25 @@ export function createDispatch(api: OpenAPIBackend): (req: BackendRequest, ...ar
     security.set(op, { requirements, schemes: [...new Set(requirements.flat())] });
   }
 
-  const securityResult = async (name: string, context: Context, args: unknown[]): Promise<unknown> => {
-    const handler = securityHandlers[name];
-    if (!handler) return undefined;
-    try {
-      return await handler(context, ...args);
-    } catch (error) {
-      return { error: error || new Error('security handler rejected') };
+  // Every scheme's handler, in parallel as handleRequest runs them; a rejection is a failed scheme.
+  const securityResults = async (schemes: string[], context: Context, args: unknown[]): Promise<Record<string, unknown>> => {
+    const results: Record<string, unknown> = {};
+    const failed = (error: unknown) => ({ error: error || new Error('security handler rejected') });
+    const pending: Promise<unknown>[] = [];
+    for (const name of schemes) {
+      const handler = securityHandlers[name];
+      results[name] = undefined;
+      if (!handler) continue;
+      try {
+        const result = handler(context, ...args);
+        if (result instanceof Promise) pending.push(result.then((value) => (results[name] = value), (error) => (results[name] = failed(error))));
+        else results[name] = result;
+      } catch (error) {
+        results[name] = failed(error);
+      }
     }
+    if (pending.length > 0) await Promise.all(pending);
+    return results;
   };
   const satisfied = (result: unknown) => Boolean(result) && !(typeof result === 'object' && (result as { error?: unknown }).error);
 
@@ -65,8 +76,7 @@ export function createDispatch(api: OpenAPIBackend): (req: BackendRequest, ...ar
 
     // As handleRequest: `authorized` is false for an operation without requirements, and not enforced.
     const { requirements, schemes } = security.get(operation) ?? { requirements: [], schemes: [] };
-    const results: Record<string, unknown> = {};
-    for (const name of schemes) results[name] = await securityResult(name, context, args);
+    const results = schemes.length > 0 ? await securityResults(schemes, context, args) : {};
     const authorized = requirements.some((names) => names.every((name) => satisfied(results[name])));
     context.security = { ...results, authorized };
     if (!authorized && requirements.length > 0) {

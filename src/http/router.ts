@@ -25,18 +25,37 @@ export function installCompiledRouter(api: OpenAPIBackend): void {
     // Exact paths first (as openapi-backend checks them first), then by specificity; stable.
     .sort((a, b) => Number(b.exact) - Number(a.exact) || b.specificity - a.specificity);
 
-  // Routes by the request's first path segment (a route whose first segment is a template is in
-  // every bucket), each bucket in the order above: the same answer from a few candidates.
-  const firstSegment = (path: string) => {
+  // Routes by the request's first path segment and its number of segments (`{param}` matches one
+  // whole segment; a route whose first segment is a template is in every bucket of its length),
+  // each bucket in the order above: the same answer from a few candidates.
+  const bucketOf = (path: string) => {
     const end = path.indexOf('/', 1);
-    return end < 0 ? path.slice(1) : path.slice(1, end);
+    let segments = 1;
+    for (let i = end; i >= 0; i = path.indexOf('/', i + 1)) segments++;
+    return { first: end < 0 ? path.slice(1) : path.slice(1, end), segments };
   };
-  const anySegment = routes.filter((r) => firstSegment(r.op.path).includes('{'));
   const buckets = new Map<string, typeof routes>();
+  const anyFirst = new Map<number, typeof routes>();
   for (const r of routes) {
-    const segment = firstSegment(r.op.path);
-    if (!segment.includes('{') && !buckets.has(segment)) buckets.set(segment, routes.filter((x) => x === r || firstSegment(x.op.path) === segment || anySegment.includes(x)));
+    const { first, segments } = bucketOf(r.op.path);
+    if (first.includes('{')) anyFirst.set(segments, [...(anyFirst.get(segments) ?? []), r]);
   }
+  for (const r of routes) {
+    const { first, segments } = bucketOf(r.op.path);
+    const key = `${segments} ${first}`;
+    if (first.includes('{') || buckets.has(key)) continue;
+    buckets.set(
+      key,
+      routes.filter((x) => {
+        const b = bucketOf(x.op.path);
+        return b.segments === segments && (b.first === first || b.first.includes('{'));
+      }),
+    );
+  }
+  const candidates = (path: string) => {
+    const { first, segments } = bucketOf(path);
+    return buckets.get(`${segments} ${first}`) ?? anyFirst.get(segments) ?? [];
+  };
 
   // Private in the typings, public at runtime: the apiRoot check stays openapi-backend's own.
   const isUnderApiRoot = (router as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot.bind(router);
@@ -48,7 +67,7 @@ export function installCompiledRouter(api: OpenAPIBackend): void {
     }
     const path = router.normalizePath(requestPath);
     let pathMatched = false;
-    for (const r of buckets.get(firstSegment(path)) ?? anySegment) {
+    for (const r of candidates(path)) {
       if (r.exact ? r.op.path !== path : !r.pattern.test(path)) continue;
       pathMatched = true;
       if (r.op.method === method) return r.op;
@@ -97,6 +116,12 @@ export function installFastRequestParser(api: OpenAPIBackend): void {
       .filter((op) => (op.parameters ?? []).some((p: any) => p.in === 'query' && (p.content?.['application/json'] || p.explode === false)))
       .map((op) => op.operationId),
   );
+  const withHeaderParameters = new Set(
+    router
+      .getOperations()
+      .filter((op) => (op.parameters ?? []).some((p: any) => p.in === 'header'))
+      .map((op) => op.operationId),
+  );
   const templates = new Map<string, { pattern: RegExp; names: string[] }>();
   // bath's matching (which openapi-backend uses): `{name}` matches any run of non-slashes, values
   // are URI-decoded, no match gives no params. Compiled once per template.
@@ -124,8 +149,11 @@ export function installFastRequestParser(api: OpenAPIBackend): void {
     }
     const { path, method } = normalize(req);
     const params = operation ? pathParams(operation.path, router.normalizePath(path)) : {};
-    // Node gives header names in lower case already.
-    const headers = { ...req.headers } as ParsedRequest['headers'];
-    return { ...req, path, method, params, headers, query: copyQuery(req.query) as Query, cookies: {}, requestBody: req.body };
+    // Node gives header names in lower case already. Validation coerces only declared header
+    // parameters: without any, the headers need no copy of their own.
+    const headers = (operation && !withHeaderParameters.has(operation.operationId) ? req.headers : { ...req.headers }) as ParsedRequest['headers'];
+    // The fields of the request our app passes (and of validation's coerced copy of it), written
+    // out: a spread of the request object cost more than the rest of the parse.
+    return { method, path, headers, query: copyQuery(req.query) as Query, body: req.body, params, cookies: {}, requestBody: req.body };
   }) as typeof router.parseRequest;
 }
