@@ -77,6 +77,16 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(p.errors[0]).to.include({ field: 'query.filter.createdAt_gt', rule: 'format' });
   });
 
+  itDirect('rejects a path value that is not valid percent-encoding with a 400 naming the parameter', PRISM.malformedPath('GET /jobs/%ZZ'), async () => {
+    for (const raw of ['%ZZ', 'J-1%E0%A4%A']) {
+      const p = problemOf(await org.api.get(`/jobs/${raw}`), 400);
+      expect(p.errors[0]).to.include({ field: 'path.idOrCode', rule: 'encoding' });
+      expect(p.errors[0].message).to.include(raw);
+    }
+    // A well-formed encoded value is decoded as usual (and then not found).
+    expect(problemOf(await org.api.get('/jobs/J-1%20x'), 404).errors[0].message).to.equal('No job matches J-1 x.');
+  });
+
   itDirect('serves the contract and the docs without authentication', PRISM.outsideContract('GET /openapi.json, /openapi.yaml and /docs'), async () => {
     const json = expectStatus(await anonymous().get('/openapi.json'), 200);
     expect(json.body.openapi).to.match(/^3\./);

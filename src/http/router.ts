@@ -1,5 +1,6 @@
 import type OpenAPIBackend from 'openapi-backend';
 import type { Operation, ParsedRequest, Request as BackendRequest } from 'openapi-backend';
+import { invalidField } from './errors';
 
 /**
  * openapi-backend rebuilds its operation list (lodash chains over the whole document) twice per
@@ -86,6 +87,15 @@ function normalize(req: { path?: string; method: string }): { path: string; meth
   return { path, method: req.method.trim().toLowerCase() };
 }
 
+/** A path value URI-decoded; one that is not valid percent-encoding (`%ZZ`) is the client's error, not ours. */
+function decodePathValue(name: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidField(`path.${name}`, 'encoding', `${JSON.stringify(raw)} is not valid percent-encoding (RFC 3986).`);
+  }
+}
+
 type Query = ParsedRequest['query'];
 
 /** A copy of a parsed query (strings, arrays and nested objects from qs), so validation can coerce it. */
@@ -124,7 +134,8 @@ export function installFastRequestParser(api: OpenAPIBackend): void {
   );
   const templates = new Map<string, { pattern: RegExp; names: string[] }>();
   // bath's matching (which openapi-backend uses): `{name}` matches any run of non-slashes, values
-  // are URI-decoded, no match gives no params. Compiled once per template.
+  // are URI-decoded, no match gives no params. Compiled once per template. (bath let a malformed
+  // value's URIError through, a 500; here it is a 400 naming the parameter.)
   const pathParams = (template: string, path: string): Record<string, string> => {
     let compiled = templates.get(template);
     if (!compiled) {
@@ -134,7 +145,7 @@ export function installFastRequestParser(api: OpenAPIBackend): void {
     }
     const m = compiled.pattern.exec(path);
     const params: Record<string, string> = {};
-    if (m) for (let i = 0; i < compiled.names.length; i++) params[compiled.names[i]] = decodeURIComponent(m[i + 1]);
+    if (m) for (let i = 0; i < compiled.names.length; i++) params[compiled.names[i]] = decodePathValue(compiled.names[i], m[i + 1]);
     return params;
   };
 
