@@ -15,7 +15,7 @@
 // every one of them should fail); any other argument goes to mocha (`npm run proxy-check -- --grep items`).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -43,7 +43,7 @@ for (const file of ['src/server.js', 'src/db/embedded.js', 'test/support/hooks.j
     process.exit(2);
   }
 }
-const { startEmbedded, ensureDatabase, dropDatabase } = require(dist('src/db/embedded.js'));
+const { startEmbedded, ensureDatabase, dropDatabase, removeStaleClusters } = require(dist('src/db/embedded.js'));
 const { createDb, migrateLatest } = require(dist('src/db/knex.js'));
 
 // ---------------------------------------------------------------------------------------------
@@ -138,31 +138,6 @@ async function waitFor(name, child, url, timeoutMs, log) {
   }
 }
 
-/** Scratch clusters of runs that were killed before cleaning up. */
-function removeStaleClusters() {
-  if (!existsSync(dataDir)) return;
-  for (const name of readdirSync(dataDir)) {
-    const m = /^proxy-(\d+)$/.exec(name);
-    if (!m) continue;
-    try {
-      process.kill(Number(m[1]), 0);
-      continue; // that run is still going
-    } catch {
-      /* gone */
-    }
-    const dir = join(dataDir, name);
-    const pidFile = join(dir, 'postmaster.pid');
-    if (existsSync(pidFile)) {
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT');
-      } catch {
-        /* stopped */
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 async function scratchDatabase() {
   const configured = process.env.DATABASE_URL;
   if (configured) {
@@ -173,7 +148,7 @@ async function scratchDatabase() {
     cleanups.push(() => dropDatabase(configured, name));
     return { url, where: `scratch database ${name} on DATABASE_URL's server` };
   }
-  removeStaleClusters();
+  removeStaleClusters(dataDir, 'proxy');
   const dir = join(dataDir, `proxy-${process.pid}`);
   const server = await startEmbedded(dir);
   cleanups.push(async () => {

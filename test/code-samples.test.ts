@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import OpenAPIBackend from 'openapi-backend';
-import { customizeAjv } from '../src/http/backend';
+import { newBackend } from '../src/http/backend';
 import { contractOperations, loadContract } from '../src/http/contract';
 import { parseQuery } from '../src/http/query';
 import { ROOT } from '../src/paths';
@@ -163,14 +163,7 @@ describe('code samples in the contract (x-codeSamples)', function () {
   let dir: string;
 
   before(async () => {
-    api = new OpenAPIBackend({
-      definition: structuredClone(loadContract()) as any,
-      quick: false,
-      validate: true,
-      coerceTypes: true,
-      customizeAjv: customizeAjv as any,
-      ignoreTrailingSlashes: true,
-    });
+    api = newBackend();
     await api.init();
     dir = mkdtempSync(join(tmpdir(), 'code-samples-'));
     mkdirSync(join(dir, 'generated'));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, chmodSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
@@ -116,5 +116,33 @@ export async function dropDatabase(adminUrl: string, database: string): Promise<
     await client.query(`DROP DATABASE IF EXISTS "${database.replace(/"/g, '""')}" WITH (FORCE)`);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Removes the scratch clusters `<prefix>-<pid>` under dataDir whose run was killed before
+ * cleaning up (its process is gone): stops a server still running there, then deletes the folder.
+ */
+export function removeStaleClusters(dataDir: string, prefix: string): void {
+  if (!existsSync(dataDir)) return;
+  for (const name of readdirSync(dataDir)) {
+    const m = new RegExp(`^${prefix}-(\\d+)$`).exec(name);
+    if (!m) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+      continue; // that run is still going
+    } catch {
+      /* the run that made it is gone */
+    }
+    const dir = join(dataDir, name);
+    const pidFile = join(dir, 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT');
+      } catch {
+        /* already stopped */
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -52,17 +52,23 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
   return allowed;
 }
 
-export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
+/** The service's openapi-backend, before handlers: the contract, strict, validating and coercing with our ajv. */
+export function newBackend(): OpenAPIBackend {
+  return new OpenAPIBackend({
     definition: structuredClone(loadContract()) as any,
     strict: true,
-    // Validators are compiled below, as needed. (The document itself is checked by `npm run lint:api`.)
+    // Validators are compiled as needed (createBackend precompiles). (The document itself is
+    // checked by `npm run lint:api`.)
     quick: true,
     validate: true,
     coerceTypes: true,
     customizeAjv: customizeAjv as any,
     ignoreTrailingSlashes: true,
   });
+}
+
+export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<OpenAPIBackend> {
+  const api = newBackend();
 
   const authenticate = async (c: Context, req: Request, res: Response) => {
     // Both schemes carry `Authorization: Bearer`; resolve the credential once per request.

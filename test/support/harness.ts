@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { rmSync, readdirSync, existsSync, readFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config';
 import { createDb, Db, migrateLatest } from '../../src/db/knex';
-import { dropDatabase, ensureDatabase, startEmbedded } from '../../src/db/embedded';
+import { dropDatabase, ensureDatabase, removeStaleClusters, startEmbedded } from '../../src/db/embedded';
 import { DATA_DIR } from '../../src/paths';
 import { createApp } from '../../src/app';
 import { listen } from '../../src/http/server';
@@ -36,32 +36,6 @@ export function harness(): Harness {
   return current;
 }
 
-function removeStaleTestClusters(): void {
-  if (!existsSync(DATA_DIR)) return;
-  for (const name of readdirSync(DATA_DIR)) {
-    const m = /^test-(\d+)$/.exec(name);
-    if (!m) continue;
-    const dir = join(DATA_DIR, name);
-    let alive = false;
-    try {
-      process.kill(Number(m[1]), 0);
-      alive = true;
-    } catch {
-      /* the run that made it is gone */
-    }
-    if (alive) continue;
-    const pidFile = join(dir, 'postmaster.pid');
-    if (existsSync(pidFile)) {
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT');
-      } catch {
-        /* already stopped */
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 async function testDatabaseUrl(): Promise<string> {
   const configured = process.env.DATABASE_URL;
   if (process.env.API_BASE_URL) {
@@ -80,7 +54,7 @@ async function testDatabaseUrl(): Promise<string> {
       return configured;
     }
   }
-  removeStaleTestClusters();
+  removeStaleClusters(DATA_DIR, 'test');
   const dir = join(DATA_DIR, `test-${process.pid}`);
   const server = await startEmbedded(dir);
   cleanups.push(async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import OpenAPIBackend, { Context } from 'openapi-backend';
 import { contractOperations, loadContract } from '../../src/http/contract';
-import { customizeAjv } from '../../src/http/backend';
+import { newBackend } from '../../src/http/backend';
 import { createDispatch } from '../../src/http/dispatch';
 import { installCompiledRouter, installFastRequestParser } from '../../src/http/router';
 
@@ -27,15 +27,7 @@ describe('unit: dispatch', function () {
   });
 
   before(async () => {
-    api = new OpenAPIBackend({
-      definition: structuredClone(loadContract()) as any,
-      strict: true,
-      quick: true,
-      validate: true,
-      coerceTypes: true,
-      customizeAjv: customizeAjv as any,
-      ignoreTrailingSlashes: true,
-    });
+    api = newBackend();
     const security = async () => {
       if (auth === 'throws') throw new Error('no');
       return auth === 'caller' ? { organizationId: 'o' } : false;

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbedded } from '../../src/db/embedded';
+import { removeStaleClusters, startEmbedded } from '../../src/db/embedded';
 import { DATA_DIR } from '../../src/paths';
 
 /** The embedded PostgreSQL behind `npm start`: a second start on the same folder must work. */
@@ -43,5 +44,18 @@ describe('unit: embedded PostgreSQL', function () {
     await again.stop();
     expect(await query(first.adminUrl)).to.equal(1);
     await first.stop();
+  });
+
+  it('removes the scratch clusters of runs that are gone, and only those', () => {
+    const root = mkdtempSync(join(DATA_DIR, 'unit-stale-'));
+    try {
+      const gone = spawnSync(process.execPath, ['-e', '']).pid; // a process that has exited
+      const names = [`test-${gone}`, `test-${process.pid}`, `proxy-${gone}`, 'test-notapid', 'postgres'];
+      for (const name of names) mkdirSync(join(root, name));
+      removeStaleClusters(root, 'test');
+      expect(names.filter((name) => existsSync(join(root, name)))).to.deep.equal([`test-${process.pid}`, `proxy-${gone}`, 'test-notapid', 'postgres']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
