@@ -8,20 +8,38 @@ import type express from 'express';
  * app.request)`) as it enters the app. Changing an object's prototype after creation throws away
  * V8's inline caches for every object of that shape, node's own included: measured on the
  * benchmark, ~70 µs of CPU per request, as much as the rest of a `GET /jobs/:code`. node lets a
- * server construct its requests and responses from given classes; constructed from classes whose
- * prototypes already are `app.request` and `app.response`, express's `setPrototypeOf` finds the
- * prototype in place and changes nothing. express behaves exactly as before.
+ * server construct its requests and responses from given classes, so the server hands it classes
+ * whose prototypes are the app's request and response prototypes: express's `setPrototypeOf` finds
+ * the prototype in place and changes nothing.
+ *
+ * They are classes (`class extends http.ServerResponse`), not functions that call node's
+ * constructor on `this`: V8 gives a derived class's objects one stable shape with room for node's
+ * fields, where a plain function's objects have room for a few; with more added by computed key
+ * (node's symbol-keyed fields) each response became a slow dictionary object (measured about
+ * 10 % of a single read's CPU).
  */
 export function createHttpServer(app: express.Express): http.Server {
-  function Request(this: http.IncomingMessage, socket: any) {
-    http.IncomingMessage.call(this, socket);
+  let classes = madeFor.get(app);
+  if (!classes) {
+    classes = { IncomingMessage: ownClass(app, 'request', http.IncomingMessage), ServerResponse: ownClass(app, 'response', http.ServerResponse) };
+    madeFor.set(app, classes);
   }
-  Request.prototype = app.request;
-  function Response(this: http.ServerResponse, req: http.IncomingMessage, options?: any) {
-    (http.ServerResponse as any).call(this, req, options);
-  }
-  Response.prototype = app.response;
-  return http.createServer({ IncomingMessage: Request as any, ServerResponse: Response as any }, app);
+  return http.createServer(classes, app);
+}
+
+const madeFor = new WeakMap<express.Express, { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse }>();
+
+/**
+ * A subclass of node's class whose prototype takes the place of the app's `app.request` or
+ * `app.response`: it has the same own properties and inherits from the same express prototype.
+ */
+function ownClass<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(app: express.Express, kind: 'request' | 'response', base: T): T {
+  const current = app[kind] as object;
+  const own = class extends (base as typeof http.IncomingMessage) {};
+  Object.setPrototypeOf(own.prototype, Object.getPrototypeOf(current));
+  Object.defineProperties(own.prototype, Object.getOwnPropertyDescriptors(current));
+  (app as unknown as Record<string, object>)[kind] = own.prototype;
+  return own as unknown as T;
 }
 
 /** Listens as `app.listen` does, on the server above; resolves once listening. */
