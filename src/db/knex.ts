@@ -1,6 +1,7 @@
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { join } from 'node:path';
+import { LightPool, PoolOptions } from './pool';
 
 // numeric and bigint arrive as strings by default; our numbers fit in a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
@@ -13,9 +14,20 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
-export function createDb(connectionString: string, poolMax = 10): Db {
+// knex's PostgreSQL dialect (a documented extension point: `client` may be a Client subclass),
+// with our pool in place of tarn's (see pool.ts). Everything else about connections is knex's.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PgDialect: typeof Knex.Client = require('knex/lib/dialects/postgres');
+export class PgClient extends PgDialect {
+  initializePool(config: Knex.Config = this.config): void {
+    if (this.pool) return;
+    this.pool = new LightPool((this as unknown as { getPoolSettings(p: unknown): PoolOptions<unknown> }).getPoolSettings(config.pool));
+  }
+}
+
+export function createDb(connectionString: string, poolMax = 10, acquireTimeoutMillis = 10_000): Db {
   return knexFactory({
-    client: 'pg',
+    client: PgClient,
     connection: {
       connectionString,
       // A database outage must become a quick 503, not a hang.
@@ -28,7 +40,8 @@ export function createDb(connectionString: string, poolMax = 10): Db {
       ...(/[?&]options=/.test(connectionString) ? {} : { options: '-c random_page_cost=1.1' }),
     },
     pool: { min: 0, max: poolMax },
-    acquireConnectionTimeout: 10000,
+    // A request that cannot get a connection in this time is answered 503 (src/db/pg-errors.ts).
+    acquireConnectionTimeout: acquireTimeoutMillis,
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.js'], tableName: 'knex_migrations' },
   });
 }
