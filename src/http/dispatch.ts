@@ -1,12 +1,14 @@
 import type OpenAPIBackend from 'openapi-backend';
 import type { Context, Operation, Request as BackendRequest } from 'openapi-backend';
+import { createRequestValidator } from './request-validation';
 
 type Handler = (context: Context, ...args: unknown[]) => unknown;
 
 /**
  * Answers a request as openapi-backend's `handleRequest` does, in the same order and with the same
  * parts: its router matches the operation, the registered security handlers decide, its compiled
- * validators validate and coerce, and the registered handler answers; failures go to the
+ * validators validate and coerce (through request-validation.ts, its validateRequest with the
+ * per-operation work done once), and the registered handler answers; failures go to the
  * registered notFound, methodNotAllowed, unauthorizedHandler and validationFail handlers (strict
  * mode: a missing one is an error).
  *
@@ -56,6 +58,7 @@ export function createDispatch(api: OpenAPIBackend): (req: BackendRequest, ...ar
     if (pending.length > 0) await Promise.all(pending);
     return results;
   };
+  const validateRequest = createRequestValidator(api);
   const satisfied = (result: unknown) => Boolean(result) && !(typeof result === 'object' && (result as { error?: unknown }).error);
 
   return async function dispatch(req: BackendRequest, ...args: unknown[]): Promise<unknown> {
@@ -85,7 +88,7 @@ export function createDispatch(api: OpenAPIBackend): (req: BackendRequest, ...ar
       return unauthorized(context, ...args);
     }
 
-    context.validation = api.validator.validateRequest(req, operation);
+    context.validation = validateRequest(req, operation);
     if (context.validation.errors) {
       const validationFail = handlers['400'] ?? handlers.validationFail;
       if (!validationFail) throw Error(`400-validationFail: ${operation.operationId} request failed validation`);
