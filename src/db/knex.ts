@@ -14,9 +14,10 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
-// knex's PostgreSQL dialect (a documented extension point: `client` may be a Client subclass),
-// with our pool in place of tarn's (see pool.ts). Everything else about connections is knex's.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// knex's PostgreSQL dialect (knex takes a Client class as `client`), with our pool in place of
+// tarn's (see pool.ts); everything else about connections is knex's. The dialect's module path and
+// `getPoolSettings` (which turns knex's pool options into tarn's) are knex internals: after a knex
+// upgrade, test/unit/pool.test.ts says whether knex still runs on this pool.
 const PgDialect: typeof Knex.Client = require('knex/lib/dialects/postgres');
 export class PgClient extends PgDialect {
   initializePool(config: Knex.Config = this.config): void {
