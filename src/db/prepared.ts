@@ -26,13 +26,13 @@ export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Kne
   }
 }
 
-/** The first row of a read; a read request's credential check rides on it (see credential-check.ts). */
 /** A statement's text with $n placeholders and its values (what knex's `toSQL().toNative()` gives). */
 export interface NativeStatement {
   sql: string;
   bindings: readonly unknown[];
 }
 
+/** The first row of a read; a read request's credential check rides on it (see credential-check.ts). */
 export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, any> | undefined> {
   const native = 'toSQL' in query ? query.toSQL().toNative() : query;
   const check = pendingCheck(db);

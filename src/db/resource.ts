@@ -108,6 +108,11 @@ export async function oneByIdOrCodeJson<T>(db: Queryable, def: ResourceDef, orgI
     const one = whereIdOrCode(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder).select(db.raw(selectList(def.columns))).limit(1);
     const native = db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')).toSQL().toNative();
     const slots = native.bindings.map((b) => (b === PLACEHOLDER_ORGANIZATION ? ORGANIZATION_SLOT : b === placeholder ? ID_OR_CODE_SLOT : b));
+    // The caller's organization must be a value of every such statement: refuse to build one where
+    // knex passed a placeholder on in another form (it would otherwise run unscoped or never match).
+    if (!slots.includes(ORGANIZATION_SLOT) || !slots.includes(ID_OR_CODE_SLOT) || native.bindings.some((b) => typeof b === 'string' && b !== placeholder && b !== PLACEHOLDER_ORGANIZATION && b.includes('\u0000'))) {
+      throw new Error(`oneByIdOrCodeJson(${def.table}): the organization or idOrCode placeholder is not a binding of the statement`);
+    }
     compiled = { sql: native.sql, slots };
     shapes.set(shape, compiled);
   }
