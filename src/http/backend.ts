@@ -12,6 +12,9 @@ import { installCompiledRouter, installFastRequestParser } from './router';
 import { settleCredentialCheck, withCredentialCheck } from '../db/credential-check';
 import { JsonStream } from './json';
 import { sendParts } from './send-parts';
+import { ChangeCollector, writeTransaction } from '../feed/append';
+
+const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
 export interface BackendDeps {
   db: Db;
@@ -114,16 +117,24 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
       const caller: Caller | undefined = res.locals.caller;
       let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
       try {
-        reply = await (handler as any)({
-          operationId,
-          db: caller?.check ? withCredentialCheck(deps.db, caller.check) : deps.db,
-          caller,
-          params: c.request.params ?? {},
-          query: c.request.query ?? {},
-          body: c.request.requestBody,
-          req,
-          res,
-        });
+        const ctx = (db: unknown, changes: ChangeCollector) =>
+          (handler as any)({
+            operationId,
+            db,
+            changes,
+            caller,
+            params: c.request.params ?? {},
+            query: c.request.query ?? {},
+            body: c.request.requestBody,
+            req,
+            res,
+          });
+        // Every authenticated write runs in one transaction whose changes enter the feed as its
+        // last statement (src/feed/append.ts): a change and its feed entry commit together.
+        reply =
+          caller && isWrite(req.method)
+            ? await writeTransaction(deps.db, caller.organizationId, (trx, changes) => ctx(trx, changes))
+            : await ctx(caller?.check ? withCredentialCheck(deps.db, caller.check) : deps.db, new ChangeCollector());
         // Nothing leaves before the credential is known to be live (a 401 replaces any answer).
         if (caller?.check && !caller.check.settled) await settleCredentialCheck(deps.db, caller.check);
       } catch (err) {

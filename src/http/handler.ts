@@ -3,6 +3,7 @@ import type { components, operations } from '../../generated/api-types';
 import type { Db } from '../db/knex';
 import type { Json, JsonStream } from './json';
 import type { CredentialCheck } from '../db/credential-check';
+import type { ChangeCollector } from '../feed/append';
 
 /**
  * Handlers are typed from the generated contract: their inputs are the operation's parameters and
@@ -56,7 +57,10 @@ export interface Caller {
 
 export interface Ctx<Id extends OperationId> {
   operationId: Id;
+  /** The pool for reads; for an authenticated write, the request's transaction. */
   db: Db;
+  /** A write's feed entries, appended as its transaction's last statement (src/feed/append.ts). */
+  changes: ChangeCollector;
   /** Set on every operation that requires authentication. */
   caller: Caller;
   params: PathParams<Id>;
