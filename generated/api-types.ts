@@ -2101,6 +2101,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the change feed
+         * @description Every committed change to every object of your organization, in commit order, one entry per
+         *     changed object (a batch of 1000 gives 1000 entries), deletions included. Start without `after`
+         *     (the oldest change still kept) or with `after=now` (no entries, just the cursor of the newest
+         *     change, to follow only what happens next), then always continue with `after=<nextCursor>`:
+         *     you receive every change exactly once, in the order the changes committed, however long the
+         *     writing transactions ran and however many processes wrote at once. See the guide "Keeping an
+         *     ERP in sync".
+         *
+         *     Entries are kept at least 30 days. A cursor older than the oldest kept change is answered
+         *     `410 Gone`: resynchronize with a full export. A cursor of another organization, or one that
+         *     was altered, is a `400` like any malformed cursor.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6452,6 +6482,84 @@ export interface components {
             meta: components["schemas"]["BulkPageMeta"];
             /** @description The page of items. */
             data: components["schemas"]["BulkInvoiceItem"][];
+        };
+        /**
+         * @description The kind of object an entry is about (snake_case, singular). The events of each:
+         *     `tax_code` created, updated, deleted; `unit_of_measure` created, updated; `job` created,
+         *     updated (also when a location or user is attached or detached), purchase_order_counter_changed
+         *     (its data is the job with `hasPhaseCodes` and `nextPurchaseOrderCounter`); `group` created,
+         *     updated; `location` created, updated (also when its jobs or vendor change), deleted; `vendor`
+         *     created, updated, deleted; `phase` and `cost_category` created, updated, deleted; `user`
+         *     created; `tag` created, updated (a tag created or recolored through an order); `order_tag`
+         *     created, deleted (a tag put on or taken off an order; data is the tag plus `orderId`); `order`
+         *     integration_state_changed; `notification` created, updated; `change_order`
+         *     integration_state_changed; `bill_of_materials` created; `bom_item` created, updated, deleted;
+         *     `requisition` state_changed; `delivery_receipt` integration_state_changed; `invoice` paid.
+         *     Resources that gain write operations report them under the same names (`order`, `item`,
+         *     `change_order`, `invoice`, `release`, `warehouse_request`, `invoice_item`).
+         * @example vendor
+         * @enum {string}
+         */
+        ChangeResource: "bill_of_materials" | "bom_item" | "change_order" | "cost_category" | "delivery_receipt" | "group" | "invoice" | "invoice_item" | "item" | "job" | "location" | "notification" | "order" | "order_tag" | "phase" | "release" | "requisition" | "tag" | "tax_code" | "unit_of_measure" | "user" | "vendor" | "warehouse_request";
+        /**
+         * @description One committed change of one object. `data` is the object exactly as its own read endpoint
+         *     returned it at this change (for example a `vendor.*` entry carries a Vendor); for a
+         *     `*.deleted` entry it is the tombstone: at least `id` and `deletedAt`, plus the parent's id for
+         *     sub-resources (`billOfMaterialsId` for a `bom_item`, `orderId` for an `item` or an `order_tag`,
+         *     `jobId` and `phaseId` where the object has them). Every other event carries the whole object.
+         */
+        ChangeEntry: {
+            /**
+             * @description Opaque position of this entry in the organization's feed; pass it as `after` to continue after it.
+             * @example MTA0Mi5PMFZiZ3I1S2k0QQ
+             */
+            cursor: string;
+            /**
+             * @description `<resource>.<event>`, for example `vendor.created`, `vendor.updated`, `vendor.deleted`, `order.integration_state_changed`, `item.deleted`.
+             * @example vendor.updated
+             */
+            type: string;
+            resource: components["schemas"]["ChangeResource"];
+            /**
+             * Format: uuid
+             * @description Id of the changed object (for an `order_tag`, the tag's id; `data.orderId` names the order).
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was recorded, a moment before its commit. For people only; the feed's order is the cursor's.
+             * @example 2026-11-24T09:15:02.412Z
+             */
+            occurredAt: string;
+            /**
+             * @description The object as its read endpoint returns it at this change, or the tombstone of a deletion.
+             * @example {
+             *       "id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+             *       "code": "V-FERGUSON",
+             *       "name": "Ferguson Enterprises"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A page of the change feed, in commit order. */
+        ChangePage: {
+            /** @description The entries after the cursor that match the filters, oldest first. */
+            data: components["schemas"]["ChangeEntry"][];
+            /**
+             * @description Where to continue (`after=<nextCursor>`). Always present: with filters it moves past the
+             *     entries the filters skipped, and on an empty page it is the cursor of the newest change, so
+             *     a reader that keeps it never scans the same entries twice.
+             * @example MTA0NC5QWHNGWEMwUERHNQ
+             */
+            nextCursor: string;
+            /**
+             * @description Whether more entries were already committed after `nextCursor`; when false, poll again later from `nextCursor`.
+             * @example false
+             */
+            hasMore: boolean;
         };
     };
     responses: {
@@ -21074,6 +21182,80 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A `cursor` or `nextCursor` from an earlier answer: the entries after it are returned.
+                 *     Omitted: from the oldest change still kept. `now`: no entries; `nextCursor` is the cursor
+                 *     of the newest change (take it before a full export, then follow the feed from it).
+                 * @example MTA0MS5heURSbzBsTERveQ
+                 */
+                after?: string;
+                /**
+                 * @description The most entries to return.
+                 * @example 1000
+                 */
+                limit?: number;
+                /**
+                 * @description Only entries of these types (`vendor.updated`, `item.deleted`, ...), as a comma-separated
+                 *     list or the parameter repeated. `nextCursor` still moves past the entries skipped.
+                 * @example [
+                 *       "vendor.created",
+                 *       "vendor.updated",
+                 *       "vendor.deleted"
+                 *     ]
+                 */
+                types?: string[];
+                /**
+                 * @description Only entries about this kind of object. `nextCursor` still moves past the entries skipped.
+                 * @example vendor
+                 */
+                resource?: components["schemas"]["ChangeResource"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries after the cursor, oldest first, and where to continue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The cursor points before the oldest change still kept (or past the newest, after a restore); resynchronize with a full export. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/cursor-expired",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "The changes after this cursor are no longer kept (entries are kept 30 days); resynchronize with a full export, then follow the feed from after=now taken before it.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The changes after this cursor are no longer kept (entries are kept 30 days); resynchronize with a full export, then follow the feed from after=now taken before it.",
+                     *           "field": "query.after"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
 }

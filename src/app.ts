@@ -14,6 +14,7 @@ import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
 import { GENERATED_DIR } from './paths';
 import { allHandlers } from './resources';
+import { withFeed } from './feed/emit';
 import { settleCredentialCheck } from './db/credential-check';
 import type { Caller } from './http/handler';
 
@@ -56,7 +57,7 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
       authenticate,
       validationFailFor: { issueToken: tokenValidationFail },
     },
-    allHandlers(jwtSecret),
+    withFeed(allHandlers(jwtSecret)),
   );
 
   const app = express();

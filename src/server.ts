@@ -7,6 +7,8 @@ import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
 import { startMailer } from './mail/mailer';
+import { checkFeedSettings } from './feed/settings';
+import { startFeedRetention } from './feed/retention';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -16,6 +18,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config);
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
+  await checkFeedSettings(database.db);
 
   let demo: Awaited<ReturnType<typeof createDemoOrganization>> | undefined;
   if (database.embedded && !(await database.db('organizations').first('id'))) {
@@ -26,6 +29,7 @@ async function main(): Promise<void> {
   const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
+  const stopFeedRetention = startFeedRetention(database.db);
   const base = `http://localhost:${config.port}`;
   console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
@@ -52,6 +56,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: shutting down`);
     stopMailer?.();
+    stopFeedRetention();
     server.close();
     server.closeAllConnections?.();
     await database.close().catch(() => undefined);

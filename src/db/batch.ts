@@ -89,3 +89,9 @@ export async function upsertRecordset<R = Record<string, unknown>>(db: Queryable
     RETURNING ${opts.returning.map(q).join(', ')}`;
   return (await rowsPrepared(db, db.raw(sql, [JSON.stringify(rows)]))) as R[];
 }
+
+/**
+ * The ids an upsert inserted rather than updated, given `xmax` in its `returning`: a row version
+ * the statement inserted has xmax 0, one it updated carries the statement's own lock.
+ */
+export const insertedIds = (rows: { id: string; xmax: string | number }[]): string[] => rows.filter((r) => String(r.xmax) === '0').map((r) => r.id);

@@ -13,13 +13,32 @@ export interface ChangeEntry {
 }
 
 /**
- * Numbers and stores a transaction's changes. This MUST be the transaction's last statement: the
- * upsert of the organization's `feed_heads` row takes that row's lock, which PostgreSQL holds
- * until commit, so a concurrent writer of the same organization waits here until this transaction
- * has committed (and is visible) before it takes the next positions. Positions therefore follow
- * commit order per organization, which no timestamp or sequence value taken earlier in a
- * transaction does (both can be overtaken by a transaction that commits first). Taking the lock
- * last also means a holder never waits for another lock, so it cannot join a deadlock.
+ * Numbers and stores a transaction's changes. This MUST be the transaction's last statement.
+ *
+ * Why positions follow commit order (per organization), with no PostgreSQL setting beyond the
+ * defaults:
+ * 1. The upsert of the organization's `feed_heads` row takes that row's lock, held until the
+ *    transaction ends. A concurrent writer of the same organization blocks on it here.
+ * 2. PostgreSQL makes a committing transaction visible (ProcArrayEndTransaction) before it
+ *    releases its locks; so when the waiting writer gets the lock, the holder's commit is already
+ *    visible, and at READ COMMITTED (the default; the write transactions never raise it) the
+ *    waiter's `ON CONFLICT DO UPDATE` re-reads the latest row version and continues from the
+ *    holder's last position. A writer that aborts rolls its head update back with its rows:
+ *    positions stay contiguous (1, 2, 3, ...) with no holes.
+ * 3. Hence if A gets lower positions than B, A committed before B took its positions, so before B
+ *    committed, and every snapshot that sees B's entries sees A's: a reader always sees a prefix
+ *    1..n of an organization's positions, and a cursor "after n" never skips a later commit.
+ * 4. Nothing runs after this statement (writeTransaction commits right after it), so the lock is
+ *    held only for the commit itself, and the holder never waits for another lock: it cannot join
+ *    a deadlock. Writers of different organizations never wait for each other here.
+ * A timestamp (`now()`, `clock_timestamp()`) or a sequence value taken earlier in the transaction
+ * has none of this: a transaction that started later can take a larger value and commit first.
+ * `occurred_at` is `clock_timestamp()` at this statement, a moment before the commit: it is for
+ * people, never for ordering.
+ *
+ * Durability: with `synchronous_commit = off` a server crash can forget commits a reader has
+ * already seen, and their positions would be handed out again; checkFeedSettings (settings.ts)
+ * refuses to start on such a server.
  *
  * Returns the last position written (undefined when there was nothing to write).
  */
@@ -53,6 +72,12 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
 /** Collects a write transaction's changes so they can be appended once, as its last statement. */
 export class ChangeCollector {
   readonly entries: ChangeEntry[] = [];
+  /** Ids a batch upsert inserted (rather than updated): their entries are `<resource>.created`. */
+  readonly created = new Set<string>();
+
+  markCreated(ids: Iterable<string>): void {
+    for (const id of ids) this.created.add(id);
+  }
 
   add(...entries: ChangeEntry[]): void {
     this.entries.push(...entries);
@@ -67,6 +92,7 @@ export async function writeTransaction<T>(db: Knex, organizationId: string, work
   return db.transaction(async (trx) => {
     const changes = new ChangeCollector();
     const result = await work(trx, changes);
+    // The last statement: knex commits as soon as this resolves (see appendChanges).
     await appendChanges(trx, organizationId, changes.entries);
     return result;
   });

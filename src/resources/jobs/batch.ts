@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
-import { PositionErrors, checkBatchSize, upsertRecordset } from '../../db/batch';
+import { PositionErrors, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
 import { existingIds, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -30,7 +30,7 @@ const pick = <T>(input: object, key: string, given: T, stored: T | undefined, fa
  * POST /jobs/batch: all elements are checked first (foreign IDs with one query per kind), then the
  * whole batch is written with a handful of set-based statements, in one transaction.
  */
-export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[]): Promise<Json<Schema<'Job'>[]>> {
+export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], onInserted: (ids: string[]) => void = () => undefined): Promise<Json<Schema<'Job'>[]>> {
   checkBatchSize(inputs);
   return db.transaction(async (tx) => {
     const errors = new PositionErrors();
@@ -104,11 +104,12 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[]): 
         start_date: pick(input, 'startDate', input.startDate ?? null, job?.start_date as string | null | undefined, null),
       };
     });
-    const written = await upsertRecordset<{ id: string; code: string }>(tx, 'jobs', jobRows, {
+    const written = await upsertRecordset<{ id: string; code: string; xmax: string }>(tx, 'jobs', jobRows, {
       conflict: '(organization_id, code)',
       update: ['name', 'default_location_id', 'default_tax_code_id', 'state', 'start_date'],
-      returning: ['id', 'code'],
+      returning: ['id', 'code', 'xmax'],
     });
+    onInserted(insertedIds(written));
     const idByCode = new Map(written.map((r) => [r.code, r.id]));
 
     const attached = inputs.flatMap((input) => {

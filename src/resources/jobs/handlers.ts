@@ -51,9 +51,9 @@ export const jobHandlers: Handlers<
     body: await q.createJob(db, caller.organizationId, body),
   }),
 
-  upsertJobs: async ({ db, caller, body }) => ({
+  upsertJobs: async ({ db, caller, body, changes }) => ({
     status: 200,
-    body: await upsertJobs(db, caller.organizationId, body.inputs),
+    body: await upsertJobs(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
   }),
 
   getJob: async ({ db, caller, params }) => {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { PositionErrors, checkBatchSize, upsertRecordset } from '../../db/batch';
+import { PositionErrors, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { findJobs } from './job-lookup';
@@ -13,7 +13,7 @@ type Phase = Schema<'Phase'>;
  * anything is written; then one INSERT ... ON CONFLICT statement on the live-phase unique index
  * writes the whole batch, and one statement reads it back in input order.
  */
-export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[]): Promise<Json<Phase[]>> {
+export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[], onInserted: (ids: string[]) => void = () => undefined): Promise<Json<Phase[]>> {
   checkBatchSize(inputs);
   const errors = new PositionErrors();
   const jobs = await findJobs(
@@ -52,7 +52,7 @@ export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[])
   errors.throwIfAny();
 
   return db.transaction(async (tx) => {
-    const written = await upsertRecordset<{ id: string; job_id: string | null; code: string }>(
+    const written = await upsertRecordset<{ id: string; job_id: string | null; code: string; xmax: string }>(
       tx,
       'phases',
       rows,
@@ -60,9 +60,10 @@ export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[])
         conflict: '(organization_id, job_id, code) WHERE deleted_at IS NULL',
         update: ['description', 'default_gl_code'],
         keepWhenNull: ['default_gl_code'],
-        returning: ['id', 'job_id', 'code'],
+        returning: ['id', 'job_id', 'code', 'xmax'],
       },
     );
+    onInserted(insertedIds(written));
     const idOf = new Map(written.map((w) => [JSON.stringify([w.job_id, w.code]), w.id]));
     return phasesInOrder(tx, orgId, rows.map((r) => idOf.get(JSON.stringify([r.job_id, r.code]))!));
   });

@@ -55,9 +55,9 @@ export const phaseHandlers: Handlers<
     body: await q.createPhase(db, caller.organizationId, null, body),
   }),
 
-  upsertPhases: async ({ db, caller, body }) => ({
+  upsertPhases: async ({ db, caller, body, changes }) => ({
     status: 200,
-    body: await upsertPhases(db, caller.organizationId, body.inputs),
+    body: await upsertPhases(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
   }),
 
   getGlobalPhase: async ({ db, caller, params, query }) => {

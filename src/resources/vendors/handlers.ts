@@ -18,9 +18,9 @@ export const vendorHandlers: Handlers<'listVendors' | 'createVendor' | 'upsertVe
     body: await q.createVendor(db, caller.organizationId, body),
   }),
 
-  upsertVendors: async ({ db, caller, body }) => ({
+  upsertVendors: async ({ db, caller, body, changes }) => ({
     status: 200,
-    body: await upsertVendors(db, caller.organizationId, body.inputs),
+    body: await upsertVendors(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
   }),
 
   getVendor: async ({ db, caller, params, query }) => {

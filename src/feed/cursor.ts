@@ -1,0 +1,24 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A feed cursor: the position of the last entry a reader has, plus a tag binding it to its
+ * organization, base64url-encoded. The tag is not a secret (tenancy never depends on it: every
+ * read is scoped to the caller's organization anyway); it makes another organization's cursor, or
+ * a hand-edited one, a 400 like any malformed cursor instead of a silently different position.
+ */
+const tagOf = (organizationId: string, position: number) =>
+  createHash('sha256').update(`${organizationId}:${position}`).digest('base64url').slice(0, 11);
+
+export function encodeCursor(organizationId: string, position: number): string {
+  return Buffer.from(`${position}.${tagOf(organizationId, position)}`).toString('base64url');
+}
+
+/** The position a cursor carries, or undefined when it is malformed or another organization's. */
+export function decodeCursor(organizationId: string, cursor: string): number | undefined {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return undefined;
+  const match = /^(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{11})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!match) return undefined;
+  const position = Number(match[1]);
+  if (!Number.isSafeInteger(position) || tagOf(organizationId, position) !== match[2]) return undefined;
+  return position;
+}

@@ -1,0 +1,75 @@
+import type { Queryable } from '../db/knex';
+import { encodeCursor } from './cursor';
+
+export interface ChangesQuery {
+  /** The position after which to read; undefined: from the oldest kept; 'now': none, just the head. */
+  after: number | 'now' | undefined;
+  limit: number;
+  types?: string[];
+  resource?: string;
+}
+
+export type ChangesPage =
+  | { ok: true; json: string }
+  /** The cursor points before the oldest kept entry, or past the newest (a restored database). */
+  | { ok: false; gone: true };
+
+interface Row {
+  head: number | null;
+  pruned: number | null;
+  position: number | null;
+  type: string;
+  resource: string;
+  resource_id: string;
+  occurred_at: string;
+  data: string;
+}
+
+/**
+ * A page of the organization's feed, read in ONE statement so the head, the retention watermark
+ * and the entries come from one snapshot. A snapshot always holds a prefix 1..head of the
+ * positions (append.ts), so when fewer entries than `limit` match, the page has scanned through
+ * `head` and `nextCursor` is the head's cursor: a filtered reader moves past what it skipped.
+ * The page is assembled as text: each entry's `data` goes out as PostgreSQL stored it, never
+ * parsed by node.
+ */
+export async function readChanges(db: Queryable, organizationId: string, q: ChangesQuery): Promise<ChangesPage> {
+  const filters: string[] = [];
+  const bindings: any[] = [organizationId, organizationId, q.after === 'now' ? null : q.after ?? null];
+  if (q.types?.length) {
+    filters.push('AND c.type = ANY(?::text[])');
+    bindings.push(q.types);
+  }
+  if (q.resource) {
+    filters.push('AND c.resource = ?');
+    bindings.push(q.resource);
+  }
+  bindings.push(q.after === 'now' ? 0 : q.limit + 1);
+  const { rows } = (await db.raw(
+    `WITH h AS (SELECT position, pruned_through FROM feed_heads WHERE organization_id = ?)
+     SELECT (SELECT position FROM h) AS head, (SELECT pruned_through FROM h) AS pruned, p.*
+       FROM (SELECT 1) AS one
+       LEFT JOIN (
+         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.data::text AS data
+           FROM change_feed c
+          WHERE c.organization_id = ? AND c.position > COALESCE(?::bigint, (SELECT pruned_through FROM h), 0) ${filters.join(' ')}
+          ORDER BY c.position
+          LIMIT ?
+       ) AS p ON true
+      ORDER BY p.position`,
+    bindings,
+  )) as { rows: Row[] };
+  const head = Number(rows[0]?.head ?? 0);
+  const pruned = Number(rows[0]?.pruned ?? 0);
+  if (typeof q.after === 'number' && (q.after < pruned || q.after > head)) return { ok: false, gone: true };
+
+  const entries = rows.filter((r) => r.position !== null);
+  const hasMore = entries.length > q.limit;
+  if (hasMore) entries.length = q.limit;
+  const next = hasMore ? Number(entries[entries.length - 1].position) : head;
+  const parts = entries.map(
+    (r) =>
+      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","data":${r.data}}`,
+  );
+  return { ok: true, json: `{"data":[${parts.join(',')}],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}` };
+}

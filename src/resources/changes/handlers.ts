@@ -1,0 +1,38 @@
+import { ApiError, invalidField } from '../../http/errors';
+import type { Handlers, Schema } from '../../http/handler';
+import { asJson } from '../../http/json';
+import { decodeCursor } from '../../feed/cursor';
+import { FEED_RESOURCES } from '../../feed/operations';
+import { readChanges } from '../../feed/read';
+import { retentionDays } from '../../feed/retention';
+
+const TYPE_RE = new RegExp(`^(${FEED_RESOURCES.join('|')})\\.[a-z_]+$`);
+
+/** `types` as given: repeated, comma-separated, or both. */
+function parseTypes(given: string[] | undefined): string[] | undefined {
+  if (!given) return undefined;
+  const types = given.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const bad = types.find((t) => !TYPE_RE.test(t));
+  if (bad !== undefined) throw invalidField('query.types', 'enum', `${bad} is not a change type (<resource>.<event>, e.g. vendor.updated)`);
+  return types;
+}
+
+const gone = () => {
+  const message = `The changes after this cursor are no longer kept (entries are kept ${retentionDays()} days); resynchronize with a full export, then follow the feed from after=now taken before it.`;
+  return new ApiError(410, 'cursor-expired', 'Gone', [{ message, field: 'query.after' }]);
+};
+
+export const changeHandlers: Handlers<'listChanges'> = {
+  listChanges: async ({ db, caller, query }) => {
+    const orgId = caller.organizationId;
+    let after: number | 'now' | undefined;
+    if (query.after === 'now') after = 'now';
+    else if (query.after !== undefined) {
+      after = decodeCursor(orgId, query.after);
+      if (after === undefined) throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
+    }
+    const page = await readChanges(db, orgId, { after, limit: query.limit ?? 100, types: parseTypes(query.types), resource: query.resource });
+    if (!page.ok) throw gone();
+    return { status: 200, body: asJson<Schema<'ChangePage'>>(page.json) };
+  },
+};
