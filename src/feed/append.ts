@@ -75,8 +75,15 @@ export class ChangeCollector {
   /** Ids a batch upsert inserted (rather than updated): their entries are `<resource>.created`. */
   readonly created = new Set<string>();
 
+  /** Ids changed as a side effect the reply does not show (e.g. a tag recolored while put on an order). */
+  readonly updated = new Set<string>();
+
   markCreated(ids: Iterable<string>): void {
     for (const id of ids) this.created.add(id);
+  }
+
+  markUpdated(ids: Iterable<string>): void {
+    for (const id of ids) this.updated.add(id);
   }
 
   add(...entries: ChangeEntry[]): void {

@@ -84,15 +84,6 @@ const jobAndLocation: Emitter = async (reply, { db, organizationId, query }) => 
   return [entry('job', 'updated', reply), ...(location ? [entry('location', 'updated', JSON.parse(location))] : [])];
 };
 
-/** Tags created or recolored by this transaction: their created_at/updated_at are its now(). */
-async function touchedTags(db: Queryable, organizationId: string, ids: string[]): Promise<Map<string, 'created' | 'updated'>> {
-  const rows: { id: string; created: boolean; updated: boolean }[] = await db('tags')
-    .where('organization_id', organizationId)
-    .whereRaw('id = ANY(?::uuid[])', [ids])
-    .select('id', db.raw('created_at = now() AS created'), db.raw('updated_at = now() AS updated'));
-  return new Map(rows.filter((r) => r.created || r.updated).map((r) => [r.id, r.created ? 'created' : 'updated']));
-}
-
 export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   createTaxCode: one('tax_code', 'created'),
   updateTaxCode: one('tax_code', 'updated'),
@@ -150,14 +141,11 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   updateOrderIntegrationState: one('order', 'integration_state_changed'),
   // An order's tag: `id` is the tag's id, `data` the tag as GET /order/{orderId}/tags returns it
   // plus `orderId` (a tag is on many orders: the pair orderId, id names the attachment). Tags the
-  // request created or recolored also get their own `tag.*` entry first.
-  addOrderTags: async (reply: { id: string }[], { db, organizationId, params }) => {
-    const touched = await touchedTags(db, organizationId, reply.map((t) => t.id));
-    return [
-      ...reply.filter((t) => touched.has(t.id)).map((t) => entry('tag', touched.get(t.id)!, t)),
-      ...reply.map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
-    ];
-  },
+  // request created or recolored (the handler marks them) also get their own `tag.*` entry first.
+  addOrderTags: (reply: { id: string }[], { changes, params }) => [
+    ...reply.filter((t) => changes.created.has(t.id) || changes.updated.has(t.id)).map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
+    ...reply.map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
+  ],
   removeOrderTag: (_reply, { params }) => [entry('order_tag', 'deleted', { id: params.tagId, orderId: params.orderId, deletedAt: new Date().toISOString() })],
 
   createNotification: one('notification', 'created'),

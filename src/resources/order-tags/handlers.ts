@@ -13,10 +13,15 @@ export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'remo
     return { status: 200, body: await q.listOrderTags(db, orgId, params.orderId, listParams(query, { orderBy: 'createdAt' })) };
   },
 
-  addOrderTags: async ({ db, caller, params, body }) => {
+  addOrderTags: async ({ db, caller, params, body, changes }) => {
     const orgId = caller.organizationId;
     if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
-    return { status: 200, body: await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body)) };
+    const written = { created: [] as string[], recolored: [] as string[] };
+    const tags = await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body, written));
+    // The feed's tag.created / tag.updated entries (src/feed/operations.ts).
+    changes.markCreated(written.created);
+    changes.markUpdated(written.recolored);
+    return { status: 200, body: tags };
   },
 
   removeOrderTag: async ({ db, caller, params }) => {

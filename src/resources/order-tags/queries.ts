@@ -23,7 +23,13 @@ export const listOrderTags = (db: Queryable, orgId: string, orderId: string, par
  * ORDER). A given color different from the stored one replaces it. Every id is checked (one query)
  * before anything is written. Returns the tags in input order, each once.
  */
-export async function addOrderTags(tx: Queryable, orgId: string, orderId: string, inputs: TagInput[]): Promise<Json<Tag[]>> {
+export async function addOrderTags(
+  tx: Queryable,
+  orgId: string,
+  orderId: string,
+  inputs: TagInput[],
+  written: { created: string[]; recolored: string[] } = { created: [], recolored: [] },
+): Promise<Json<Tag[]>> {
   const ids = [...new Set(inputs.filter((t) => t.id !== undefined).map((t) => t.id!))];
   const titles = [...new Set(inputs.filter((t) => t.id === undefined).map((t) => t.title))];
   const existing: { id: string; title: string; color: string | null }[] = await tx('tags')
@@ -45,9 +51,11 @@ export async function addOrderTags(tx: Queryable, orgId: string, orderId: string
         .returning(['id', 'title', 'color']);
       byId.set(tag!.id, tag!);
       byTitle.set(tag!.title, tag!);
+      written.created.push(tag!.id);
     } else if (input.color !== undefined && input.color !== tag.color) {
       await tx('tags').where({ organization_id: orgId, id: tag.id }).update({ color: input.color, updated_at: tx.fn.now() });
       tag.color = input.color;
+      written.recolored.push(tag.id);
     }
     if (!result.includes(tag!.id)) result.push(tag!.id);
   }

@@ -1,0 +1,312 @@
+import { expect } from 'chai';
+import { ApiResponse, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { harness } from './support/harness';
+import { itDirect, PRISM } from './support/proxy';
+import { Change, headCursor, readAll } from './support/feed';
+import { makeOrder } from './support/release-fixtures';
+import * as billing from './support/billing-fixtures';
+import { loadContract } from '../src/http/contract';
+import { FEED_EXCLUDED, FEED_OPERATIONS } from '../src/feed/operations';
+import { pruneChangeFeed } from '../src/feed/retention';
+import { encodeCursor } from '../src/feed/cursor';
+import { recordChangeOrder, snapshotOrder } from '../src/resources/change-orders/store';
+import { updateOrder } from '../src/resources/orders/store';
+
+const WRITE_METHODS = ['post', 'put', 'patch', 'delete'];
+
+/** Every write operation of the contract (generated/openapi.json), by operationId. */
+function contractWrites(): string[] {
+  const ids: string[] = [];
+  for (const item of Object.values(loadContract().paths as Record<string, Record<string, { operationId?: string }>>)) {
+    for (const [method, op] of Object.entries(item)) if (WRITE_METHODS.includes(method) && op.operationId) ids.push(op.operationId);
+  }
+  return ids;
+}
+
+interface World {
+  org: TestOrg;
+  api: Client;
+  ids: Record<string, string>;
+}
+
+/**
+ * One scenario per write operation, run in this order against one organization: the request (it
+ * must succeed) and the entry types it must add to the feed, in order. `id` (when given) is the id
+ * every entry's data must carry the reply's own fields for.
+ */
+type Scenario = (w: World) => Promise<{ body: any; types: string[] }>;
+const ok = async (res: Promise<ApiResponse>, status = 200) => expectStatus(await res, status).body;
+
+const SCENARIOS: [string, Scenario][] = [
+  ['createTaxCode', async (w) => ({ body: await ok(w.api.post('/tax-codes', { code: 'TX-CA', description: 'California', taxPercent: 0.0725 }), 201), types: ['tax_code.created'] })],
+  ['updateTaxCode', async (w) => ({ body: await ok(w.api.patch('/tax-codes/TX-CA', { taxPercent: 0.0825 })), types: ['tax_code.updated'] })],
+  ['createUnitOfMeasure', async (w) => ({ body: await ok(w.api.post('/units-of-measure', { code: 'LF', description: 'Linear foot' }), 201), types: ['unit_of_measure.created'] })],
+  ['updateUnitOfMeasure', async (w) => ({ body: await ok(w.api.patch('/units-of-measure/LF', { description: 'Linear feet' })), types: ['unit_of_measure.updated'] })],
+  ['createGroup', async (w) => {
+    const body = await ok(w.api.post('/groups', { name: 'Northern California', code: 'NORCAL' }), 201);
+    w.ids.group = body.id;
+    return { body, types: ['group.created'] };
+  }],
+  ['updateGroup', async (w) => ({ body: await ok(w.api.patch(`/groups/${w.ids.group}`, { name: 'NorCal and Nevada' })), types: ['group.updated'] })],
+  ['createLocation', async (w) => {
+    const body = await ok(w.api.post('/locations', { name: 'Riverside jobsite', type: 'Jobsite' }), 201);
+    w.ids.location = body.id;
+    return { body, types: ['location.created'] };
+  }],
+  ['updateLocation', async (w) => ({ body: await ok(w.api.patch(`/locations/${w.ids.location}`, { directions: 'Gate 3' })), types: ['location.updated'] })],
+  ['createJob', async (w) => ({ body: await ok(w.api.post('/jobs', { code: 'J-1', name: 'Riverside' }), 201), types: ['job.created'] })],
+  ['upsertJobs', async (w) => ({
+    body: await ok(w.api.post('/jobs/batch', { inputs: [{ code: 'J-1', name: 'Riverside MOB' }, { code: 'J-2', name: 'Elk Grove' }] })),
+    types: ['job.updated', 'job.created'],
+  })],
+  ['updateJob', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1', { name: 'Riverside Medical' })), types: ['job.updated'] })],
+  ['addJobLocation', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
+  ['removeJobLocation', async (w) => ({ body: await ok(w.api.delete(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
+  ['addJobUser', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/users?userId=${w.org.userId}`)), types: ['job.updated'] })],
+  ['removeJobUser', async (w) => ({ body: await ok(w.api.delete(`/jobs/J-1/users?userId=${w.org.userId}`)), types: ['job.updated'] })],
+  ['setNextPurchaseOrderNumber', async (w) => {
+    await harness().db('organizations').where({ id: w.org.id }).update({ po_counter_enabled: true });
+    return { body: await ok(w.api.post('/jobs/J-1/nextPurchaseOrderNumber', { nextCounter: 1050 })), types: ['job.purchase_order_counter_changed'] };
+  }],
+  ['createVendor', async (w) => ({ body: await ok(w.api.post('/vendors', { code: 'V-1', name: 'Ferguson' }), 201), types: ['vendor.created'] })],
+  ['upsertVendors', async (w) => ({
+    body: await ok(w.api.post('/vendors/batch', { inputs: [{ code: 'V-2', name: 'Graybar' }, { code: 'V-1', name: 'Ferguson Enterprises' }] })),
+    types: ['vendor.created', 'vendor.updated'],
+  })],
+  ['updateVendor', async (w) => ({ body: await ok(w.api.patch('/vendors/V-1', { name: 'Ferguson Inc.' })), types: ['vendor.updated'] })],
+  ['setVendorLocation', async (w) => ({ body: await ok(w.api.post('/vendors/V-1/location', { locationId: w.ids.location })), types: ['vendor.updated', 'location.updated'] })],
+  ['deleteVendor', async (w) => ({ body: await ok(w.api.delete('/vendors/V-2')), types: ['vendor.deleted'] })],
+  ['createGlobalPhase', async (w) => ({ body: await ok(w.api.post('/global-phases', { code: '03-300', description: 'Concrete' }), 201), types: ['phase.created'] })],
+  ['upsertPhases', async (w) => ({
+    body: await ok(w.api.post('/global-phases/batch', { inputs: [{ code: '03-300', description: 'Cast-in-place' }, { code: '05-100', description: 'Steel' }] })),
+    types: ['phase.updated', 'phase.created'],
+  })],
+  ['updateGlobalPhase', async (w) => ({ body: await ok(w.api.patch('/global-phases/03-300', { description: 'Concrete slabs' })), types: ['phase.updated'] })],
+  ['deleteGlobalPhase', async (w) => ({ body: await ok(w.api.delete('/global-phases/05-100')), types: ['phase.deleted'] })],
+  ['createJobPhase', async (w) => ({ body: await ok(w.api.post('/jobs/J-1/phases', { code: 'JP-1', description: 'Podium' }), 201), types: ['phase.created'] })],
+  ['updateJobPhase', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/phases/JP-1', { description: 'Podium and ramps' })), types: ['phase.updated'] })],
+  ['createGlobalCategory', async (w) => ({ body: await ok(w.api.post('/global-categories', { code: 'MAT', description: 'Materials' }), 201), types: ['cost_category.created'] })],
+  ['updateGlobalCategory', async (w) => ({ body: await ok(w.api.patch('/global-categories/MAT', { description: 'Materials and supplies' })), types: ['cost_category.updated'] })],
+  ['deleteGlobalCategory', async (w) => ({ body: await ok(w.api.delete('/global-categories/MAT')), types: ['cost_category.deleted'] })],
+  ['createJobPhaseCategory', async (w) => ({ body: await ok(w.api.post('/jobs/J-1/phases/JP-1/categories', { code: 'LAB', description: 'Labor' }), 201), types: ['cost_category.created'] })],
+  ['updateJobPhaseCategory', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/phases/JP-1/categories/LAB', { description: 'Field labor' })), types: ['cost_category.updated'] })],
+  ['deleteJobPhaseCategory', async (w) => ({ body: await ok(w.api.delete('/jobs/J-1/phases/JP-1/categories/LAB')), types: ['cost_category.deleted'] })],
+  ['createJobCategory', async (w) => ({ body: await ok(w.api.post('/jobs/J-1/categories', { code: 'EQP', description: 'Equipment' }), 201), types: ['cost_category.created'] })],
+  ['updateJobCategory', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/categories/EQP', { description: 'Rented equipment' })), types: ['cost_category.updated'] })],
+  ['deleteJobCategory', async (w) => ({ body: await ok(w.api.delete('/jobs/J-1/categories/EQP')), types: ['cost_category.deleted'] })],
+  ['deleteJobPhase', async (w) => ({ body: await ok(w.api.delete('/jobs/J-1/phases/JP-1')), types: ['phase.deleted'] })],
+  ['createUser', async (w) => ({
+    body: await ok(w.api.post('/users', { email: `maria.${w.org.id}@builders.example`, firstName: 'Maria', lastName: 'Chen', role: 'Field' }), 201),
+    types: ['user.created'],
+  })],
+  ['updateOrderIntegrationState', async (w) => {
+    w.ids.order = (await makeOrder(w.org, {}, [{ line_number: 1, description: 'EMT conduit', quantity: 10, unit_price: 2, units_of_measure: 'EA' }])).id;
+    return { body: await ok(w.api.post(`/orders/${w.ids.order}/integrationState`, { integrationState: 'LINKED' })), types: ['order.integration_state_changed'] };
+  }],
+  ['addOrderTags', async (w) => {
+    const body = await ok(w.api.post(`/order/${w.ids.order}/tags`, [{ title: 'Long lead' }]));
+    w.ids.tag = body[0].id;
+    return { body, types: ['tag.created', 'order_tag.created'] };
+  }],
+  ['removeOrderTag', async (w) => ({ body: await ok(w.api.delete(`/order/${w.ids.order}/tags/${w.ids.tag}`)), types: ['order_tag.deleted'] })],
+  ['createNotification', async (w) => {
+    const body = await ok(w.api.post('/notifications', { recipientId: w.org.userId, type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 201);
+    w.ids.notification = body.id;
+    return { body, types: ['notification.created'] };
+  }],
+  ['updateNotifications', async (w) => ({ body: await ok(w.api.patch('/notifications', { id_in: [w.ids.notification], data: { isRead: true } })), types: ['notification.updated'] })],
+  ['setChangeOrderIntegrationState', async (w) => {
+    const db = harness().db;
+    const before = (await snapshotOrder(db, w.org.id, w.ids.order))!;
+    await updateOrder(db, w.org.id, w.org.userId, w.ids.order, { notes: 'Call before delivery' });
+    const after = (await snapshotOrder(db, w.org.id, w.ids.order))!;
+    const co = await recordChangeOrder(db, w.org.id, w.ids.order, { label: 'CO-1', note: 'Owner request', createdById: w.org.userId, before, after });
+    return { body: await ok(w.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED' })), types: ['change_order.integration_state_changed'] };
+  }],
+  ['createJobBillOfMaterials', async (w) => {
+    const body = await ok(w.api.post('/jobs/J-1/billOfMaterials'), 201);
+    w.ids.bom = body.id;
+    // Asked again: the existing one, 200, and nothing changed.
+    await ok(w.api.post('/jobs/J-1/billOfMaterials'), 200);
+    return { body, types: ['bill_of_materials.created'] };
+  }],
+  ['createBillOfMaterialsItems', async (w) => {
+    const body = await ok(w.api.post(`/billOfMaterials/${w.ids.bom}/items`, { billOfMaterialsItems: [{ description: 'EMT conduit', estimatedQuantity: 10 }, { description: 'Straps', estimatedQuantity: 5 }] }), 201);
+    [w.ids.bomItem, w.ids.bomItem2] = body.map((i: { id: string }) => i.id);
+    return { body, types: ['bom_item.created', 'bom_item.created'] };
+  }],
+  ['updateBillOfMaterialsItem', async (w) => ({ body: await ok(w.api.patch(`/billOfMaterialsItem/${w.ids.bomItem}`, { input: { estimatedQuantity: 12 } })), types: ['bom_item.updated'] })],
+  ['updateBillOfMaterialsItems', async (w) => ({
+    body: await ok(w.api.patch('/billOfMaterialsItems', { inputs: [{ billOfMaterialsItemId: w.ids.bomItem2, input: { estimatedQuantity: 6 } }] })),
+    types: ['bom_item.updated'],
+  })],
+  ['deleteBillOfMaterialsItem', async (w) => ({ body: await ok(w.api.delete(`/billOfMaterialsItem/${w.ids.bomItem}`)), types: ['bom_item.deleted'] })],
+  ['updateRequisitionState', async (w) => {
+    const b = await billing.basics(w.org);
+    w.ids.basicsJob = b.jobId;
+    const id = await billing.requisition(w.org, b);
+    return { body: await ok(w.api.patch(`/requisitions/${id}/updateRequisitionState?state=CLOSED`)), types: ['requisition.state_changed'] };
+  }],
+  ['updateDeliveryReceiptIntegrationState', async (w) => {
+    const b = await billing.basics(w.org);
+    const id = await billing.receipt(w.org, b);
+    return { body: await ok(w.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'LINKED' })), types: ['delivery_receipt.integration_state_changed'] };
+  }],
+  ['markInvoicesPaid', async (w) => {
+    const b = await billing.basics(w.org);
+    const id = await billing.invoice(w.org, b);
+    return { body: await ok(w.api.post('/invoices/paid', { ids: [id], userId: w.org.userId })), types: ['invoice.paid'] };
+  }],
+  ['deleteTaxCode', async (w) => ({ body: await ok(w.api.delete('/tax-codes/TX-CA')), types: ['tax_code.deleted'] })],
+  ['deleteLocation', async (w) => ({ body: await ok(w.api.delete(`/locations/${w.ids.location}`)), types: ['location.deleted'] })],
+];
+
+const replyObjects = (body: any): any[] => (Array.isArray(body) ? body.filter((o) => o && typeof o === 'object') : body && typeof body === 'object' ? [body] : []);
+
+describe('change feed', () => {
+  let org: TestOrg;
+  let other: TestOrg;
+  before(async () => {
+    org = await newOrg();
+    other = await newOrg();
+  });
+
+  describe('every write operation of the contract emits its entries', () => {
+    it('each write operation of the contract is in the feed table (src/feed/operations.ts) or excluded with a reason', () => {
+      const writes = contractWrites();
+      expect(writes.length).to.be.greaterThan(40);
+      const missing = writes.filter((id) => !(id in FEED_OPERATIONS) && !(id in FEED_EXCLUDED));
+      expect(missing, 'write operations that emit no feed entry').to.deep.equal([]);
+      const stale = [...Object.keys(FEED_OPERATIONS), ...Object.keys(FEED_EXCLUDED)].filter((id) => !writes.includes(id));
+      expect(stale, 'feed table rows of operations the contract does not have').to.deep.equal([]);
+    });
+
+    it('each write operation of the contract has a scenario here (so its entries are checked below)', () => {
+      const covered = new Set(SCENARIOS.map(([id]) => id));
+      expect(contractWrites().filter((id) => !(id in FEED_EXCLUDED) && !covered.has(id))).to.deep.equal([]);
+    });
+
+    it('each write adds exactly its entries, in commit order, data as the reply (the object as read at that change)', async function () {
+      this.timeout(60_000);
+      const w: World = { org, api: org.api, ids: {} };
+      let cursor = await headCursor(org.api);
+      for (const [operationId, run] of SCENARIOS) {
+        const { body, types } = await run(w);
+        const { entries, cursor: next } = await readAll(org.api, cursor);
+        cursor = next;
+        expect(entries.map((e) => e.type), operationId).to.deep.equal(types);
+        for (const e of entries) {
+          expect(e.resource, operationId).to.equal(e.type.split('.')[0]);
+          expect(e.data.id, operationId).to.equal(e.id);
+          if (e.type.endsWith('.deleted')) expect(e.data.deletedAt, `${operationId} tombstone`).to.be.a('string');
+          const replied = replyObjects(body).find((o) => o.id === e.id);
+          if (replied && e.resource !== 'order_tag' && e.resource !== 'tag') expect(e.data, operationId).to.deep.equal(replied);
+        }
+      }
+    });
+  });
+
+  describe('reading', () => {
+    let first: Change[];
+    before(async () => {
+      const start = await headCursor(org.api);
+      expectStatus(await org.api.post('/vendors/batch', { inputs: Array.from({ length: 30 }, (_, i) => ({ code: `R-${i}`, name: `Reader ${i}` })) }), 200);
+      expectStatus(await org.api.post('/units-of-measure', { code: 'RD', description: 'Reader unit' }), 201);
+      expectStatus(await org.api.delete('/vendors/R-3'), 200);
+      first = (await readAll(org.api, start)).entries;
+      expect(first).to.have.length(32);
+    });
+
+    it('pages by limit with no gap and no duplicate; hasMore until the end', async () => {
+      const start = first[0].cursor;
+      const seen: Change[] = [];
+      let cursor = start;
+      let pages = 0;
+      for (;;) {
+        const page = expectStatus(await org.api.get(`/changes?limit=7&after=${cursor}`), 200).body;
+        pages++;
+        seen.push(...page.data);
+        cursor = page.nextCursor;
+        if (!page.hasMore) break;
+        expect(page.data).to.have.length(7);
+      }
+      expect(pages).to.be.greaterThan(4);
+      expect(seen.map((e) => e.cursor)).to.deep.equal(first.slice(1).map((e) => e.cursor));
+    });
+
+    it('after omitted: from the oldest kept entry; default limit 100', async () => {
+      const o = await newOrg();
+      expectStatus(await o.api.post('/vendors/batch', { inputs: Array.from({ length: 150 }, (_, i) => ({ code: `D-${i}`, name: `Default ${i}` })) }), 200);
+      const page = expectStatus(await o.api.get('/changes'), 200).body;
+      expect(page.data.length).to.equal(100);
+      expect(page.hasMore).to.equal(true);
+      expect(page.data[0].data.code).to.equal('D-0');
+      expect(page.nextCursor).to.equal(page.data[99].cursor);
+    });
+
+    it('filters by types (comma list or repeated) and resource; nextCursor moves past what was skipped', async () => {
+      const start = first[0].cursor;
+      const byTypes = expectStatus(await org.api.get(`/changes?after=${start}&types=vendor.deleted,unit_of_measure.created`), 200).body;
+      expect(byTypes.data.map((e: Change) => e.type)).to.deep.equal(['unit_of_measure.created', 'vendor.deleted']);
+      expect(byTypes.nextCursor).to.equal(first[first.length - 1].cursor);
+      const repeated = expectStatus(await org.api.get(`/changes?after=${start}&types=vendor.deleted&types=unit_of_measure.created`), 200).body;
+      expect(repeated).to.deep.equal(byTypes);
+      const byResource = expectStatus(await org.api.get(`/changes?after=${start}&resource=unit_of_measure`), 200).body;
+      expect(byResource.data.map((e: Change) => e.type)).to.deep.equal(['unit_of_measure.created']);
+      expect(byResource.nextCursor).to.equal(first[first.length - 1].cursor);
+      // A page of filtered entries stops at its last match.
+      const limited = expectStatus(await org.api.get(`/changes?after=${start}&resource=vendor&limit=2`), 200).body;
+      expect(limited.hasMore).to.equal(true);
+      expect(limited.nextCursor).to.equal(limited.data[1].cursor);
+      const nothing = expectStatus(await org.api.get(`/changes?after=${start}&types=group.created`), 200).body;
+      expect(nothing).to.deep.equal({ data: [], nextCursor: first[first.length - 1].cursor, hasMore: false });
+    });
+
+    it('after=now gives the newest cursor and nothing else', async () => {
+      expect(await headCursor(org.api)).to.equal(first[first.length - 1].cursor);
+    });
+
+    itDirect('rejects an unknown type, a limit above 1000 and a malformed cursor with 400', PRISM.invalidRequest('limit=1001'), async () => {
+      expect(problemOf(await org.api.get('/changes?types=spaceship.created'), 400).errors[0].field).to.equal('query.types');
+      problemOf(await org.api.get('/changes?limit=1001'), 400);
+      for (const bad of ['nope', 'MTA0MS5hYWFhYWFhYWFhYQ', first[0].cursor.slice(0, -2)]) {
+        expect(problemOf(await org.api.get(`/changes?after=${bad}`), 400).errors[0].field).to.equal('query.after');
+      }
+    });
+
+    it('tenancy: an organization sees only its entries; another organization cursor is a 400 like a malformed one', async () => {
+      const theirs = await readAll(other.api, undefined);
+      expect(theirs.entries).to.deep.equal([]);
+      const p = problemOf(await other.api.get(`/changes?after=${first[0].cursor}`), 400);
+      expect(p.errors[0].field).to.equal('query.after');
+      expectStatus(await other.api.post('/vendors', { code: 'V-OTHER', name: 'Other' }), 201);
+      const mine = (await readAll(org.api, first[first.length - 1].cursor)).entries;
+      expect(mine).to.deep.equal([]);
+      expect((await readAll(other.api, undefined)).entries.map((e) => e.type)).to.deep.equal(['vendor.created']);
+    });
+  });
+
+  describe('retention', () => {
+    it('prunes entries older than the retention, and a cursor before what is kept is 410 Gone (exactly)', async () => {
+      const o = await newOrg();
+      const start = await headCursor(o.api);
+      for (const code of ['A', 'B', 'C', 'D']) expectStatus(await o.api.post('/vendors', { code, name: code }), 201);
+      const all = (await readAll(o.api, start)).entries;
+      // The first two are 40 days old.
+      const db = harness().db;
+      await db.raw(
+        `UPDATE change_feed SET occurred_at = now() - interval '40 days' WHERE organization_id = ? AND position IN (SELECT position FROM change_feed WHERE organization_id = ? ORDER BY position LIMIT 2)`,
+        [o.id, o.id],
+      );
+      expect(await pruneChangeFeed(db, 30)).to.be.at.least(2);
+      // The oldest kept is C: a reader who had B continues; one who had only A (or nothing) is gone.
+      expect((await readAll(o.api, all[1].cursor)).entries.map((e) => e.data.code)).to.deep.equal(['C', 'D']);
+      const gone = problemOf(await o.api.get(`/changes?after=${all[0].cursor}`), 410);
+      expect(gone.detail).to.match(/resynchronize/);
+      problemOf(await o.api.get(`/changes?after=${start}`), 410);
+      expect((await readAll(o.api, undefined)).entries.map((e) => e.data.code)).to.deep.equal(['C', 'D']);
+      // A cursor past the newest entry (a restored database) is gone too, never a silent jump.
+      problemOf(await o.api.get(`/changes?after=${encodeCursor(o.id, 999)}`), 410);
+    });
+  });
+});
