@@ -61,7 +61,9 @@ async function allVendors(org: TestOrg): Promise<Map<string, any>> {
 describe('change feed under concurrent writers (two instances)', () => {
   let org: TestOrg;
   let second: Awaited<ReturnType<typeof secondInstance>>;
-  before(async () => {
+  before(async function () {
+    // A second app compiles its validators (test mode): slow on a loaded machine.
+    this.timeout(120_000);
     org = await newOrg();
     second = await secondInstance();
   });
