@@ -6,7 +6,7 @@
  * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs: about a minute), DB_POOL_MAX (10,
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, deep,
- * rss; written to bench/results/partial.md, latest.md keeps the last full run).
+ * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), rss; written to bench/results/partial.md, latest.md keeps the last full run).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -249,6 +249,12 @@ async function main() {
     { id: 'first1', label: 'GET /items?limit=500, 1 connection (deep-page reference)', path: '/items?limit=500', connections: 1, metric: 'rps' },
     { id: 'deep', label: `GET /items deep page (${deep.via}), 1 connection`, path: deep.path, floorPath: deep.floorPath, connections: 1, target: 1.2, metric: 'deep' },
   );
+  // The change feed has no floor: a page of 1000 entries (the 1000 job upserts of the batch check
+  // above) is compared with the service's own page of 1000 jobs, one request at a time.
+  if (wanted('feed')) requests.push(
+    { id: 'list1000', label: 'GET /jobs?limit=1000, 1 connection (feed reference)', path: '/jobs?limit=1000', connections: 1, serviceOnly: true, metric: 'rps' },
+    { id: 'feed', label: 'GET /changes?limit=1000 (1000 job entries), 1 connection', path: '/changes?limit=1000', connections: 1, serviceOnly: true, target: 1.3, metric: 'feed' },
+  );
   if (deep) {
     log(`deep page: ${deep.path}`);
     // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
@@ -261,14 +267,14 @@ async function main() {
 
   log('warming up');
   for (const req of requests) {
-    for (const t of [service, floor]) await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
+    for (const t of req.serviceOnly ? [service] : [service, floor]) await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
   }
 
   const runs = Object.fromEntries(requests.map((r) => [r.id, { service: [], floor: [] }]));
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round}/${ROUNDS}`);
     for (const req of requests) {
-      const order = round % 2 ? [service, floor] : [floor, service];
+      const order = req.serviceOnly ? [service] : round % 2 ? [service, floor] : [floor, service];
       for (const t of order) {
         const r = await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { connections: req.connections ?? CONNECTIONS });
         runs[req.id][t.name].push(r);
@@ -298,6 +304,9 @@ async function main() {
     } else if (req.metric === 'p50') {
       const ratio = s.p50 / f.p50;
       Object.assign(row, { ratio: fmt(ratio, 2) + ' (p50)', target: `p50 <= ${req.target} x floor`, ok: ratio <= req.target });
+    } else if (req.metric === 'feed') {
+      const ratio = s.p50 / med.list1000.service.p50;
+      Object.assign(row, { ratio: `${fmt(ratio, 2)} (p50 / jobs page)`, target: `p50 <= ${req.target} x 1000-row list page`, ok: ratio <= req.target });
     } else {
       const first = med.first1;
       const ratio = s.p50 / first.service.p50;

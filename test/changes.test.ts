@@ -54,12 +54,15 @@ const SCENARIOS: [string, Scenario][] = [
     return { body, types: ['location.created'] };
   }],
   ['updateLocation', async (w) => ({ body: await ok(w.api.patch(`/locations/${w.ids.location}`, { directions: 'Gate 3' })), types: ['location.updated'] })],
-  ['createJob', async (w) => ({ body: await ok(w.api.post('/jobs', { code: 'J-1', name: 'Riverside' }), 201), types: ['job.created'] })],
-  ['upsertJobs', async (w) => ({
-    body: await ok(w.api.post('/jobs/batch', { inputs: [{ code: 'J-1', name: 'Riverside MOB' }, { code: 'J-2', name: 'Elk Grove' }] })),
-    types: ['job.updated', 'job.created'],
+  ['createJob', async (w) => ({
+    body: await ok(w.api.post('/jobs', { code: 'J-1', name: 'Riverside', defaultLocation: { name: 'Riverside MOB jobsite' } }), 201),
+    types: ['location.created', 'job.created'],
   })],
-  ['updateJob', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1', { name: 'Riverside Medical' })), types: ['job.updated'] })],
+  ['upsertJobs', async (w) => ({
+    body: await ok(w.api.post('/jobs/batch', { inputs: [{ code: 'J-1', name: 'Riverside MOB' }, { code: 'J-2', name: 'Elk Grove', defaultLocation: { name: 'Elk Grove DC' } }] })),
+    types: ['location.created', 'job.updated', 'job.created'],
+  })],
+  ['updateJob', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1', { name: 'Riverside Medical', defaultLocation: { name: 'Riverside MOB gate 3' } })), types: ['location.updated', 'job.updated'] })],
   ['addJobLocation', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
   ['removeJobLocation', async (w) => ({ body: await ok(w.api.delete(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
   ['addJobUser', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/users?userId=${w.org.userId}`)), types: ['job.updated'] })],
@@ -158,7 +161,8 @@ const SCENARIOS: [string, Scenario][] = [
     return { body: await ok(w.api.post('/invoices/paid', { ids: [id], userId: w.org.userId })), types: ['invoice.paid'] };
   }],
   ['deleteTaxCode', async (w) => ({ body: await ok(w.api.delete('/tax-codes/TX-CA')), types: ['tax_code.deleted'] })],
-  ['deleteLocation', async (w) => ({ body: await ok(w.api.delete(`/locations/${w.ids.location}`)), types: ['location.deleted'] })],
+  // Its vendor (V-1, see setVendorLocation) loses it.
+  ['deleteLocation', async (w) => ({ body: await ok(w.api.delete(`/locations/${w.ids.location}`)), types: ['location.deleted', 'vendor.updated'] })],
 ];
 
 const replyObjects = (body: any): any[] => (Array.isArray(body) ? body.filter((o) => o && typeof o === 'object') : body && typeof body === 'object' ? [body] : []);

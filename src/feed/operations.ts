@@ -2,7 +2,9 @@ import type { Queryable } from '../db/knex';
 import type { OperationId } from '../http/handler';
 import type { ChangeCollector, ChangeEntry } from './append';
 import { getChangeOrder } from '../resources/change-orders/queries';
-import { getLocation } from '../resources/locations/queries';
+import { locationsInOrder } from '../resources/locations/queries';
+import { jobsInOrder } from '../resources/jobs/queries';
+import { vendorsInOrder } from '../resources/vendors/queries';
 import { getNotification } from '../resources/notifications/queries';
 
 /**
@@ -78,11 +80,41 @@ const upserted =
   (reply: { id: string }[], { changes }) =>
     reply.map((o) => entry(resource, changes.created.has(o.id) ? 'created' : 'updated', o));
 
+const present = (ids: unknown[]): string[] => [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+
+/**
+ * Locations whose representation the write changed besides its own object: created inline with a
+ * job, or whose `jobs` / `vendors` lists changed. Read back in one statement; `created` when the
+ * location's createdAt is this transaction's now() (as stored, to the millisecond).
+ */
+async function locationEntries({ db, organizationId }: EmitContext, ids: unknown[]): Promise<ChangeEntry[]> {
+  const wanted = present(ids);
+  if (!wanted.length) return [];
+  const now: string = (await db.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0].now;
+  const found: { id: string; createdAt: string }[] = JSON.parse(await locationsInOrder(db, organizationId, wanted));
+  return found.map((l) => entry('location', l.createdAt === now ? 'created' : 'updated', l));
+}
+
+/** Jobs and vendors whose representation a location change altered (a default location reassigned, an embedded location). */
+async function jobAndVendorEntries({ db, organizationId }: EmitContext, jobIds: unknown[], vendorIds: unknown[]): Promise<ChangeEntry[]> {
+  const jobs: { id: string }[] = present(jobIds).length ? JSON.parse(await jobsInOrder(db, organizationId, present(jobIds))) : [];
+  const vendors: { id: string }[] = present(vendorIds).length ? JSON.parse(await vendorsInOrder(db, organizationId, present(vendorIds))) : [];
+  return [...jobs.map((j) => entry('job', 'updated', j)), ...vendors.map((v) => entry('vendor', 'updated', v))];
+}
+
+/** A job write that may have created, or attached, its default location: that location first, then the job(s). */
+const jobsWithLocations =
+  (event: 'created' | 'updated' | 'upserted'): Emitter =>
+  async (reply, ctx) => {
+    const jobs: { id: string; defaultLocationId: string | null }[] = Array.isArray(reply) ? reply : [reply];
+    const inputs: { defaultLocation?: unknown; defaultLocationId?: unknown }[] = Array.isArray(ctx.input?.inputs) ? ctx.input.inputs : [ctx.input ?? {}];
+    const touched = jobs.filter((_, i) => inputs[i]?.defaultLocation !== undefined || typeof inputs[i]?.defaultLocationId === 'string').map((j) => j.defaultLocationId);
+    const jobEvent = (id: string) => (event === 'upserted' ? (ctx.changes.created.has(id) ? 'created' : 'updated') : event);
+    return [...(await locationEntries(ctx, touched)), ...jobs.map((j) => entry('job', jobEvent(j.id), j))];
+  };
+
 /** The job (the reply) and the location whose `jobs` list changed. */
-const jobAndLocation: Emitter = async (reply, { db, organizationId, query }) => {
-  const location = await getLocation(db, organizationId, query.locationId);
-  return [entry('job', 'updated', reply), ...(location ? [entry('location', 'updated', JSON.parse(location))] : [])];
-};
+const jobAndLocation: Emitter = async (reply, ctx) => [entry('job', 'updated', reply), ...(await locationEntries(ctx, [ctx.query.locationId]))];
 
 export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   createTaxCode: one('tax_code', 'created'),
@@ -92,9 +124,9 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   createUnitOfMeasure: one('unit_of_measure', 'created'),
   updateUnitOfMeasure: one('unit_of_measure', 'updated'),
 
-  createJob: one('job', 'created'),
-  upsertJobs: upserted('job'),
-  updateJob: one('job', 'updated'),
+  createJob: jobsWithLocations('created'),
+  upsertJobs: jobsWithLocations('upserted'),
+  updateJob: jobsWithLocations('updated'),
   addJobLocation: jobAndLocation,
   removeJobLocation: jobAndLocation,
   addJobUser: one('job', 'updated'),
@@ -106,17 +138,23 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   updateGroup: one('group', 'updated'),
 
   createLocation: one('location', 'created'),
-  updateLocation: one('location', 'updated'),
-  deleteLocation: one('location', 'deleted'),
+  // Vendors embed their location.
+  updateLocation: async (reply, ctx) => [entry('location', 'updated', reply), ...(await jobAndVendorEntries(ctx, [], (reply.vendors ?? []).map((v: { id: string }) => v.id)))],
+  // Its jobs get another default location, its vendors none.
+  deleteLocation: async (reply, ctx) => [
+    entry('location', 'deleted', reply),
+    ...(await jobAndVendorEntries(
+      ctx,
+      (reply.jobs ?? []).map((j: { id: string }) => j.id),
+      (reply.vendors ?? []).map((v: { id: string }) => v.id),
+    )),
+  ],
 
   createVendor: one('vendor', 'created'),
   upsertVendors: upserted('vendor'),
   updateVendor: one('vendor', 'updated'),
   deleteVendor: one('vendor', 'deleted'),
-  setVendorLocation: async (reply, { db, organizationId, input }) => {
-    const location = await getLocation(db, organizationId, input.locationId);
-    return [entry('vendor', 'updated', reply), ...(location ? [entry('location', 'updated', JSON.parse(location))] : [])];
-  },
+  setVendorLocation: async (reply, ctx) => [entry('vendor', 'updated', reply), ...(await locationEntries(ctx, [ctx.input.locationId]))],
 
   createGlobalPhase: one('phase', 'created'),
   upsertPhases: upserted('phase'),

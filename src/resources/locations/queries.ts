@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import { invalidField, notFound } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -96,6 +96,12 @@ export const getLocation = (db: Queryable, orgId: string, id: string): Promise<J
   oneJson<Location>(db, locations, whereId(scoped(db, locations, orgId), locations, id));
 
 /** The location's type, or undefined when it is not a live location of the organization. */
+/** Live locations by id, in the order given (one statement). */
+export function locationsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Location[]>> {
+  const q = scoped(db, locations, orgId).joinRaw('JOIN unnest(?::uuid[]) WITH ORDINALITY AS wanted(id, position) ON wanted.id = l.id', [ids]);
+  return allJson<Location>(db, locations, q, 'wanted.position');
+}
+
 export async function locationType(db: Queryable, orgId: string, id: string): Promise<string | undefined> {
   const row = await whereId(scoped(db, locations, orgId), locations, id).first('l.type');
   return row?.type;
