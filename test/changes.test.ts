@@ -7,7 +7,8 @@ import { makeOrder } from './support/release-fixtures';
 import * as billing from './support/billing-fixtures';
 import { loadContract } from '../src/http/contract';
 import { FEED_EXCLUDED, FEED_OPERATIONS } from '../src/feed/operations';
-import { pruneChangeFeed } from '../src/feed/retention';
+import { pruneChangeFeed, retentionDays } from '../src/feed/retention';
+import { checkFeedSettings } from '../src/feed/settings';
 import { encodeCursor } from '../src/feed/cursor';
 import { recordChangeOrder, snapshotOrder } from '../src/resources/change-orders/store';
 import { updateOrder } from '../src/resources/orders/store';
@@ -311,6 +312,29 @@ describe('change feed', () => {
       expect((await readAll(o.api, undefined)).entries.map((e) => e.data.code)).to.deep.equal(['C', 'D']);
       // A cursor past the newest entry (a restored database) is gone too, never a silent jump.
       problemOf(await o.api.get(`/changes?after=${encodeCursor(o.id, 999)}`), 410);
+    });
+  });
+
+  describe('settings', () => {
+    it('the service refuses synchronous_commit = off and an isolation above read committed, naming the setting', async () => {
+      const db = harness().db;
+      await checkFeedSettings(db);
+      for (const [setting, value] of [
+        ['synchronous_commit', 'off'],
+        ['default_transaction_isolation', 'serializable'],
+      ]) {
+        await db.transaction(async (tx) => {
+          await tx.raw(`SET LOCAL ${setting} = '${value}'`);
+          const error = await checkFeedSettings(tx).then(() => undefined, (e: Error) => e);
+          expect(error?.message).to.contain(setting);
+        });
+      }
+    });
+
+    it('CHANGE_FEED_RETENTION_DAYS: 30 by default, a whole number of days', () => {
+      expect(retentionDays({})).to.equal(30);
+      expect(retentionDays({ CHANGE_FEED_RETENTION_DAYS: '45' })).to.equal(45);
+      expect(() => retentionDays({ CHANGE_FEED_RETENTION_DAYS: '0.5' })).to.throw(/CHANGE_FEED_RETENTION_DAYS/);
     });
   });
 });
