@@ -18158,6 +18158,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *       "createdAt": "2026-10-01T15:30:00.000Z",
+                     *       "updatedAt": "2026-10-03T09:12:45.120Z",
+                     *       "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "updatedById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "deliveryLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "deliveryInstructions": "Deliver to the north gate; call the field contact 30 minutes ahead.",
+                     *       "discount": 150,
+                     *       "fieldContactName": "Marcus Reed",
+                     *       "fieldContactPhone": "+1 916 555 0142",
+                     *       "flagged": false,
+                     *       "flaggedAt": null,
+                     *       "flagMessage": null,
+                     *       "glCode": {
+                     *         "id": "6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *         "code": "5100-MAT"
+                     *       },
+                     *       "integrationLastSync": null,
+                     *       "integrationMessage": null,
+                     *       "integrationState": "NOT_LINKED",
+                     *       "isProjectPO": false,
+                     *       "mode": "ISSUE_PO",
+                     *       "needByDateDay": "2026-10-08T00:00:00.000Z",
+                     *       "needByWindow": "AM",
+                     *       "notes": "Match submittal 03-300-004.",
+                     *       "purchaseOrderNumber": "J-1042-0007",
+                     *       "shippingCost": 85,
+                     *       "state": "DRAFT",
+                     *       "taxCode": {
+                     *         "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "code": "TX-CA",
+                     *         "taxPercent": 0.0725
+                     *       },
+                     *       "attachments": [],
+                     *       "taxExempt": false,
+                     *       "type": "STANDARD",
+                     *       "receivedState": "NO_DELIVERIES",
+                     *       "customColumnValue": "Level 2 east wing",
+                     *       "title": "Slab-on-grade rebar and mesh",
+                     *       "offRentDate": null,
+                     *       "offRentNumber": null,
+                     *       "distributorContactName": "Dana Whitfield",
+                     *       "headerCustomFieldValue": "CC-7781",
+                     *       "version": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
