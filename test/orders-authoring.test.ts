@@ -187,4 +187,39 @@ describe('orders authoring', () => {
     await expectForeignLikeMissing(other, 'DELETE', `/orders/${order.id}`, `/orders/${MISSING_ID}`);
     expect((await org.api.get(`/orders/${order.id}`)).body.version).to.equal(0);
   });
+
+  it('records a feed entry for every change, with the object as its read endpoint returns it', async () => {
+    const db = harness().db;
+    const feed = async (since: number) =>
+      (await db('change_feed').where('organization_id', org.id).where('position', '>', since).orderBy('position').select('type', 'resource_id', 'data')) as { type: string; resource_id: string; data: any }[];
+    const head = Number((await db('feed_heads').where('organization_id', org.id).first('position'))?.position ?? 0);
+    const order = await create({ state: 'FINALIZING', items: [{ lineNumber: 1, quantity: 2, unitPrice: 3 }] });
+    const [item] = (await org.api.get(`/orders/${order.id}/items`)).body;
+    expectStatus(await org.api.patch(`/orders/${order.id}`, { notes: 'n' }), 200);
+    const [added] = expectStatus(await org.api.post(`/orders/${order.id}/items`, [{ lineNumber: 2 }]), 201).body;
+    const patched = expectStatus(await org.api.patch(`/items/${item.id}`, { quantity: 4 }), 200).body;
+    expectStatus(await org.api.delete(`/items/${added.id}`), 200);
+    const linked = expectStatus(await org.api.post(`/orders/${order.id}/integrationState`, { integrationState: 'LINKED' }), 200).body;
+    const [co] = await changeOrdersOf(order.id);
+    expectStatus(await org.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED' }), 200);
+    expectStatus(await org.api.delete(`/orders/${order.id}`), 200);
+    const entries = await feed(head);
+    expect(entries.map((e) => e.type)).to.deep.equal([
+      'order.created', 'item.created',
+      'change_order.created', 'order.updated',
+      'change_order.created', 'order.updated', 'item.created',
+      'change_order.created', 'order.updated', 'item.updated',
+      'change_order.created', 'order.updated', 'item.deleted',
+      'order.integration_state_changed',
+      'change_order.integration_state_changed',
+      'order.deleted',
+    ]);
+    expect(entries[0].data).to.deep.equal(order);
+    expect(entries[9].data).to.deep.equal(patched);
+    expect(entries[12].data).to.have.keys('id', 'deletedAt', 'orderId');
+    expect(entries[13].data).to.deep.equal(linked);
+    expect(entries[14].data.integrationState).to.equal('LINKED');
+    expect(entries[15].data).to.have.keys('id', 'deletedAt');
+  });
 });
+

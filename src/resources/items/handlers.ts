@@ -7,17 +7,22 @@ import { orderExists } from '../orders/queries';
 import { addItems, removeItem, updateItem } from '../orders/store';
 import { itemColumns, repriceItems } from '../orders/authoring';
 import { assertOpen } from '../orders/states';
-import { changeOrderWith, lockOrder } from '../orders/versioning';
+import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
 import * as q from './queries';
 
 const missingOrder = (id: string) => notFound(`No order matches ${id}.`);
 const missingItem = (id: string) => notFound(`No item matches ${id}.`);
 
-/** The live order an item belongs to (undefined for an unknown item or one of a deleted order). */
-async function orderOfItem(tx: Knex.Transaction, orgId: string, itemId: string): Promise<string | undefined> {
-  if (!isUuid(itemId)) return undefined;
-  const row = await tx('items').where({ organization_id: orgId, id: itemId }).first('order_id');
-  return row?.order_id;
+/**
+ * The open order an item belongs to, locked for the request: 404 for an unknown item, one of
+ * another organization or of a deleted order; 409 when the order is final.
+ */
+async function lockOrderOfItem(tx: Knex.Transaction, orgId: string, itemId: string): Promise<LockedOrder> {
+  const row = isUuid(itemId) ? await tx('items').where({ organization_id: orgId, id: itemId }).first('order_id') : undefined;
+  const order = row && (await lockOrder(tx, orgId, row.order_id));
+  if (!order) throw missingItem(itemId);
+  assertOpen(order.state);
+  return order;
 }
 
 export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' | 'createOrderItems' | 'updateItem' | 'deleteItem'> = {
@@ -60,10 +65,7 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
   updateItem: async ({ db, caller, params, query, body, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const orderId = await orderOfItem(tx, orgId, params.id);
-    const order = orderId && (await lockOrder(tx, orgId, orderId));
-    if (!order) throw missingItem(params.id);
-    assertOpen(order.state);
+    const order = await lockOrderOfItem(tx, orgId, params.id);
     const [row] = await itemColumns(tx, orgId, [body], () => 'body');
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
       await updateItem(tx, orgId, caller.userId, params.id, row);
@@ -77,13 +79,10 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
   deleteItem: async ({ db, caller, params, query, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const orderId = await orderOfItem(tx, orgId, params.id);
-    const order = orderId && (await lockOrder(tx, orgId, orderId));
-    if (!order) throw missingItem(params.id);
-    assertOpen(order.state);
+    const order = await lockOrderOfItem(tx, orgId, params.id);
     const before = JSON.parse((await q.getItem(tx, orgId, params.id))!);
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, () => removeItem(tx, orgId, caller.userId, params.id));
-    const deletedAt = new Date().toISOString();
+    const { deletedAt } = (await tx.first(tx.raw('api_ts(now()) AS "deletedAt"'))) as { deletedAt: string };
     changes.add({ type: 'item.deleted', resource: 'item', id: params.id, data: { id: params.id, deletedAt, orderId: order.id } });
     return { status: 200, body: { ...before, deletedAt } };
   },
