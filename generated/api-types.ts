@@ -1102,7 +1102,11 @@ export interface paths {
          */
         get: operations["listOrders"];
         put?: never;
-        post?: never;
+        /**
+         * Create an order
+         * @description Creates a purchase order, optionally with its line items (`items`, at most 1000), in one transaction. The order starts `NOT_LINKED` at version 0; `state` defaults to `DRAFT`. Job, vendor, delivery location, tax code, creating user and requisitions are looked up in the caller's organization (an unknown one is a 404 naming the field). Each item's `extPrice` (quantity x unitPrice x (1 - unitDiscount / 100), per hundred for unit `C`, per thousand for `M`, rounded to cents; null when unpriced) and `extPriceIncludingTax` (at the item's or else the order's tax rate, none when `taxExempt`) are computed by the service. Answers the order with its `ETag`.
+         */
+        post: operations["createOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1129,10 +1133,18 @@ export interface paths {
         get: operations["getOrder"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an order
+         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items, change orders and releases disappear with it (GET /items, /changeOrders, /releases), and its purchase order number is free again. Answers the order as it was, with `deletedAt`.
+         */
+        delete: operations["deleteOrder"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an order
+         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). Every change raises the order's `version` by one, and a `LINKED` order becomes `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
+         */
+        patch: operations["updateOrder"];
         trace?: never;
     };
     "/orders/{id}/integrationState": {
@@ -1152,7 +1164,7 @@ export interface paths {
         put?: never;
         /**
          * Report an order's integration state
-         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. Returns the order.
+         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `version`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order then stays `OUT_OF_SYNC`. Returns the order with its `ETag`.
          */
         post: operations["updateOrderIntegrationState"];
         delete?: never;
@@ -1180,7 +1192,11 @@ export interface paths {
          */
         get: operations["listOrderItems"];
         put?: never;
-        post?: never;
+        /**
+         * Add items to an order
+         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. Raises the order's `version`; a `LINKED` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         */
+        post: operations["createOrderItems"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1258,10 +1274,18 @@ export interface paths {
         get: operations["getItem"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an order item
+         * @description Removes the line item from its order (its releases' lines go with it). Raises the order's `version`; a `LINKED` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         */
+        delete: operations["deleteItem"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an order item
+         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. Raises the order's `version`; a `LINKED` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         */
+        patch: operations["updateItem"];
         trace?: never;
     };
     "/order/{orderId}/tags": {
@@ -1422,7 +1446,8 @@ export interface paths {
          * @description The integrating system reports the change order's sync state: any IntegrationState is
          *     accepted and stored; `integrationMessage` is stored when given (null clears it) and kept when
          *     omitted. Answers `true`. The report is not a change made in the service, so `updatedAt` stays
-         *     as it is (an integrator polling by `updatedAt` is not sent its own report back).
+         *     as it is (an integrator polling by `updatedAt` is not sent its own report back). A report naming a
+         *     `versionNumber` other than the change order's is refused with 409 naming the change order's version.
          */
         post: operations["setChangeOrderIntegrationState"];
         delete?: never;
@@ -2049,6 +2074,32 @@ export interface paths {
         get: operations["getInvoice"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{id}/integrationState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invoice's ID.
+                 * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
+                 */
+                id: components["parameters"]["InvoiceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an invoice's integration state
+         * @description The integrating system reports how syncing the invoice went (pull them with `filter[integrationState_in]`). `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the invoice's `updatedAt`. Answers the invoice.
+         */
+        post: operations["updateInvoiceIntegrationState"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3730,13 +3781,19 @@ export interface components {
          * @enum {string}
          */
         ReceivedState: "NO_DELIVERIES" | "PARTIALLY_RECEIVED" | "FULLY_RECEIVED";
-        /** @description A purchase order (read-only through this API; orders are written in the application). */
+        /** @description A purchase order. */
         Order: {
             /**
              * @description Unique ID; the only unique identifier (draft or cancelled orders may share PO numbers).
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
             id: string;
+            /**
+             * Format: int32
+             * @description The order's version: 0 as created, one more for every request that changes the order or its items in the service (integration-state reports do not count). The `ETag` of GET /orders/{id} is built from it; a `LINKED` report may name it as `versionNumber`. Change orders of a sent order carry their own sequential `versionNumber`.
+             * @example 3
+             */
+            version: number;
             /**
              * Format: date-time
              * @description Creation time.
@@ -3896,6 +3953,346 @@ export interface components {
              */
             headerCustomFieldValue: string | null;
         };
+        /** @description An order line item to create. `extPrice` and `extPriceIncludingTax` are computed by the service. */
+        ItemInput: {
+            /**
+             * Format: int32
+             * @description Index within the order.
+             * @example 1
+             */
+            lineNumber: number;
+            /**
+             * Format: double
+             * @description Quantity.
+             * @example 1200
+             */
+            quantity?: number | null;
+            /**
+             * @description Unit code. `C` prices per hundred, `M` per thousand, any other unit (or none) per unit; a unit of measure of the organization with this code is linked as `unitsOfMeasureId`.
+             * @example C
+             */
+            unitsOfMeasure?: string | null;
+            /**
+             * @description Description.
+             * @example #4 rebar, grade 60, 20 ft
+             */
+            description?: string | null;
+            /**
+             * @description Manufacturer.
+             * @example Nucor
+             */
+            manufacturer?: string | null;
+            /**
+             * @description Manufacturer part number.
+             * @example RB4-G60-20
+             */
+            manufacturerPartNumber?: string | null;
+            /**
+             * @description Notes.
+             * @example Bundle by 50.
+             */
+            notes?: string | null;
+            /**
+             * @description Universal product code.
+             * @example 012345678905
+             */
+            universalProductCode?: string | null;
+            /**
+             * @description Vendor part number.
+             * @example FRG-RB4-20
+             */
+            vendorPartNumber?: string | null;
+            /**
+             * Format: date-time
+             * @description Needed by.
+             * @example 2026-10-08T00:00:00.000Z
+             */
+            needByDate?: string | null;
+            /**
+             * Format: double
+             * @description Discount in percent (0 to 100, precision 13).
+             * @example 2.5
+             */
+            unitDiscount?: number | null;
+            /**
+             * Format: double
+             * @description Unit price (per hundred for unit `C`, per thousand for `M`); null for an unpriced line.
+             * @example 86.5
+             */
+            unitPrice?: number | null;
+            /**
+             * Format: date-time
+             * @description Backorder lead time.
+             * @example null
+             */
+            backorderLeadTime?: string | null;
+            /**
+             * Format: double
+             * @description Quantity on backorder.
+             * @example null
+             */
+            backorderQuantity?: number | null;
+            /**
+             * @description Tax code (code of a tax code of the organization); without one the order's tax code applies.
+             * @example TX-CA
+             */
+            taxCode?: string | null;
+            /**
+             * @description Catalog item.
+             * @example null
+             */
+            catalogId?: string | null;
+            /**
+             * @description Bill-of-materials item the line buys (ID of a bill-of-materials item of the organization; checked, not stored).
+             * @example null
+             */
+            bomItemId?: string | null;
+            /**
+             * @description Requisition items the line fills (IDs of requisition items of the organization; checked, not stored).
+             * @example []
+             */
+            requisitionItemIds?: string[] | null;
+        };
+        /** @description A purchase order to create (it starts `NOT_LINKED`). `state` defaults to `DRAFT`; an order may also be created already sent (`FINALIZING`, `ACTIVE`, or `BID_ACTIVE` for a request for quote), never in a final state. References are resolved in the caller's organization. */
+        OrderInput: {
+            /**
+             * @description Field contact name.
+             * @example Marcus Reed
+             */
+            fieldContactName?: string | null;
+            /**
+             * @description Field contact phone.
+             * @example +1 916 555 0142
+             */
+            fieldContactPhone?: string | null;
+            /**
+             * @description User-defined purchase order number (not unique).
+             * @example J-1042-0007
+             */
+            purchaseOrderNumber: string;
+            /**
+             * Format: date-time
+             * @description The day the material is needed by.
+             * @example 2026-10-08T00:00:00.000Z
+             */
+            needByDateDay?: string | null;
+            needByWindow?: components["schemas"]["NeedByWindow"];
+            /**
+             * @description Delivery instructions.
+             * @example North gate; call 30 minutes ahead.
+             */
+            deliveryInstructions?: string | null;
+            /**
+             * @description Distributor contact name.
+             * @example Dana Whitfield
+             */
+            distributorContactName?: string | null;
+            /**
+             * @description Distributor contact email.
+             * @example dana.whitfield@ferguson.example
+             */
+            distributorContactEmail: string;
+            /**
+             * @description Distributor contact phone.
+             * @example +1 916 555 0190
+             */
+            distributorContactPhone?: string | null;
+            /**
+             * @description Distributor company.
+             * @example Ferguson Enterprises
+             */
+            distributorContactCompany: string;
+            /**
+             * @description Whether field users see the order (spelled as in the published interface).
+             * @example true
+             */
+            isVisibileToField?: boolean | null;
+            /**
+             * @description Free notes.
+             * @example Match submittal 03-300-004.
+             */
+            notes?: string | null;
+            /**
+             * Format: double
+             * @description Dollar discount subtracted from the order total.
+             * @example 150
+             */
+            discount?: number | null;
+            /**
+             * Format: double
+             * @description Dollar shipping cost added to the order total.
+             * @example 85
+             */
+            shippingCost?: number | null;
+            /**
+             * @description Exempt from all line-item tax (`extPriceIncludingTax` then equals `extPrice`).
+             * @example false
+             */
+            taxExempt?: boolean | null;
+            /**
+             * @description Title.
+             * @example Slab-on-grade rebar and mesh
+             */
+            title?: string | null;
+            /**
+             * @description Delivery location (ID of a location of the organization).
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            deliveryLocationId?: string | null;
+            /**
+             * @description Job (ID of a job of the organization).
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId?: string | null;
+            /**
+             * @description Vendor (ID of a live vendor of the organization).
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            vendorId?: string | null;
+            /**
+             * @description Default tax code of the items (ID of a tax code of the organization); items without their own `taxCode` are taxed at its rate.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            taxCodeId?: string | null;
+            /**
+             * @description Procurement representative (ID of a user of the organization); defaults to the caller.
+             * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+             */
+            createdById?: string | null;
+            /**
+             * @description Requisitions the order fills (IDs of requisitions of the organization; checked, not stored).
+             * @example []
+             */
+            requisitionIds?: string[] | null;
+            state?: components["schemas"]["OrderState"];
+            type?: components["schemas"]["OrderType"];
+            mode?: components["schemas"]["OrderMode"];
+            /** @description The order's line items (at most 1000). */
+            items?: components["schemas"]["ItemInput"][];
+        };
+        /** @description A deleted order: the order as it was, with `deletedAt`. */
+        OrderDeleted: components["schemas"]["Order"] & {
+            /**
+             * Format: date-time
+             * @description When the order was deleted.
+             * @example 2026-11-24T03:40:00.000Z
+             */
+            deletedAt: string;
+        };
+        /** @description Changes to an order: only the fields given change; null clears a value. `state` moves along the state machine (see the guide); `mode` is fixed at creation. */
+        OrderUpdate: {
+            /**
+             * @description Field contact name.
+             * @example Marcus Reed
+             */
+            fieldContactName?: string | null;
+            /**
+             * @description Field contact phone.
+             * @example +1 916 555 0142
+             */
+            fieldContactPhone?: string | null;
+            /**
+             * @description User-defined purchase order number (not unique).
+             * @example J-1042-0007
+             */
+            purchaseOrderNumber?: string;
+            /**
+             * Format: date-time
+             * @description The day the material is needed by.
+             * @example 2026-10-08T00:00:00.000Z
+             */
+            needByDateDay?: string | null;
+            needByWindow?: components["schemas"]["NeedByWindow"];
+            /**
+             * @description Delivery instructions.
+             * @example North gate; call 30 minutes ahead.
+             */
+            deliveryInstructions?: string | null;
+            /**
+             * @description Distributor contact name.
+             * @example Dana Whitfield
+             */
+            distributorContactName?: string | null;
+            /**
+             * @description Distributor contact email.
+             * @example dana.whitfield@ferguson.example
+             */
+            distributorContactEmail?: string;
+            /**
+             * @description Distributor contact phone.
+             * @example +1 916 555 0190
+             */
+            distributorContactPhone?: string | null;
+            /**
+             * @description Distributor company.
+             * @example Ferguson Enterprises
+             */
+            distributorContactCompany?: string;
+            /**
+             * @description Whether field users see the order (spelled as in the published interface).
+             * @example true
+             */
+            isVisibileToField?: boolean | null;
+            /**
+             * @description Free notes.
+             * @example Match submittal 03-300-004.
+             */
+            notes?: string | null;
+            /**
+             * Format: double
+             * @description Dollar discount subtracted from the order total.
+             * @example 150
+             */
+            discount?: number | null;
+            /**
+             * Format: double
+             * @description Dollar shipping cost added to the order total.
+             * @example 85
+             */
+            shippingCost?: number | null;
+            /**
+             * @description Exempt from all line-item tax (`extPriceIncludingTax` then equals `extPrice`).
+             * @example false
+             */
+            taxExempt?: boolean | null;
+            /**
+             * @description Title.
+             * @example Slab-on-grade rebar and mesh
+             */
+            title?: string | null;
+            /**
+             * @description Delivery location (ID of a location of the organization).
+             * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
+             */
+            deliveryLocationId?: string | null;
+            /**
+             * @description Job (ID of a job of the organization).
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            jobId?: string | null;
+            /**
+             * @description Vendor (ID of a live vendor of the organization).
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            vendorId?: string | null;
+            /**
+             * @description Default tax code of the items (ID of a tax code of the organization); items without their own `taxCode` are taxed at its rate.
+             * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
+             */
+            taxCodeId?: string | null;
+            /**
+             * @description Procurement representative (ID of a user of the organization); defaults to the caller.
+             * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
+             */
+            createdById?: string | null;
+            /**
+             * @description Requisitions the order fills (IDs of requisitions of the organization; checked, not stored).
+             * @example []
+             */
+            requisitionIds?: string[] | null;
+            state?: components["schemas"]["OrderState"];
+            type?: components["schemas"]["OrderType"];
+        };
         /** @description What the integrating system reports about an order's sync. */
         OrderIntegrationStateUpdate: {
             /**
@@ -3912,6 +4309,12 @@ export interface components {
              * @example null
              */
             integrationMessage?: string | null;
+            /**
+             * Format: int32
+             * @description With `LINKED`: the order `version` the integrating system wrote. When the order has changed since (its `version` is higher), the report is refused with 409 naming the current version, and the order stays `OUT_OF_SYNC`: pull it again and link that version.
+             * @example 3
+             */
+            versionNumber?: number;
         };
         /** @description A coded record an item points at (phase, sub-job, cost category, cost type or item code) as items show it; null when none. */
         CodeBrief: {
@@ -4366,6 +4769,115 @@ export interface components {
             meta: components["schemas"]["BulkPageMeta"];
             /** @description The items of the page. */
             data: components["schemas"]["BulkItem"][];
+        };
+        /** @description A deleted order line item: the item as it was, with `deletedAt`. */
+        ItemDeleted: components["schemas"]["Item"] & {
+            /**
+             * Format: date-time
+             * @description When the item was deleted.
+             * @example 2026-11-24T03:40:00.000Z
+             */
+            deletedAt: string;
+        };
+        /** @description Changes to an order line item: only the fields given change; null clears a value. Prices are recomputed. */
+        ItemUpdate: {
+            /**
+             * Format: int32
+             * @description Index within the order.
+             * @example 1
+             */
+            lineNumber?: number;
+            /**
+             * Format: double
+             * @description Quantity.
+             * @example 1200
+             */
+            quantity?: number | null;
+            /**
+             * @description Unit code. `C` prices per hundred, `M` per thousand, any other unit (or none) per unit; a unit of measure of the organization with this code is linked as `unitsOfMeasureId`.
+             * @example C
+             */
+            unitsOfMeasure?: string | null;
+            /**
+             * @description Description.
+             * @example #4 rebar, grade 60, 20 ft
+             */
+            description?: string | null;
+            /**
+             * @description Manufacturer.
+             * @example Nucor
+             */
+            manufacturer?: string | null;
+            /**
+             * @description Manufacturer part number.
+             * @example RB4-G60-20
+             */
+            manufacturerPartNumber?: string | null;
+            /**
+             * @description Notes.
+             * @example Bundle by 50.
+             */
+            notes?: string | null;
+            /**
+             * @description Universal product code.
+             * @example 012345678905
+             */
+            universalProductCode?: string | null;
+            /**
+             * @description Vendor part number.
+             * @example FRG-RB4-20
+             */
+            vendorPartNumber?: string | null;
+            /**
+             * Format: date-time
+             * @description Needed by.
+             * @example 2026-10-08T00:00:00.000Z
+             */
+            needByDate?: string | null;
+            /**
+             * Format: double
+             * @description Discount in percent (0 to 100, precision 13).
+             * @example 2.5
+             */
+            unitDiscount?: number | null;
+            /**
+             * Format: double
+             * @description Unit price (per hundred for unit `C`, per thousand for `M`); null for an unpriced line.
+             * @example 86.5
+             */
+            unitPrice?: number | null;
+            /**
+             * Format: date-time
+             * @description Backorder lead time.
+             * @example null
+             */
+            backorderLeadTime?: string | null;
+            /**
+             * Format: double
+             * @description Quantity on backorder.
+             * @example null
+             */
+            backorderQuantity?: number | null;
+            /**
+             * @description Tax code (code of a tax code of the organization); without one the order's tax code applies.
+             * @example TX-CA
+             */
+            taxCode?: string | null;
+            /**
+             * @description Catalog item.
+             * @example null
+             */
+            catalogId?: string | null;
+            /**
+             * @description Bill-of-materials item the line buys (ID of a bill-of-materials item of the organization; checked, not stored).
+             * @example null
+             */
+            bomItemId?: string | null;
+            /**
+             * @description Requisition items the line fills (IDs of requisition items of the organization; checked, not stored).
+             * @example []
+             */
+            requisitionItemIds?: string[] | null;
         };
         /** @description A tag to add to an order. Without `id`, a tag is matched by its exact (case-sensitive) title, and created (type `ORDER`) when no tag has that title. */
         OrderTagInput: {
@@ -4892,6 +5404,12 @@ export interface components {
              * @example Change order exported to Vista as PO 1042-017 rev 2.
              */
             integrationMessage?: string | null;
+            /**
+             * Format: int32
+             * @description The change order's `versionNumber` as the integrating system read it. When it is not this change order's version the report is refused with 409 naming the version (a guard against reporting the wrong change order).
+             * @example 2
+             */
+            versionNumber?: number;
         };
         /** @description The order line item a release item draws from, with the prices the release is costed at. */
         ReleaseLineItem: {
@@ -6207,6 +6725,15 @@ export interface components {
              */
             userId: string;
         };
+        /** @description What the integrating system reports about an invoice's sync. */
+        InvoiceIntegrationStateUpdate: {
+            integrationState: components["schemas"]["InvoiceIntegrationState"];
+            /**
+             * @description Message about the sync; required (non-empty) with `ERROR`. Omitted or null clears the stored message.
+             * @example Vendor V-GRAYBAR is not mapped in the ERP.
+             */
+            integrationMessage?: string | null;
+        };
         /** @description A line of an invoice. */
         InvoiceItem: {
             /**
@@ -6616,7 +7143,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A value that must be unique in the organization is already used. */
+        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -6634,6 +7161,31 @@ export interface components {
                  *           "message": "body.code: TX-CA is already used",
                  *           "field": "body.code",
                  *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with a different request (method, path or body); nothing was written. */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/idempotency-key-reused",
+                 *       "title": "Unprocessable content",
+                 *       "status": 422,
+                 *       "detail": "header.Idempotency-Key: key 7c9e6679-7425-40de-944b-e07fc1f90ae7 was already used with another request (method, path or body differ)",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.Idempotency-Key: key 7c9e6679-7425-40de-944b-e07fc1f90ae7 was already used with another request (method, path or body differ)",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "same-request"
                  *         }
                  *       ]
                  *     }
@@ -6680,6 +7232,31 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "This operation must be enabled by a support request."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `If-Match` header does not match the order's current `ETag` (the order changed since it was read); nothing was written. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
+                 *           "field": "header.If-Match",
+                 *           "rule": "current-etag"
                  *         }
                  *       ]
                  *     }
@@ -6920,6 +7497,11 @@ export interface components {
              */
             updatedAt_gte?: string;
         };
+        /**
+         * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+         * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+         */
+        IdempotencyKey: string;
         /**
          * @description The object's ID or its code.
          * @example TX-CA
@@ -9406,6 +9988,16 @@ export interface components {
          * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
          */
         OrderPathId: string;
+        /**
+         * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order.
+         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+         */
+        IfMatch: string;
+        /**
+         * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
+         * @example false
+         */
+        DraftChangeOrder: boolean;
         /**
          * @description Field to order the order's items by (default `lineNumber`).
          * @example lineNumber
@@ -12955,7 +13547,18 @@ export interface components {
         };
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The order's entity tag, `W/"order-<id>-v<version>"`: it changes with every change made to the order or its items in the service. Send it back in `If-Match` to write only if nothing changed since.
+         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+         */
+        ETag: string;
+        /**
+         * @description `true` when the response is the stored response of an earlier request with the same Idempotency-Key.
+         * @example true
+         */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -13115,7 +13718,13 @@ export interface operations {
     createTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13157,6 +13766,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getTaxCode: {
@@ -13361,7 +13971,13 @@ export interface operations {
     createUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13400,6 +14016,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getUnitOfMeasure: {
@@ -13577,7 +14194,13 @@ export interface operations {
     createJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13644,12 +14267,19 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     upsertJobs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13736,6 +14366,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getJob: {
@@ -13955,7 +14586,13 @@ export interface operations {
                  */
                 shouldSetAsDefault?: components["parameters"]["ShouldSetAsDefault"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code.
@@ -14003,6 +14640,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     removeJobLocation: {
@@ -14142,7 +14781,13 @@ export interface operations {
                  */
                 userId: components["parameters"]["JobUserId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code.
@@ -14190,6 +14835,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     removeJobUser: {
@@ -14288,7 +14935,13 @@ export interface operations {
     setNextPurchaseOrderNumber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code.
@@ -14338,6 +14991,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listGroups: {
@@ -14410,7 +15065,13 @@ export interface operations {
     createGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14449,6 +15110,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getGroup: {
@@ -14645,7 +15307,13 @@ export interface operations {
     createLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14705,6 +15373,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getLocation: {
@@ -14987,7 +15657,13 @@ export interface operations {
     createVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15027,12 +15703,19 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     upsertVendors: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15113,6 +15796,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getVendor: {
@@ -15321,7 +16005,13 @@ export interface operations {
     setVendorLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code.
@@ -15387,6 +16077,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listGlobalPhases: {
@@ -15463,7 +16155,13 @@ export interface operations {
     createGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15505,12 +16203,19 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     upsertPhases: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15595,6 +16300,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getGlobalPhase: {
@@ -15880,7 +16587,13 @@ export interface operations {
     createJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code.
@@ -15929,6 +16642,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getJobPhase: {
@@ -16159,7 +16873,13 @@ export interface operations {
     createGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16201,6 +16921,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getGlobalCategory: {
@@ -16503,7 +17224,13 @@ export interface operations {
     createJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code.
@@ -16557,6 +17284,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getJobPhaseCategory: {
@@ -16884,7 +17612,13 @@ export interface operations {
     createJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code.
@@ -16933,6 +17667,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getJobCategory: {
@@ -17167,7 +17902,13 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17213,6 +17954,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getUser: {
@@ -17423,7 +18165,8 @@ export interface operations {
                      *         "offRentDate": null,
                      *         "offRentNumber": null,
                      *         "distributorContactName": "Dana Whitfield",
-                     *         "headerCustomFieldValue": "CC-7781"
+                     *         "headerCustomFieldValue": "CC-7781",
+                     *         "version": 3
                      *       },
                      *       {
                      *         "id": "1c2d3e4f-5a6b-4c7d-8e8f-9a0b1c2d3e4f",
@@ -17463,7 +18206,8 @@ export interface operations {
                      *         "offRentDate": null,
                      *         "offRentNumber": null,
                      *         "distributorContactName": null,
-                     *         "headerCustomFieldValue": null
+                     *         "headerCustomFieldValue": null,
+                     *         "version": 3
                      *       }
                      *     ]
                      */
@@ -17472,6 +18216,114 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purchaseOrderNumber": "J-1042-0007",
+                 *       "distributorContactEmail": "dana.whitfield@ferguson.example",
+                 *       "distributorContactCompany": "Ferguson Enterprises",
+                 *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *       "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                 *       "needByWindow": "AM",
+                 *       "state": "DRAFT",
+                 *       "items": [
+                 *         {
+                 *           "lineNumber": 1,
+                 *           "description": "#4 rebar, grade 60, 20 ft",
+                 *           "quantity": 1200,
+                 *           "unitsOfMeasure": "C",
+                 *           "unitPrice": 86.5,
+                 *           "unitDiscount": 2.5
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderInput"];
+            };
+        };
+        responses: {
+            /** @description The created order. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *       "createdAt": "2026-10-01T15:30:00.000Z",
+                     *       "updatedAt": "2026-10-03T09:12:45.120Z",
+                     *       "createdById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "updatedById": "1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b",
+                     *       "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "deliveryLocationId": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *       "deliveryInstructions": "Deliver to the north gate; call the field contact 30 minutes ahead.",
+                     *       "discount": 150,
+                     *       "fieldContactName": "Marcus Reed",
+                     *       "fieldContactPhone": "+1 916 555 0142",
+                     *       "flagged": false,
+                     *       "flaggedAt": null,
+                     *       "flagMessage": null,
+                     *       "glCode": {
+                     *         "id": "6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *         "code": "5100-MAT"
+                     *       },
+                     *       "integrationLastSync": null,
+                     *       "integrationMessage": null,
+                     *       "integrationState": "NOT_LINKED",
+                     *       "isProjectPO": false,
+                     *       "mode": "ISSUE_PO",
+                     *       "needByDateDay": "2026-10-08T00:00:00.000Z",
+                     *       "needByWindow": "AM",
+                     *       "notes": "Match submittal 03-300-004.",
+                     *       "purchaseOrderNumber": "J-1042-0007",
+                     *       "shippingCost": 85,
+                     *       "state": "DRAFT",
+                     *       "taxCode": {
+                     *         "id": "5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f",
+                     *         "code": "TX-CA",
+                     *         "taxPercent": 0.0725
+                     *       },
+                     *       "attachments": [],
+                     *       "taxExempt": false,
+                     *       "type": "STANDARD",
+                     *       "receivedState": "NO_DELIVERIES",
+                     *       "customColumnValue": "Level 2 east wing",
+                     *       "title": "Slab-on-grade rebar and mesh",
+                     *       "offRentDate": null,
+                     *       "offRentNumber": null,
+                     *       "distributorContactName": "Dana Whitfield",
+                     *       "headerCustomFieldValue": "CC-7781",
+                     *       "version": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getOrder: {
@@ -17492,6 +18344,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17555,7 +18408,8 @@ export interface operations {
                      *       "offRentDate": null,
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
-                     *       "headerCustomFieldValue": "CC-7781"
+                     *       "headerCustomFieldValue": "CC-7781",
+                     *       "version": 3
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -17566,10 +18420,104 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
-    updateOrderIntegrationState: {
+    deleteOrder: {
         parameters: {
             query?: never;
             header?: never;
+            path: {
+                /**
+                 * @description The order's ID.
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 */
+                id: components["parameters"]["OrderPathId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateOrder: {
+        parameters: {
+            query?: {
+                /**
+                 * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
+                 * @example false
+                 */
+                draft?: components["parameters"]["DraftChangeOrder"];
+            };
+            header?: {
+                /**
+                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order.
+                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The order's ID.
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 */
+                id: components["parameters"]["OrderPathId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "notes": "Deliver before 7 am.",
+                 *       "state": "FINALIZING"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderUpdate"];
+            };
+        };
+        responses: {
+            /** @description The changed order. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+        };
+    };
+    updateOrderIntegrationState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order.
+                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -17594,6 +18542,7 @@ export interface operations {
             /** @description The order with its new integration state. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17657,7 +18606,8 @@ export interface operations {
                      *       "offRentDate": null,
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
-                     *       "headerCustomFieldValue": "CC-7781"
+                     *       "headerCustomFieldValue": "CC-7781",
+                     *       "version": 3
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -17666,6 +18616,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listOrderItems: {
@@ -17850,6 +18803,65 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    createOrderItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
+                 * @example false
+                 */
+                draft?: components["parameters"]["DraftChangeOrder"];
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The order's ID.
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 */
+                id: components["parameters"]["OrderPathId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "lineNumber": 3,
+                 *         "description": "Tie wire, 16 ga, 3.5 lb coil",
+                 *         "quantity": 20,
+                 *         "unitsOfMeasure": "EA",
+                 *         "unitPrice": 9.8
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["ItemInput"][];
+            };
+        };
+        responses: {
+            /** @description The created items, in input order. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+        };
+    };
     findSellerOrder: {
         parameters: {
             query?: never;
@@ -17936,7 +18948,8 @@ export interface operations {
                      *       "offRentDate": null,
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
-                     *       "headerCustomFieldValue": "CC-7781"
+                     *       "headerCustomFieldValue": "CC-7781",
+                     *       "version": 3
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -18194,6 +19207,87 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    deleteItem: {
+        parameters: {
+            query?: {
+                /**
+                 * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
+                 * @example false
+                 */
+                draft?: components["parameters"]["DraftChangeOrder"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The item's ID.
+                 * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
+                 */
+                id: components["parameters"]["ItemPathId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ItemDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    updateItem: {
+        parameters: {
+            query?: {
+                /**
+                 * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
+                 * @example false
+                 */
+                draft?: components["parameters"]["DraftChangeOrder"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The item's ID.
+                 * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
+                 */
+                id: components["parameters"]["ItemPathId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": 1400
+                 *     }
+                 */
+                "application/json": components["schemas"]["ItemUpdate"];
+            };
+        };
+        responses: {
+            /** @description The changed item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
     listOrderTags: {
         parameters: {
             query?: {
@@ -18269,7 +19363,13 @@ export interface operations {
     addOrderTags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -18329,6 +19429,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     removeOrderTag: {
@@ -18445,7 +19546,13 @@ export interface operations {
     createNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18496,6 +19603,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     updateNotifications: {
@@ -18751,7 +19860,13 @@ export interface operations {
     setChangeOrderIntegrationState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The change order's ID.
@@ -18786,6 +19901,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listOrderReleases: {
@@ -19044,7 +20161,13 @@ export interface operations {
     createJobBillOfMaterials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code.
@@ -19093,6 +20216,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listBillOfMaterialsItems: {
@@ -19198,7 +20323,13 @@ export interface operations {
     createBillOfMaterialsItems: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill of materials' ID.
@@ -19313,6 +20444,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     deleteBillOfMaterialsItem: {
@@ -20482,7 +21615,13 @@ export interface operations {
     updateDeliveryReceiptIntegrationState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The delivery receipt's ID.
@@ -20550,6 +21689,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listOrderDeliveryReceipts: {
@@ -20792,7 +21933,13 @@ export interface operations {
     markInvoicesPaid: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -20879,6 +22026,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     getInvoice: {
@@ -20969,6 +22118,54 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    updateInvoiceIntegrationState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The invoice's ID.
+                 * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
+                 */
+                id: components["parameters"]["InvoiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "integrationState": "LINKED",
+                 *       "integrationMessage": "Exported to Vista as AP 88213."
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceIntegrationStateUpdate"];
+            };
+        };
+        responses: {
+            /** @description The invoice with its new integration state. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
         };
     };
     listInvoiceItems: {

@@ -38,4 +38,23 @@ describe('demo data: releases, change orders, bills of materials', () => {
     const types = new Set(items.flatMap((i: { workBreakdownStructureValues: { structureType: string }[] }) => i.workBreakdownStructureValues.map((v) => v.structureType)));
     expect([...types]).to.include.members(['Cost Code', 'Floor', 'Phase', 'Phase Code', 'Section', 'System']);
   });
+
+  it('has an order with more than 10 completed change orders, paged 10 at a time', async () => {
+    const order = expectStatus(await org.api.get('/orders?filter[purchaseOrderNumber]=J-1042-0009'), 200).body[0];
+    const first = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${order.id}&orderBy=createdAt&limit=100`), 200).body;
+    const rest = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${order.id}&orderBy=createdAt&offset=10`), 200).body;
+    expect(first).to.have.length(10);
+    expect([...first, ...rest].map((c: { versionNumber: number }) => c.versionNumber)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(rest[1].addedItems).to.have.length(1);
+  });
+
+  it('has a hold-for-release line without a unit, priced each, with a release against it', async () => {
+    const order = expectStatus(await org.api.get('/orders?filter[purchaseOrderNumber]=J-1042-0005'), 200).body[0];
+    const items = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
+    const blank = items.find((i: { unitsOfMeasure: string | null }) => i.unitsOfMeasure === null);
+    expect(blank).to.include({ quantity: 6, unitPrice: 212.4, extPrice: 1274.4 });
+    const [release] = expectStatus(await org.api.get(`/orders/${order.id}/releases`), 200).body;
+    expect(release.releaseNumber).to.equal('J-1042-0005-R1');
+    expect(release.releaseItems[0]).to.include({ lineItemId: blank.id, quantityReleased: 2, totalCost: 424.8 });
+  });
 });

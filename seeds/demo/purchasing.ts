@@ -1,5 +1,9 @@
 import type { DemoContext, DemoPart } from './context';
-import { ItemWrite, OrderWrite, createOrder, setIntegrationState, updateOrder } from '../../src/resources/orders/store';
+import { ItemWrite, OrderWrite, addItems, createOrder, setIntegrationState, updateItem, updateOrder } from '../../src/resources/orders/store';
+import { pricePerFactor } from '../../src/resources/orders/pricing';
+import { repriceItems } from '../../src/resources/orders/authoring';
+import { recordChangeOrder, snapshotOrder } from '../../src/resources/change-orders/store';
+import { createRelease } from '../../src/resources/releases/store';
 
 /**
  * Orders of every type, mode, state, delivery window, received state and integration state, with
@@ -17,13 +21,6 @@ async function findOrInsert(ctx: DemoContext, table: string, match: Record<strin
 async function optionalId(ctx: DemoContext, table: string, match: Record<string, unknown>): Promise<string | null> {
   const found = await ctx.db(table).where({ organization_id: ctx.orgId, ...match }).first('id');
   return found?.id ?? null;
-}
-
-/** ext price as the service prices it: C per hundred, M per thousand, anything else each. */
-function extPrice(quantity: number, unitPrice: number | null, unit: string | null, discount = 0): number | null {
-  if (unitPrice === null) return null;
-  const factor = unit === 'M' ? 1000 : unit === 'C' ? 100 : 1;
-  return Math.round(((quantity * unitPrice * (1 - discount / 100)) / factor) * 100) / 100;
 }
 
 export const seedPurchasing: DemoPart = async (ctx) => {
@@ -58,13 +55,8 @@ export const seedPurchasing: DemoPart = async (ctx) => {
     pricing_uom: unit,
     extended_uom: unit,
     unit_price: unitPrice,
-    scaled_unit_price: unitPrice === null ? null : unitPrice / (unit === 'M' ? 1000 : unit === 'C' ? 100 : 1),
+    scaled_unit_price: unitPrice === null ? null : unitPrice / pricePerFactor(unit),
     unit_discount: discount ?? null,
-    ext_price: extPrice(quantity, unitPrice, unit, discount),
-    ext_price_including_tax: (() => {
-      const p = extPrice(quantity, unitPrice, unit, discount);
-      return p === null ? null : Math.round(p * 1.0725 * 100) / 100;
-    })(),
     tax_code_id: taxCa,
     gl_code_id: gl.mat,
     cost_type_id: costType,
@@ -109,7 +101,8 @@ export const seedPurchasing: DemoPart = async (ctx) => {
     {
       po: 'J-1042-0005',
       order: { ...base, vendor_id: ferguson, title: 'Plumbing buyout: copper and fittings', type: 'HOLD_FOR_RELEASE', mode: 'ISSUE_PO', state: 'ACTIVE', need_by_window: 'AMEarly', need_by_date_day: '2027-01-15T00:00:00.000Z', header_custom_field_value: 'OC-22-110' },
-      items: [line(1, 'Type L copper pipe 1 in. x 20 ft', 3000, 'C', 1185, {}, 3), line(2, 'Copper 90 elbow 1 in.', 400, 'EA', 4.62)],
+      // Line 3 has no unit (priced each) and is drawn by release J-1042-0005-R1 below.
+      items: [line(1, 'Type L copper pipe 1 in. x 20 ft', 3000, 'C', 1185, {}, 3), line(2, 'Copper 90 elbow 1 in.', 400, 'EA', 4.62), line(3, 'Pipe hanger kit, assorted (lot)', 6, null, 212.4)],
       integration: ['LINKING', null],
     },
     {
@@ -135,6 +128,8 @@ export const seedPurchasing: DemoPart = async (ctx) => {
   const ids = new Map<string, string>();
   for (const o of orders) {
     const id = await createOrder(db, orgId, userId, { ...o.order, purchase_order_number: o.po }, o.items);
+    // Prices as the API computes them (src/resources/orders/pricing.ts).
+    await repriceItems(db, orgId, id);
     ids.set(o.po, id);
     remember('order', o.po, id);
     const items = await db('items').where({ organization_id: orgId, order_id: id }).select('id', 'line_number');
@@ -164,4 +159,52 @@ export const seedPurchasing: DemoPart = async (ctx) => {
     { organization_id: orgId, recipient_id: userId, type: 'integration_issue', payload: JSON.stringify({ lastSyncTime: '2026-11-18T06:00:00.000Z' }), is_read: true, read_at: '2026-11-18T07:30:00.000Z' },
     { organization_id: orgId, recipient_id: userId, type: 'integration_issue_resolved', payload: JSON.stringify({ resolvedAt: '2026-11-18T09:45:00.000Z' }) },
   ]);
+
+  // A release against the hold-for-release order's line without a unit.
+  const hangers = await db('items').where({ organization_id: orgId, order_id: ids.get('J-1042-0005'), line_number: 3 }).first('id');
+  await createRelease(db, orgId, {
+    orderId: ids.get('J-1042-0005')!,
+    releaseNumber: 'J-1042-0005-R1',
+    needByDateDay: '2026-12-10T00:00:00.000Z',
+    needByWindow: 'AM',
+    notes: 'Hangers for the level 1 mains.',
+    deliveryLocationId: jobsite,
+    createdById: userId,
+    createdAt: '2026-11-09T13:00:00.000Z',
+    items: [{ itemId: hangers.id, quantityReleased: 2 }],
+  });
+
+  await seedLongHistory(ctx, { ...base, vendor_id: ferguson }, line);
 };
+
+/**
+ * An order with 12 completed change orders, more than GET /changeOrders returns in one request
+ * (10), so paging through an order's versions is visible in the demo.
+ */
+async function seedLongHistory(ctx: Parameters<DemoPart>[0], base: OrderWrite, line: (n: number, d: string, q: number, u: string | null, p: number | null) => ItemWrite): Promise<void> {
+  const { db, orgId, userId, remember } = ctx;
+  const po = 'J-1042-0009';
+  const id = await createOrder(db, orgId, userId, { ...base, purchase_order_number: po, title: 'Level 3 framing lumber', type: 'STANDARD', mode: 'ISSUE_PO', state: 'ACTIVE', need_by_window: 'AM' }, [
+    line(1, '2x6 SPF stud, 10 ft', 400, 'EA', 8.45),
+    line(2, '2x10 DF #2, 16 ft', 120, 'EA', 31.2),
+  ]);
+  await repriceItems(db, orgId, id);
+  remember('order', po, id);
+  const [studs] = await db('items').where({ organization_id: orgId, order_id: id }).orderBy('line_number').pluck('id');
+  for (let n = 1; n <= 12; n++) {
+    const before = (await snapshotOrder(db, orgId, id))!;
+    if (n % 4 === 0) {
+      await addItems(db, orgId, userId, id, [line(2 + n / 4, `Simpson LUS26 hanger, batch ${n / 4}`, 50, 'EA', 1.92)]);
+    } else if (n % 2 === 0) {
+      await updateOrder(db, orgId, userId, id, { notes: `Deliver in ${n} drops.` });
+    } else {
+      await updateItem(db, orgId, userId, studs, { quantity: 400 + n * 20 });
+    }
+    await repriceItems(db, orgId, id);
+    const after = (await snapshotOrder(db, orgId, id))!;
+    // After the other demo change orders, so a first page of GET /changeOrders still shows those.
+    const hour = String(7 + n).padStart(2, '0');
+    await recordChangeOrder(db, orgId, id, { label: `Framing rev ${n}`, note: 'Framing takeoff revision.', draft: false, createdById: userId, createdAt: `2026-11-16T${hour}:00:00.000Z`, before, after });
+  }
+}
+

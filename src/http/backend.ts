@@ -13,6 +13,7 @@ import { settleCredentialCheck, withCredentialCheck } from '../db/credential-che
 import { JsonStream } from './json';
 import { sendParts } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
+import { idempotent } from './idempotency';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -133,7 +134,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         // last statement (src/feed/append.ts): a change and its feed entry commit together.
         reply =
           caller && isWrite(req.method)
-            ? await writeTransaction(deps.db, caller.organizationId, (trx, changes) => ctx(trx, changes))
+            ? await writeTransaction(deps.db, caller.organizationId, (trx, changes) => idempotent(trx, caller.organizationId, req, c.request.requestBody, () => ctx(trx, changes)))
             : await ctx(caller?.check ? withCredentialCheck(deps.db, caller.check) : deps.db, new ChangeCollector());
         // Nothing leaves before the credential is known to be live (a 401 replaces any answer).
         if (caller?.check && !caller.check.settled) await settleCredentialCheck(deps.db, caller.check);

@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors';
+import { ApiError, notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import * as q from './queries';
@@ -17,9 +17,19 @@ export const changeOrderHandlers: Handlers<'listChangeOrders' | 'getChangeOrder'
     return { status: 200, body: found };
   },
 
-  setChangeOrderIntegrationState: async ({ db, caller, params, body }) => {
-    const ok = await q.setIntegrationState(db, caller.organizationId, params.changeOrderId, body.integrationState, body.integrationMessage);
-    if (!ok) throw missing(params.changeOrderId);
+  setChangeOrderIntegrationState: async ({ db, caller, params, body, changes }) => {
+    const orgId = caller.organizationId;
+    const found = await q.getChangeOrder(db, orgId, params.changeOrderId);
+    if (!found) throw missing(params.changeOrderId);
+    const { id, versionNumber } = JSON.parse(found) as { id: string; versionNumber: number };
+    // A report naming another version is about another change order: storing it here would be wrong.
+    if (body.versionNumber !== undefined && body.versionNumber !== versionNumber) {
+      throw new ApiError(409, 'stale-version', 'Conflict', [
+        { message: `body.versionNumber: this change order is version ${versionNumber}, not ${body.versionNumber}`, field: 'body.versionNumber', rule: 'current-version' },
+      ]);
+    }
+    await q.setIntegrationState(db, orgId, id, body.integrationState, body.integrationMessage);
+    changes.add({ type: 'change_order.integration_state_changed', resource: 'change_order', id, data: JSON.parse((await q.getChangeOrder(db, orgId, id))!) });
     return { status: 200, body: true };
   },
 };

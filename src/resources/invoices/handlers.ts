@@ -1,5 +1,5 @@
 import { isUuid } from '../../db/columns';
-import { ApiError, notFound } from '../../http/errors';
+import { ApiError, invalidField, notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { userExists } from '../users/queries';
@@ -8,7 +8,7 @@ import * as q from './queries';
 const missing = (id: string) => notFound(`No invoice matches ${id}.`);
 const missingInput = (field: string, message: string) => new ApiError(404, 'not-found', 'Not found', [{ message: `${field}: ${message}`, field }]);
 
-export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvoicesPaid'> = {
+export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvoicesPaid' | 'updateInvoiceIntegrationState'> = {
   listInvoices: async ({ db, caller, query }) => ({
     status: 200,
     body: await q.listInvoices(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' }), query.includeDeleted ?? false),
@@ -32,5 +32,18 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
       return q.markPaid(tx, orgId, ids, body.userId);
     });
     return { status: 200, body: updated };
+  },
+
+  /** The integrating system's report; like the order report it leaves updatedAt alone. */
+  updateInvoiceIntegrationState: async ({ db, caller, params, body, changes }) => {
+    const message = body.integrationMessage ?? null;
+    if (body.integrationState === 'ERROR' && !message?.trim()) {
+      throw invalidField('body.integrationMessage', 'required', 'is required when integrationState is ERROR');
+    }
+    const orgId = caller.organizationId;
+    if (!(await q.setIntegrationState(db, orgId, params.id, body.integrationState, message))) throw missing(params.id);
+    const invoice = (await q.getInvoice(db, orgId, params.id))!;
+    changes.add({ type: 'invoice.integration_state_changed', resource: 'invoice', id: params.id, data: JSON.parse(invoice) });
+    return { status: 200, body: invoice };
   },
 };

@@ -97,3 +97,10 @@ export async function markPaid(db: Queryable, orgId: string, ids: string[], user
   const q = scoped(db, invoices, orgId).whereRaw('inv.id = ANY(?::uuid[])', [ids]).orderByRaw('array_position(?::uuid[], inv.id)', [ids]);
   return allJson<Invoice>(db, invoices, q, 'inv.id');
 }
+
+/** Stores a reported integration state and message (not a change made in the service: updated_at stays). */
+export async function setIntegrationState(db: Queryable, orgId: string, id: string, state: string, message: string | null): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const n = await db('invoices').where({ organization_id: orgId, id }).whereNull('deleted_at').update({ integration_state: state, integration_message: message });
+  return n > 0;
+}

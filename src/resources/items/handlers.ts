@@ -1,11 +1,31 @@
+import type { Knex } from 'knex';
+import { isUuid } from '../../db/columns';
 import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { orderExists } from '../orders/queries';
-import { missingOrder } from '../orders/handlers';
+import { addItems, removeItem, updateItem } from '../orders/store';
+import { itemColumns, repriceItems } from '../orders/authoring';
+import { assertOpen } from '../orders/states';
+import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
 import * as q from './queries';
 
-export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems'> = {
+const missingOrder = (id: string) => notFound(`No order matches ${id}.`);
+const missingItem = (id: string) => notFound(`No item matches ${id}.`);
+
+/**
+ * The open order an item belongs to, locked for the request: 404 for an unknown item, one of
+ * another organization or of a deleted order; 409 when the order is final.
+ */
+async function lockOrderOfItem(tx: Knex.Transaction, orgId: string, itemId: string): Promise<LockedOrder> {
+  const row = isUuid(itemId) ? await tx('items').where({ organization_id: orgId, id: itemId }).first('order_id') : undefined;
+  const order = row && (await lockOrder(tx, orgId, row.order_id));
+  if (!order) throw missingItem(itemId);
+  assertOpen(order.state);
+  return order;
+}
+
+export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' | 'createOrderItems' | 'updateItem' | 'deleteItem'> = {
   listOrderItems: async ({ db, caller, params, query }) => {
     const orgId = caller.organizationId;
     if (!(await orderExists(db, orgId, params.id))) throw missingOrder(params.id);
@@ -14,7 +34,7 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems'> 
 
   getItem: async ({ db, caller, params }) => {
     const found = await q.getItem(db, caller.organizationId, params.id);
-    if (!found) throw notFound(`No item matches ${params.id}.`);
+    if (!found) throw missingItem(params.id);
     return { status: 200, body: found };
   },
 
@@ -22,4 +42,48 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems'> 
     status: 200,
     body: await q.listBulkItems(db, caller.organizationId, { ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }), cursor: query.cursor }),
   }),
+
+  createOrderItems: async ({ db, caller, params, query, body, changes }) => {
+    const tx = db as Knex.Transaction;
+    const orgId = caller.organizationId;
+    const order = await lockOrder(tx, orgId, params.id);
+    if (!order) throw missingOrder(params.id);
+    assertOpen(order.state);
+    const rows = await itemColumns(tx, orgId, body, (n) => `body[${n}]`);
+    let ids: string[] = [];
+    await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
+      ids = await addItems(tx, orgId, caller.userId, order.id, rows as any);
+      await repriceItems(tx, orgId, order.id, ids);
+    });
+    const created = JSON.parse(await q.itemsByIds(tx, orgId, ids)) as { id: string }[];
+    for (const item of created) changes.add({ type: 'item.created', resource: 'item', id: item.id, data: item });
+    // In input order, as documented.
+    const byId = new Map(created.map((i) => [i.id, i]));
+    return { status: 201, body: ids.map((id) => byId.get(id)!) as any };
+  },
+
+  updateItem: async ({ db, caller, params, query, body, changes }) => {
+    const tx = db as Knex.Transaction;
+    const orgId = caller.organizationId;
+    const order = await lockOrderOfItem(tx, orgId, params.id);
+    const [row] = await itemColumns(tx, orgId, [body], () => 'body');
+    await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
+      await updateItem(tx, orgId, caller.userId, params.id, row);
+      await repriceItems(tx, orgId, order.id, [params.id]);
+    });
+    const item = (await q.getItem(tx, orgId, params.id))!;
+    changes.add({ type: 'item.updated', resource: 'item', id: params.id, data: JSON.parse(item) });
+    return { status: 200, body: item };
+  },
+
+  deleteItem: async ({ db, caller, params, query, changes }) => {
+    const tx = db as Knex.Transaction;
+    const orgId = caller.organizationId;
+    const order = await lockOrderOfItem(tx, orgId, params.id);
+    const before = JSON.parse((await q.getItem(tx, orgId, params.id))!);
+    await changeOrderWith(tx, caller, changes, order, query.draft ?? false, () => removeItem(tx, orgId, caller.userId, params.id));
+    const { deletedAt } = (await tx.first(tx.raw('api_ts(now()) AS "deletedAt"'))) as { deletedAt: string };
+    changes.add({ type: 'item.deleted', resource: 'item', id: params.id, data: { id: params.id, deletedAt, orderId: order.id } });
+    return { status: 200, body: { ...before, deletedAt } };
+  },
 };

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, bulkPageJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, bulkPageJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json, JsonStream } from '../../http/json';
 import { glCodeBrief, taxCodeBrief } from '../orders/queries';
@@ -110,3 +110,11 @@ export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<
 /** A bulk page and the size of the whole filtered set, in one statement. */
 export const listBulkItems = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<BulkItemPage>> =>
   bulkPageJson<BulkItem>(db, bulkItems, orgId, params) as Promise<JsonStream<BulkItemPage>>;
+
+/** The given items of the organization (live orders only), by line number. */
+export const itemsByIds = (db: Queryable, orgId: string, ids: string[]): Promise<Json<Item[]>> =>
+  allJson<Item>(db, items, scoped(db, items, orgId).whereRaw('i.id = ANY(?::uuid[])', [ids]), 'i.line_number, i.id');
+
+/** Every item of the order, by line number. */
+export const itemsOfOrder = (db: Queryable, orgId: string, orderId: string): Promise<Json<Item[]>> =>
+  allJson<Item>(db, items, scoped(db, items, orgId).where('i.order_id', orderId), 'i.line_number, i.id');

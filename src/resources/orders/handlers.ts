@@ -1,12 +1,21 @@
-import { invalidField, notFound } from '../../http/errors';
+import type { Knex } from 'knex';
+import { ApiError, invalidField, notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { setIntegrationState } from './store';
+import { itemsByIds, itemsOfOrder } from '../items/queries';
+import { createOrder, deleteOrder, setIntegrationState, updateOrder } from './store';
+import { itemColumns, orderColumns, repriceItems } from './authoring';
+import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
+import { changeOrderWith, checkIfMatch, etagOf, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
 
 export const missingOrder = (id: string) => notFound(`No order matches ${id}.`);
 
-export const orderHandlers: Handlers<'listOrders' | 'getOrder' | 'updateOrderIntegrationState' | 'findSellerOrder'> = {
+const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
+
+export const orderHandlers: Handlers<
+  'listOrders' | 'getOrder' | 'updateOrderIntegrationState' | 'findSellerOrder' | 'createOrder' | 'updateOrder' | 'deleteOrder'
+> = {
   listOrders: async ({ db, caller, query }) => ({
     status: 200,
     body: await q.listOrders(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' })),
@@ -15,18 +24,83 @@ export const orderHandlers: Handlers<'listOrders' | 'getOrder' | 'updateOrderInt
   getOrder: async ({ db, caller, params }) => {
     const found = await q.getOrder(db, caller.organizationId, params.id);
     if (!found) throw missingOrder(params.id);
-    return { status: 200, body: found };
+    return { status: 200, body: found, headers: { ETag: etagOf(params.id, (JSON.parse(found) as { version: number }).version) } };
   },
 
-  updateOrderIntegrationState: async ({ db, caller, params, body }) => {
+  createOrder: async ({ db, caller, body, changes }) => {
+    const tx = db as Knex.Transaction;
+    const orgId = caller.organizationId;
+    const mode: OrderMode = body.mode ?? 'ISSUE_PO';
+    const state: OrderState = body.state ?? 'DRAFT';
+    assertInitial(mode, state);
+    const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body);
+    const rows = await itemColumns(tx, orgId, body.items ?? [], (n) => `body.items[${n}]`);
+    const id = await createOrder(tx, orgId, createdBy ?? caller.userId, { ...columns, mode, state }, rows as any);
+    await repriceItems(tx, orgId, id);
+    const reply = await orderReply(tx, orgId, id);
+    changes.add({ type: 'order.created', resource: 'order', id, data: JSON.parse(reply.body) });
+    if (rows.length) {
+      const created = JSON.parse(await itemsOfOrder(tx, orgId, id)) as { id: string }[];
+      for (const item of created) changes.add({ type: 'item.created', resource: 'item', id: item.id, data: item });
+    }
+    return { status: 201, ...reply };
+  },
+
+  updateOrder: async ({ db, caller, params, query, body, req, changes }) => {
+    const tx = db as Knex.Transaction;
+    const orgId = caller.organizationId;
+    const order = await lockOrder(tx, orgId, params.id);
+    if (!order) throw missingOrder(params.id);
+    checkIfMatch(req, order);
+    if (body.state) assertMove(order.mode, order.state, body.state);
+    const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body);
+    const repriced: string[] = [];
+    await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
+      await updateOrder(tx, orgId, caller.userId, order.id, { ...columns, ...(createdBy !== undefined ? ({ created_by_id: createdBy } as object) : {}) });
+      if (TAX_FIELDS.some((f) => f in body)) repriced.push(...(await repriceItems(tx, orgId, order.id)));
+    });
+    if (repriced.length) {
+      for (const item of JSON.parse(await itemsByIds(tx, orgId, repriced)) as { id: string }[]) changes.add({ type: 'item.updated', resource: 'item', id: item.id, data: item });
+    }
+    return { status: 200, ...(await orderReply(tx, orgId, order.id)) };
+  },
+
+  deleteOrder: async ({ db, caller, params, changes }) => {
+    const tx = db as Knex.Transaction;
+    const orgId = caller.organizationId;
+    const order = await lockOrder(tx, orgId, params.id);
+    if (!order) throw missingOrder(params.id);
+    const before = JSON.parse((await q.getOrder(tx, orgId, order.id))!);
+    await deleteOrder(tx, orgId, caller.userId, order.id);
+    const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as { deletedAt: string };
+    changes.add({ type: 'order.deleted', resource: 'order', id: order.id, data: { id: order.id, deletedAt } });
+    return { status: 200, body: { ...before, deletedAt } };
+  },
+
+  updateOrderIntegrationState: async ({ db, caller, params, body, req, changes }) => {
     const message = body.integrationMessage ?? null;
     if (body.integrationState === 'ERROR' && !message?.trim()) {
       throw invalidField('body.integrationMessage', 'required', 'is required when integrationState is ERROR');
     }
+    const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    if (!(await q.orderExists(db, orgId, params.id))) throw missingOrder(params.id);
-    await setIntegrationState(db, orgId, params.id, body.integrationState, message);
-    return { status: 200, body: (await q.getOrder(db, orgId, params.id))! };
+    const order = await lockOrder(tx, orgId, params.id);
+    if (!order) throw missingOrder(params.id);
+    checkIfMatch(req, order);
+    // A LINKED report for a version the order has moved past would hide the newer change.
+    if (body.integrationState === 'LINKED' && body.versionNumber !== undefined && body.versionNumber !== order.version) {
+      throw new ApiError(409, 'stale-version', 'Conflict', [
+        {
+          message: `body.versionNumber: the order is at version ${order.version}, not ${body.versionNumber}; it stays ${order.integrationState}: read it again and link version ${order.version}`,
+          field: 'body.versionNumber',
+          rule: 'current-version',
+        },
+      ]);
+    }
+    await setIntegrationState(tx, orgId, order.id, body.integrationState, message);
+    const reply = await orderReply(tx, orgId, order.id);
+    changes.add({ type: 'order.integration_state_changed', resource: 'order', id: order.id, data: JSON.parse(reply.body) });
+    return { status: 200, ...reply };
   },
 
   findSellerOrder: async ({ db, caller, params }) => {

@@ -31,6 +31,7 @@ export const orders: ResourceDef = {
       .leftJoin('tax_codes as otx', (j) => j.on('otx.organization_id', 'o.organization_id').andOn('otx.id', 'o.tax_code_id')),
   columns: {
     id: idCol('o.id'),
+    version: col('o.version'),
     createdAt: tsCol('o.created_at'),
     updatedAt: tsCol('o.updated_at'),
     createdById: col('o.created_by_id'),

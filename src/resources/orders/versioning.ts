@@ -1,0 +1,80 @@
+import type { Knex } from 'knex';
+import type { Request } from 'express';
+import { isUuid } from '../../db/columns';
+import { ApiError } from '../../http/errors';
+import type { Caller } from '../../http/handler';
+import type { ChangeCollector } from '../../feed/append';
+import { getChangeOrder } from '../change-orders/queries';
+import { recordChangeOrder, snapshotOrder } from '../change-orders/store';
+import type { OrderMode, OrderState } from './states';
+import { getOrder } from './queries';
+
+/**
+ * What makes a change to an order safe and visible: the order row locked for the request, its
+ * version and ETag, If-Match, and the change order a change to a sent order records.
+ */
+export interface LockedOrder {
+  id: string;
+  state: OrderState;
+  mode: OrderMode;
+  version: number;
+  integrationState: string;
+}
+
+/** The live order, locked until the request's transaction ends (concurrent changes queue up). */
+export async function lockOrder(tx: Knex.Transaction, orgId: string, id: string): Promise<LockedOrder | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await tx('orders')
+    .where({ organization_id: orgId, id })
+    .whereNull('deleted_at')
+    .forUpdate()
+    .first('id', 'state', 'mode', 'version', 'integration_state as integrationState');
+  return row;
+}
+
+export const etagOf = (id: string, version: number) => `W/"order-${id}-v${version}"`;
+
+const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+
+/** 412 unless `If-Match` is absent, `*`, or lists the order's current entity tag. */
+export function checkIfMatch(req: Request, order: LockedOrder): void {
+  const header = req.headers['if-match'];
+  if (header === undefined) return;
+  const current = etagOf(order.id, order.version);
+  const tags = header.split(',').map(opaque);
+  if (tags.includes('*') || tags.includes(opaque(current))) return;
+  const message = `header.If-Match: the order changed since ${header}; its current ETag is ${current} (version ${order.version})`;
+  throw new ApiError(412, 'precondition-failed', 'Precondition failed', [{ message, field: 'header.If-Match', rule: 'current-etag' }]);
+}
+
+/** The order as GET /orders/{id} returns it, and its ETag (after the request's changes). */
+export async function orderReply(db: Knex | Knex.Transaction, orgId: string, id: string) {
+  const body = (await getOrder(db, orgId, id))!;
+  const version = (JSON.parse(body) as { version: number }).version;
+  return { body, headers: { ETag: etagOf(id, version) } };
+}
+
+/**
+ * Runs one request's change to an order (`change` goes through the order store, which raises the
+ * version and turns a LINKED order OUT_OF_SYNC). A change to a sent order (not DRAFT when the
+ * request began) records the next change-order version, a draft one when asked. Feed entries:
+ * `order.updated` and `change_order.created`; the caller adds its item entries.
+ */
+export async function changeOrderWith(
+  tx: Knex.Transaction,
+  caller: Caller,
+  changes: ChangeCollector,
+  order: LockedOrder,
+  draft: boolean,
+  change: () => Promise<void>,
+): Promise<void> {
+  const orgId = caller.organizationId;
+  const before = order.state === 'DRAFT' ? undefined : await snapshotOrder(tx, orgId, order.id);
+  await change();
+  if (before) {
+    const after = (await snapshotOrder(tx, orgId, order.id))!;
+    const recorded = await recordChangeOrder(tx, orgId, order.id, { before, after, draft, createdById: caller.userId });
+    changes.add({ type: 'change_order.created', resource: 'change_order', id: recorded.id, data: JSON.parse((await getChangeOrder(tx, orgId, recorded.id))!) });
+  }
+  changes.add({ type: 'order.updated', resource: 'order', id: order.id, data: JSON.parse((await getOrder(tx, orgId, order.id))!) });
+}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { harness } from './support/harness';
+import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+
+const NEW_ORDER = { purchaseOrderNumber: 'HS-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson', state: 'FINALIZING' };
+
+describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
+  let org: TestOrg;
+  let other: TestOrg;
+
+  before(async () => {
+    org = await newOrg();
+    other = await newOrg();
+  });
+
+  it('runs the integration loop without losing an update: create, pull, LINKED, edit, OUT_OF_SYNC, stale LINKED refused, re-link', async () => {
+    const created = expectStatus(await org.api.post('/orders', { ...NEW_ORDER, items: [{ lineNumber: 1, quantity: 10, unitPrice: 2 }] }), 201);
+    const id = created.body.id;
+    expect(created.body).to.include({ integrationState: 'NOT_LINKED', version: 0, state: 'FINALIZING' });
+    expect(created.headers.get('etag')).to.equal(`W/"order-${id}-v0"`);
+
+    // The integrator pulls the order (list and single read carry the version) ...
+    const pulled = expectStatus(await org.api.get(`/orders/${id}`), 200);
+    const listed = expectStatus(await org.api.get('/orders?filter[integrationState_in]=NOT_LINKED'), 200);
+    expect(listed.body.find((o: any) => o.id === id).version).to.equal(0);
+    const etag0 = pulled.headers.get('etag')!;
+
+    // ... and links version 0.
+    const linked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }, { headers: { 'If-Match': etag0 } }), 200);
+    expect(linked.body).to.include({ integrationState: 'LINKED', version: 0 });
+    expect(linked.body.integrationLastSync).to.be.a('string');
+
+    // A user edits the order: version 1, OUT_OF_SYNC in the same request.
+    const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'Deliver before 7 am.' }), 200);
+    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', version: 1, notes: 'Deliver before 7 am.' });
+    expect(edited.headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
+
+    // A late LINKED for version 0 is refused, naming the current version; the order stays OUT_OF_SYNC.
+    const stale = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
+    expect(stale.errors[0]).to.include({ field: 'body.versionNumber', rule: 'current-version' });
+    expect(stale.detail).to.contain('version 1');
+    // The same with the old ETag: 412.
+    const precondition = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED' }, { headers: { 'If-Match': etag0 } }), 412);
+    expect(precondition.errors[0].field).to.equal('header.If-Match');
+    expect((await org.api.get(`/orders/${id}`)).body.integrationState).to.equal('OUT_OF_SYNC');
+
+    // Re-link the current version.
+    const relinked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 1 }, { headers: { 'If-Match': edited.headers.get('etag')! } }), 200);
+    expect(relinked.body).to.include({ integrationState: 'LINKED', version: 1 });
+    // The report itself is no change: the version stays.
+    expect((await org.api.get(`/orders/${id}`)).headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
+  });
+
+  it('refuses a PATCH with a stale If-Match (412) and writes nothing', async () => {
+    const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
+    expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'first' }), 200);
+    problemOf(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': `W/"order-${id}-v0"` } }), 412);
+    const now = expectStatus(await org.api.get(`/orders/${id}`), 200);
+    expect(now.body).to.include({ notes: 'first', version: 1 });
+    expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': now.headers.get('etag')! } }), 200);
+  });
+
+  it('reports change orders by version: a wrong versionNumber is a 409', async () => {
+    const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
+    expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'v1' }), 200);
+    const [co] = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${id}`), 200).body;
+    expect(co.versionNumber).to.equal(1);
+    problemOf(await org.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED', versionNumber: 2 }), 409);
+    expectStatus(await org.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED', versionNumber: 1 }), 200);
+    expect((await org.api.get(`/changeOrders/${co.id}`)).body.integrationState).to.equal('LINKED');
+  });
+
+  it('takes invoice integration reports; ERROR needs a message; other organizations get 404', async () => {
+    const [inv] = await harness().db('invoices').insert({ organization_id: org.id, created_by_id: org.userId }).returning('id');
+    const bad = problemOf(await org.api.post(`/invoices/${inv.id}/integrationState`, { integrationState: 'ERROR' }), 400);
+    expect(bad.errors[0].field).to.equal('body.integrationMessage');
+    const ok = expectStatus(await org.api.post(`/invoices/${inv.id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' }), 200);
+    expect(ok.body).to.include({ integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' });
+    expect((await org.api.get('/invoices?filter[integrationState_in]=ERROR')).body.map((i: any) => i.id)).to.include(inv.id);
+    await expectForeignLikeMissing(other, 'POST', `/invoices/${inv.id}/integrationState`, `/invoices/${MISSING_ID}/integrationState`, { integrationState: 'LINKED' });
+  });
+});
