@@ -1,7 +1,6 @@
 import type { Queryable } from '../db/knex';
 import type { OperationId } from '../http/handler';
 import type { ChangeCollector, ChangeEntry } from './append';
-import { getChangeOrder } from '../resources/change-orders/queries';
 import { locationsInOrder } from '../resources/locations/queries';
 import { jobsInOrder } from '../resources/jobs/queries';
 import { vendorsInOrder } from '../resources/vendors/queries';
@@ -176,7 +175,6 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
 
   createUser: one('user', 'created'),
 
-  updateOrderIntegrationState: one('order', 'integration_state_changed'),
   // An order's tag: `id` is the tag's id, `data` the tag as GET /order/{orderId}/tags returns it
   // plus `orderId` (a tag is on many orders: the pair orderId, id names the attachment). Tags the
   // request created or recolored (the handler marks them) also get their own `tag.*` entry first.
@@ -197,11 +195,6 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
     return entries;
   },
 
-  // The reply is `true`; the change order is read back in the transaction.
-  setChangeOrderIntegrationState: async (_reply, { db, organizationId, params }) => {
-    const found = await getChangeOrder(db, organizationId, params.changeOrderId);
-    return found ? [entry('change_order', 'integration_state_changed', JSON.parse(found))] : [];
-  },
 
   // 200 answers an existing bill of materials: nothing changed.
   createJobBillOfMaterials: (reply, { status }) => (status === 201 ? [entry('bill_of_materials', 'created', reply)] : []),
@@ -221,4 +214,22 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
  */
 export const FEED_EXCLUDED: Partial<Record<OperationId, string>> = {
   issueToken: 'issues an access token (credentials are not a resource of the contract)',
+};
+
+/**
+ * Write operations whose handlers record their own entries with `ctx.changes.add`: one request
+ * changes an order, its items and its change-order versions, which the reply alone cannot tell.
+ * Their entries are checked by test/orders-authoring.test.ts ("records a feed entry for every
+ * change") and, for the integration reports, by test/changes.test.ts.
+ */
+export const FEED_BY_HANDLER: Partial<Record<OperationId, string>> = {
+  createOrder: 'order.created, then item.created per line',
+  updateOrder: 'change_order.created (a sent order), order.updated, item.updated for repriced lines',
+  deleteOrder: 'order.deleted',
+  createOrderItems: 'change_order.created (a sent order), order.updated, item.created per line',
+  updateItem: 'change_order.created (a sent order), order.updated, item.updated',
+  deleteItem: 'change_order.created (a sent order), order.updated, item.deleted',
+  updateOrderIntegrationState: 'order.integration_state_changed',
+  setChangeOrderIntegrationState: 'change_order.integration_state_changed',
+  updateInvoiceIntegrationState: 'invoice.integration_state_changed',
 };
