@@ -61,7 +61,8 @@ const SCENARIOS: [string, Scenario][] = [
   })],
   ['upsertJobs', async (w) => ({
     body: await ok(w.api.post('/jobs/batch', { inputs: [{ code: 'J-1', name: 'Riverside MOB' }, { code: 'J-2', name: 'Elk Grove', defaultLocation: { name: 'Elk Grove DC' } }] })),
-    types: ['location.created', 'job.updated', 'job.created'],
+    // J-1's default location lists it by name: it shows the rename too.
+    types: ['location.created', 'job.updated', 'job.created', 'location.updated'],
   })],
   ['updateJob', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1', { name: 'Riverside Medical', defaultLocation: { name: 'Riverside MOB gate 3' } })), types: ['location.updated', 'job.updated'] })],
   ['addJobLocation', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
@@ -80,6 +81,8 @@ const SCENARIOS: [string, Scenario][] = [
   ['updateVendor', async (w) => ({ body: await ok(w.api.patch('/vendors/V-1', { name: 'Ferguson Inc.' })), types: ['vendor.updated'] })],
   ['setVendorLocation', async (w) => ({ body: await ok(w.api.post('/vendors/V-1/location', { locationId: w.ids.location })), types: ['vendor.updated', 'location.updated'] })],
   ['deleteVendor', async (w) => ({ body: await ok(w.api.delete('/vendors/V-2')), types: ['vendor.deleted'] })],
+  // The location V-1 is at lists it by name.
+  ['updateVendor', async (w) => ({ body: await ok(w.api.patch('/vendors/V-1', { name: 'Ferguson Enterprises Inc.' })), types: ['vendor.updated', 'location.updated'] })],
   ['createGlobalPhase', async (w) => ({ body: await ok(w.api.post('/global-phases', { code: '03-300', description: 'Concrete' }), 201), types: ['phase.created'] })],
   ['upsertPhases', async (w) => ({
     body: await ok(w.api.post('/global-phases/batch', { inputs: [{ code: '03-300', description: 'Cast-in-place' }, { code: '05-100', description: 'Steel' }] })),

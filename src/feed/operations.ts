@@ -101,6 +101,30 @@ async function jobAndVendorEntries({ db, organizationId }: EmitContext, jobIds: 
   return [...jobs.map((j) => entry('job', 'updated', j)), ...vendors.map((v) => entry('vendor', 'updated', v))];
 }
 
+/** Whether a write may have changed an object's code or name, which locations show in their `jobs` / `vendors` lists. */
+const renames = (input: any): boolean => Array.isArray(input?.inputs) || (input && typeof input === 'object' && ('code' in input || 'name' in input));
+
+/** Locations listing these jobs (attached or as their default). */
+async function locationsOfJobs(db: Queryable, organizationId: string, jobIds: string[]): Promise<string[]> {
+  const rows: { id: string }[] = await db
+    .select('location_id as id')
+    .from('job_locations')
+    .where('organization_id', organizationId)
+    .whereRaw('job_id = ANY(?::uuid[])', [jobIds])
+    .union((u) => u.select('default_location_id as id').from('jobs').where('organization_id', organizationId).whereRaw('id = ANY(?::uuid[])', [jobIds]).whereNotNull('default_location_id'));
+  return rows.map((r) => r.id);
+}
+
+/** Vendors (the reply) and, when their code or name may have changed or they were deleted, the locations that list them. */
+const vendorsWithLocations =
+  (event: 'created' | 'updated' | 'deleted' | 'upserted'): Emitter =>
+  async (reply, ctx) => {
+    const vendors: { id: string; location: { id: string } | null }[] = Array.isArray(reply) ? reply : [reply];
+    const entries = vendors.map((v) => entry('vendor', event === 'upserted' ? (ctx.changes.created.has(v.id) ? 'created' : 'updated') : event, v));
+    const listed = event === 'deleted' || renames(ctx.input) ? vendors.map((v) => v.location?.id) : [];
+    return [...entries, ...(await locationEntries(ctx, listed))];
+  };
+
 /** A job write that may have created, or attached, its default location: that location first, then the job(s). */
 const jobsWithLocations =
   (event: 'created' | 'updated' | 'upserted'): Emitter =>
@@ -109,7 +133,9 @@ const jobsWithLocations =
     const inputs: { defaultLocation?: unknown; defaultLocationId?: unknown }[] = Array.isArray(ctx.input?.inputs) ? ctx.input.inputs : [ctx.input ?? {}];
     const touched = jobs.filter((_, i) => inputs[i]?.defaultLocation !== undefined || typeof inputs[i]?.defaultLocationId === 'string').map((j) => j.defaultLocationId);
     const jobEvent = (id: string) => (event === 'upserted' ? (ctx.changes.created.has(id) ? 'created' : 'updated') : event);
-    return [...(await locationEntries(ctx, touched)), ...jobs.map((j) => entry('job', jobEvent(j.id), j))];
+    // Locations list their jobs by code and name: a rename shows there too (after the job's entry).
+    const listing = event !== 'created' && renames(ctx.input) ? (await locationsOfJobs(ctx.db, ctx.organizationId, jobs.map((j) => j.id))).filter((id) => !touched.includes(id)) : [];
+    return [...(await locationEntries(ctx, touched)), ...jobs.map((j) => entry('job', jobEvent(j.id), j)), ...(await locationEntries(ctx, listing))];
   };
 
 /** The job (the reply) and the location whose `jobs` list changed. */
@@ -149,10 +175,10 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
     )),
   ],
 
-  createVendor: one('vendor', 'created'),
-  upsertVendors: upserted('vendor'),
-  updateVendor: one('vendor', 'updated'),
-  deleteVendor: one('vendor', 'deleted'),
+  createVendor: vendorsWithLocations('created'),
+  upsertVendors: vendorsWithLocations('upserted'),
+  updateVendor: vendorsWithLocations('updated'),
+  deleteVendor: vendorsWithLocations('deleted'),
   setVendorLocation: async (reply, ctx) => [entry('vendor', 'updated', reply), ...(await locationEntries(ctx, [ctx.input.locationId]))],
 
   createGlobalPhase: one('phase', 'created'),
