@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * the order / invoice deleted, its job and vendor) are kept on each item row, and the exact number
  * of each organization's visible items is kept in `live_row_counts`. Both are maintained by
  * triggers in the writing transaction, so every write path (handlers, batch operations, direct
- * SQL, foreign-key actions such as a job's deletion setting orders.job_id to NULL) keeps them
+ * SQL, foreign-key cascades such as an order's deletion removing its items) keeps them
  * equal to their source. test/items-denormalized.test.ts compares them after a mixed workload.
  */
 
