@@ -59,15 +59,18 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw(`CREATE INDEX ${c.table}_live_created_at_index ON ${c.table} (organization_id, created_at, id) WHERE NOT ${f.deleted}`);
     await knex.raw(`CREATE INDEX ${c.table}_live_job_created_at_index ON ${c.table} (organization_id, ${f.job}, created_at, id) WHERE NOT ${f.deleted}`);
 
-    // A new row, or one moved to another parent, reads its parent's facts. FOR SHARE waits for a
-    // concurrent, uncommitted change of the parent (whose own trigger cannot see this new row) and
-    // then reads its committed values; a parent change that comes later waits for this one instead
-    // and then updates the row. Writing the copied columns directly only re-reads them.
+    // A new row, or one moved to another parent, reads its parent's facts under the parent's row
+    // lock: it waits for a concurrent, uncommitted change of the parent (whose own trigger cannot
+    // see this new row) and then reads its committed values; a parent change that comes later
+    // waits for this transaction instead and then updates the row. FOR NO KEY UPDATE, the mode an
+    // UPDATE of the parent takes (the order store touches the order after every item write): with
+    // FOR SHARE, two transactions adding items to one order would each wait for the other's share
+    // lock there (a deadlock). Writing the copied columns directly only re-reads them.
     await knex.raw(`
       CREATE FUNCTION ${c.table}_read_parent_facts() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         SELECT p.job_id, p.vendor_id, p.deleted_at IS NOT NULL INTO NEW.${f.job}, NEW.${f.vendor}, NEW.${f.deleted}
-          FROM ${c.parent} p WHERE p.organization_id = NEW.organization_id AND p.id = NEW.${c.ref} FOR SHARE;
+          FROM ${c.parent} p WHERE p.organization_id = NEW.organization_id AND p.id = NEW.${c.ref} FOR NO KEY UPDATE;
         NEW.${f.deleted} := coalesce(NEW.${f.deleted}, false);
         RETURN NEW;
       END $$`);

@@ -121,7 +121,7 @@ describe('item rows keep their parent facts and live counts (triggers)', () => {
     await orderChange('orders').where({ organization_id: org.id, id: orders[2] }).update({ job_id: jobA, deleted_at: db().fn.now() });
     const itemWrite = await db().transaction();
     const { rows: [{ pid }] } = await itemWrite.raw('SELECT pg_backend_pid() AS pid');
-    // Waits for the order change (the trigger reads the order FOR SHARE), then reads its committed values.
+    // Waits for the order change (the trigger reads the order under its row lock), then reads its committed values.
     const inserted = itemWrite('items').insert({ organization_id: org.id, order_id: orders[2], line_number: 500, description: 'Concurrent' }).returning('id').then((r) => r);
     while ((await db().raw('SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?', [pid])).rows[0]?.wait_event_type !== 'Lock') await sleep(10);
     await orderChange.commit();
@@ -131,6 +131,23 @@ describe('item rows keep their parent facts and live counts (triggers)', () => {
     expect(item).to.deep.equal({ order_job_id: jobA, order_deleted: true });
     await expectConsistent();
     await db()('orders').where({ organization_id: org.id, id: orders[2] }).update({ deleted_at: null });
+  });
+
+  it('lets two transactions add items to one order at the same time (the second waits, neither deadlocks)', async () => {
+    const first = await db().transaction();
+    const second = await db().transaction();
+    const { rows: [{ pid }] } = await second.raw('SELECT pg_backend_pid() AS pid');
+    // The first has added its item and not yet touched the order when the second adds one: had
+    // both only share-locked the order, each would now wait for the other to touch it.
+    await first('items').insert({ organization_id: org.id, order_id: orders[3], ...line(600) });
+    const added = addItems(second, org.id, org.userId, orders[3], [line(601)]);
+    while ((await db().raw('SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?', [pid])).rows[0]?.wait_event_type !== 'Lock') await sleep(10);
+    await first('orders').where({ organization_id: org.id, id: orders[3] }).update({ updated_at: first.fn.now() });
+    await first.commit();
+    await added;
+    await second.commit();
+    expect(await db()('items').where({ organization_id: org.id, order_id: orders[3] }).whereIn('line_number', [600, 601]).pluck('line_number')).to.have.members([600, 601]);
+    await expectConsistent();
   });
 
   it('GET /items answers from the copies: items of deleted orders left out, exact meta.total, jobId and vendorId of the order', async () => {
