@@ -199,3 +199,31 @@ function statements(s) {
        WHERE r.organization_id = $1`,
   ];
 }
+
+/**
+ * Invoices for the peer rows (BENCH_PEERS): every second live order of the organization ($1, user
+ * $2) is invoiced with a copy of its lines; every 97th invoice is deleted. Left out of the default
+ * run, whose dataset stays as it was.
+ */
+export function invoiceStatements() {
+  return [
+    `INSERT INTO invoices (id, organization_id, created_by_id, job_id, vendor_id, order_id, title, invoice_number, state, invoice_date, due_date,
+         terms, created_at, updated_at, deleted_at)
+       SELECT md5(o.id::text || ':invoice')::uuid, $1, $2, o.job_id, o.vendor_id, o.id, 'Invoice for ' || o.purchase_order_number,
+         'INV-' || o.purchase_order_number, (ARRAY['INBOX','PENDING','APPROVED','CLOSED'])[1 + o.n % 4],
+         o.created_at + interval '12 days', o.created_at + interval '42 days', 'Net 30',
+         o.created_at + interval '12 days', o.created_at + interval '12 days', CASE WHEN o.n % 194 = 0 THEN o.created_at + interval '13 days' END
+       FROM (SELECT o.*, row_number() OVER (ORDER BY o.created_at, o.id) AS n FROM orders o WHERE o.organization_id = $1 AND o.deleted_at IS NULL) o
+       WHERE o.n % 2 = 0`,
+    `INSERT INTO invoice_items (organization_id, invoice_id, line_number, description, ship_quantity, extended_quantity, unit_price, scaled_unit_price,
+         ext_price, ext_price_including_tax, units_of_measure, requested_uom, pricing_uom, extended_uom, tax_rate, has_exception,
+         manufacturer_part_number, universal_product_code, tax_code_id, phase_id, cost_category_id, gl_code_id, cost_type_id, item_code_id,
+         item_code_text, created_at, updated_at)
+       SELECT i.organization_id, inv.id, i.line_number, i.description, i.quantity, i.extended_quantity, i.unit_price, i.scaled_unit_price,
+         i.ext_price, i.ext_price_including_tax, i.units_of_measure, i.requested_uom, i.pricing_uom, i.extended_uom, 8.75, i.line_number % 17 = 0,
+         i.manufacturer_part_number, i.universal_product_code, i.tax_code_id, i.phase_id, i.cost_category_id, i.gl_code_id, i.cost_type_id,
+         i.item_code_id, i.item_code_text, inv.created_at + i.line_number * interval '1 millisecond', inv.created_at + i.line_number * interval '1 millisecond'
+       FROM invoices inv JOIN items i ON i.organization_id = inv.organization_id AND i.order_id = inv.order_id
+       WHERE inv.organization_id = $1`,
+  ];
+}

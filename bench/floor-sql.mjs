@@ -9,9 +9,13 @@ const ORG = `(SELECT organization_id FROM api_keys WHERE key_hash = $1 AND revok
 const OK = `${ORG} IS NOT NULL AS ok`;
 const brief = (a, extra = '') => `CASE WHEN ${a}.id IS NULL THEN NULL ELSE json_build_object('id', ${a}.id, 'code', ${a}.code${extra}) END`;
 
-const ITEM_FROM = `FROM items i
-  JOIN orders io ON io.organization_id = i.organization_id AND io.id = i.order_id AND io.deleted_at IS NULL`;
-const itemWhere = (job) => `WHERE i.organization_id = ${ORG}${job ? ' AND io.job_id = $4::uuid' : ''}`;
+// The order's facts (deleted, job, vendor) are copied onto its items by triggers and the visible
+// items are counted in live_row_counts (migrations/20261124070000_item_parent_facts.ts), as the
+// service reads them.
+const ITEM_FROM = `FROM items i`;
+const itemWhere = (job) => `WHERE i.organization_id = ${ORG} AND NOT i.order_deleted${job ? ' AND i.order_job_id = $4::uuid' : ''}`;
+const itemTotal = (job) =>
+  job ? `(SELECT count(*) ${ITEM_FROM} ${itemWhere(job)})` : `(SELECT coalesce(sum(n), 0) FROM live_row_counts WHERE organization_id = ${ORG} AND relation = 'items')`;
 const lookup = (table, alias, column) => `LEFT JOIN ${table} ${alias} ON ${alias}.organization_id = i.organization_id AND ${alias}.id = i.${column}`;
 
 const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
@@ -30,19 +34,19 @@ const ITEM_LOOKUPS = `${lookup('item_codes', 'iic', 'item_code_id')} ${lookup('c
   ${lookup('cost_types', 'ict', 'cost_type_id')} ${lookup('gl_codes', 'igl', 'gl_code_id')} ${lookup('tax_codes', 'itx', 'tax_code_id')}
   ${lookup('phases', 'iph', 'phase_id')}`;
 const itemPage = (job, data) => `SELECT ${OK}, json_build_object(
-  'meta', json_build_object('total', (SELECT count(*) ${ITEM_FROM} ${itemWhere(job)}), 'limit', $2::int, 'offset', $3::int),
+  'meta', json_build_object('total', ${itemTotal(job)}, 'limit', $2::int, 'offset', $3::int),
   'data', (SELECT coalesce(json_agg(p), '[]'::json) FROM (${data}) p)
 )::text AS json`;
 
 /** A first page: one plain statement. */
 const firstPage = (job) =>
-  itemPage(job, `SELECT ${ITEM_FIELDS('io.job_id', 'io.vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${itemWhere(job)}
+  itemPage(job, `SELECT ${ITEM_FIELDS('i.order_job_id', 'i.order_vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${itemWhere(job)}
   ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`);
 
 /** With an offset, the page's keys are found first (late row lookup), so skipped rows are never formatted. */
 const deepPage = (job) =>
   itemPage(job, `SELECT ${ITEM_FIELDS('k.job_id', 'k.vendor_id')}
-  FROM (SELECT i.organization_id, i.id, i.created_at, io.job_id, io.vendor_id ${ITEM_FROM} ${itemWhere(job)}
+  FROM (SELECT i.organization_id, i.id, i.created_at, i.order_job_id AS job_id, i.order_vendor_id AS vendor_id ${ITEM_FROM} ${itemWhere(job)}
         ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) k
   JOIN items i ON i.organization_id = k.organization_id AND i.id = k.id
   ${ITEM_LOOKUPS}

@@ -6,7 +6,10 @@
  * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs: about a minute), DB_POOL_MAX (10,
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, deep,
- * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), rss; written to bench/results/partial.md, latest.md keeps the last full run).
+ * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), rss;
+ * written to bench/results/partial.md, latest.md keeps the last full run), BENCH_PEERS=platformatic
+ * (also Platformatic DB, installed on first use into .data/bench-peers/, on GET /items?limit=500 and
+ * GET /invoice-items?limit=500 (row invoiceItems500, added with the peer; the dataset then has invoices)).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, createScratch, generate, migrate, provision } from './setup.mjs';
 import { compareResponses } from './compare.mjs';
+import * as platformatic from './peers/platformatic.mjs';
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
@@ -29,6 +33,11 @@ const POOL = Number(env.DB_POOL_MAX || 10);
 const RESULTS = join(ROOT, 'bench', 'results');
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const wanted = (id) => !ONLY || ONLY.has(id);
+const KNOWN_PEERS = { platformatic };
+const PEERS = (env.BENCH_PEERS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((name) => {
+  if (!KNOWN_PEERS[name]) throw new Error(`BENCH_PEERS: unknown peer ${name} (known: ${Object.keys(KNOWN_PEERS).join(', ')})`);
+  return KNOWN_PEERS[name];
+});
 
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...a);
@@ -57,16 +66,16 @@ function freePort() {
   });
 }
 
-async function startProcess(name, args, extraEnv) {
-  const port = await freePort();
+async function startProcess(name, args, extraEnv, { port: givenPort, cwd = ROOT, timeout = 60 } = {}) {
+  const port = givenPort ?? (await freePort());
   mkdirSync(RESULTS, { recursive: true });
   const out = createWriteStream(join(RESULTS, `${name}.log`));
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv, PORT: String(port), DB_POOL_MAX: String(POOL) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, env: { ...env, ...extraEnv, PORT: String(port), DB_POOL_MAX: String(POOL) }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < timeout * 10; i++) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}); see bench/results/${name}.log`);
     try {
       await fetch(base + '/items?limit=1');
@@ -75,7 +84,7 @@ async function startProcess(name, args, extraEnv) {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new Error(`${name} did not start in 30 s`);
+  throw new Error(`${name} did not start in ${timeout} s`);
 }
 
 // ---------------------------------------------------------------- memory
@@ -167,7 +176,7 @@ async function fetchJson(target, req) {
   } catch {
     body = text;
   }
-  return { status: res.status, body };
+  return { status: res.status, body, totalHeader: res.headers.get('x-total-count') };
 }
 
 // ---------------------------------------------------------------- the deep page
@@ -194,19 +203,22 @@ async function deepPage(service, total) {
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const mark = (ok) => (ok === undefined ? '' : ok ? 'pass' : '**FAIL**');
 
+/** With peers, each gets its own columns: its req/s, service / peer and the target, its latency. */
 function table(rows) {
-  const head = '| request | service req/s | floor req/s | ratio | target | | service p50 / p99 ms | floor p50 / p99 ms |\n|---|---:|---:|---:|---|---|---:|---:|';
-  return [head, ...rows.map((r) => `| ${r.label} | ${r.s} | ${r.f} | ${r.ratio} | ${r.target} | ${mark(r.ok)} | ${r.sl} | ${r.fl} |`)].join('\n');
+  const head = `| request | service req/s | floor req/s | ratio | target | | service p50 / p99 ms | floor p50 / p99 ms |${PEERS.map((p) => ` ${p.title} req/s | service / ${p.name} | target | | ${p.name} p50 / p99 ms |`).join('')}\n|---|---:|---:|---:|---|---|---:|---:|${PEERS.map(() => '---:|---:|---|---|---:|').join('')}`;
+  const peerCells = (r) => PEERS.map((p) => r.peers?.[p.name] ?? { rps: '', ratio: '', target: '', lat: '' }).map((c) => ` ${c.rps} | ${c.ratio} | ${c.target} | ${mark(c.ok)} | ${c.lat} |`).join('');
+  return [head, ...rows.map((r) => `| ${r.label} | ${r.s} | ${r.f} | ${r.ratio} | ${r.target} | ${mark(r.ok)} | ${r.sl} | ${r.fl} |${peerCells(r)}`)].join('\n');
 }
 
 async function main() {
   log(`dataset: ${ITEMS} items, ${ORDERS} orders; ${ROUNDS} rounds of ${DURATION} s, ${CONNECTIONS} connections, pool ${POOL}${QUICK ? ' (quick)' : ''}`);
   if (!existsSync(join(ROOT, 'dist', 'src', 'server.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+  const peerDirs = new Map(PEERS.map((p) => [p, p.install(ROOT, log)]));
   scratch = await createScratch(log);
   await migrate(scratch.url);
   const orgs = await provision(scratch.url);
   log('generating the dataset in PostgreSQL');
-  const data = await generate(scratch.url, { items: ITEMS, orders: ORDERS, bigJobItems: 6000 }, orgs, log);
+  const data = await generate(scratch.url, { items: ITEMS, orders: ORDERS, bigJobItems: 6000, invoices: PEERS.length > 0 }, orgs, log);
   log(`  ${JSON.stringify(data.counts)}; job ${data.bigJob.code} has ${data.bigJob.items} items`);
 
   const key = orgs[0].apiKey;
@@ -214,6 +226,15 @@ async function main() {
   const service = { ...(await startProcess('service', ['dist/src/server.js'], { ...dbEnv, NODE_ENV: 'production', JWT_SECRET: 'bench-' + process.pid })), key };
   const floor = { ...(await startProcess('floor', ['bench/floor.mjs'], dbEnv)), key };
   log(`service pid ${service.pid} on ${service.base}, floor pid ${floor.pid} on ${floor.base}`);
+  const peers = [];
+  for (const peer of PEERS) {
+    const port = await freePort();
+    const { args, cwd } = peer.command(peerDirs.get(peer), { url: scratch.url, pool: POOL, port });
+    // Builds its API from the whole schema at start: slow on a loaded machine.
+    const started = await startProcess(peer.name, args, {}, { port, cwd, timeout: 300 });
+    peers.push({ ...started, key, peer, pathOf: (id) => peer.request(id, orgs[0].organization.id) });
+    log(`${peer.title} pid ${started.pid} on ${started.base}`);
+  }
 
   const batchInputs = Array.from({ length: 1000 }, (_, n) => ({
     code: `J-${7001 + n}`,
@@ -223,18 +244,22 @@ async function main() {
     state: n % 10 === 0 ? 'CLOSED' : 'OPEN',
   }));
   const requests = [
-    { id: 'items500', label: 'GET /items?limit=500', path: '/items?limit=500', target: 0.9, metric: 'rps' },
+    { id: 'items500', label: 'GET /items?limit=500', path: '/items?limit=500', target: 0.9, peerTarget: 1.0, metric: 'rps' },
     { id: 'items2500job', label: `GET /items?limit=2500&filter[jobId] (${data.bigJob.items} items)`, path: `/items?limit=2500&filter%5BjobId%5D=${data.bigJob.id}`, target: 0.9, metric: 'rps' },
     { id: 'orders100', label: 'GET /orders?limit=100', path: '/orders?limit=100', target: 0.8, metric: 'rps' },
     { id: 'job', label: 'GET /jobs/:code', path: '/jobs/J-1002', target: 0.7, metric: 'rps' },
     { id: 'releases500', label: 'GET /releases?limit=500', path: '/releases?limit=500', metric: 'rps' },
     { id: 'batch', label: 'POST /jobs/batch (1000 updates), 1 connection', path: '/jobs/batch', method: 'POST', body: JSON.stringify({ inputs: batchInputs }), connections: 1, target: 1.3, metric: 'p50' },
   ];
+  // The floor has no invoice items: this row compares the service with its peers only.
+  if (peers.length) requests.push({ id: 'invoiceItems500', label: 'GET /invoice-items?limit=500', path: '/invoice-items?limit=500', peerTarget: 1.0, metric: 'rps', noFloor: true });
+  const targetsOf = (req) => (req.serviceOnly ? [service] : [service, ...(req.noFloor ? [] : [floor]), ...peers.filter((p) => p.pathOf(req.id))]);
+  const pathOn = (t, req) => (t.peer ? t.pathOf(req.id) : t === floor && req.floorPath ? req.floorPath : req.path);
 
   // Same responses: the batch runs once on each (the floor's run then updates what the service created).
   log('checking that the floor answers like the service');
   const checks = [];
-  for (const req of requests) {
+  for (const req of requests.filter((r) => !r.noFloor)) {
     const s = await fetchJson(service, req);
     const f = await fetchJson(floor, req);
     const problems = s.status !== 200 || f.status !== 200 ? [`status ${s.status} vs ${f.status}: ${JSON.stringify(s.body).slice(0, 200)} / ${JSON.stringify(f.body).slice(0, 200)}`] : compareResponses(s.body, f.body, { ignore: req.id === 'batch' ? ['updatedAt'] : [] });
@@ -242,6 +267,19 @@ async function main() {
     log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'same'}`);
   }
   requests.splice(0, requests.length, ...requests.filter((r) => wanted(r.id)));
+  // A peer's page: as many rows as the service's, and an exact total (which counts what it does not exclude).
+  for (const p of peers) {
+    log(`checking ${p.peer.title}; ${p.peer.note}`);
+    for (const req of requests.filter((r) => p.pathOf(r.id))) {
+      const s = await fetchJson(service, req);
+      const r = await fetchJson(p, { path: p.pathOf(req.id) });
+      const problems = r.status !== 200 || !Array.isArray(r.body) ? [`status ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`] : [];
+      if (!problems.length && r.body.length !== s.body?.data?.length) problems.push(`${r.body.length} rows, the service ${s.body?.data?.length}`);
+      if (!problems.length && !(Number(r.totalHeader) >= s.body.meta.total)) problems.push(`X-Total-Count ${r.totalHeader}, the service's meta.total ${s.body.meta.total}`);
+      checks.push({ label: `${req.label} on ${p.peer.title}`, problems });
+      log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : `${r.body.length} rows, X-Total-Count ${r.totalHeader} (service meta.total ${s.body.meta.total})`}`);
+    }
+  }
   const total = (await fetchJson(service, { path: '/items?limit=1' })).body.meta.total;
   const deep = wanted('deep') ? await deepPage(service, total) : undefined;
   // Page latency is compared one request at a time: at 10 connections an OFFSET page can outlast a run.
@@ -267,16 +305,18 @@ async function main() {
 
   log('warming up');
   for (const req of requests) {
-    for (const t of req.serviceOnly ? [service] : [service, floor]) await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
+    for (const t of targetsOf(req)) await load(t, { ...req, path: pathOn(t, req) }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
   }
 
-  const runs = Object.fromEntries(requests.map((r) => [r.id, { service: [], floor: [] }]));
+  const runs = Object.fromEntries(requests.map((r) => [r.id, Object.fromEntries([service, floor, ...peers].map((t) => [t.name, []]))]));
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round}/${ROUNDS}`);
     for (const req of requests) {
-      const order = req.serviceOnly ? [service] : round % 2 ? [service, floor] : [floor, service];
+      // Each round starts with the next server, so none always runs first (or after the same one).
+      const targets = targetsOf(req);
+      const order = [...targets.slice((round - 1) % targets.length), ...targets.slice(0, (round - 1) % targets.length)];
       for (const t of order) {
-        const r = await load(t, { ...req, path: t === floor && req.floorPath ? req.floorPath : req.path }, { connections: req.connections ?? CONNECTIONS });
+        const r = await load(t, { ...req, path: pathOn(t, req) }, { connections: req.connections ?? CONNECTIONS });
         runs[req.id][t.name].push(r);
         if (r.non2xx || r.errors) log(`  ${req.label} on ${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       }
@@ -294,11 +334,13 @@ async function main() {
 
   // ---------------------------------------------------------------- table
   const agg = (xs) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)), bad: xs.reduce((n, x) => n + x.non2xx + x.errors, 0) });
-  const med = Object.fromEntries(Object.entries(runs).map(([id, r]) => [id, { service: agg(r.service), floor: agg(r.floor) }]));
+  const med = Object.fromEntries(Object.entries(runs).map(([id, r]) => [id, Object.fromEntries(Object.entries(r).map(([name, xs]) => [name, agg(xs)]))]));
   const rows = requests.map((req) => {
     const { service: s, floor: f } = med[req.id];
     const row = { label: req.label, s: fmt(s.rps, 1), f: fmt(f.rps, 1), sl: `${fmt(s.p50, 1)} / ${fmt(s.p99, 1)}`, fl: `${fmt(f.p50, 1)} / ${fmt(f.p99, 1)}` };
-    if (req.metric === 'rps') {
+    if (req.noFloor || (req.serviceOnly && req.metric === 'rps')) {
+      Object.assign(row, { ratio: '—', target: req.serviceOnly ? '(reference)' : '(no floor)' });
+    } else if (req.metric === 'rps') {
       const ratio = s.rps / f.rps;
       Object.assign(row, { ratio: fmt(ratio, 2), target: req.target ? `>= ${req.target}` : '(none)', ok: req.target ? ratio >= req.target : undefined });
     } else if (req.metric === 'p50') {
@@ -315,6 +357,13 @@ async function main() {
         target: `<= ${req.target} x first page${deep.cursor ? '' : ' (via cursor: not offered)'}`,
         ok: deep.cursor ? ratio <= req.target : false,
       });
+    }
+    row.peers = {};
+    for (const p of peers.filter((p) => p.pathOf(req.id))) {
+      const m = med[req.id][p.name];
+      const ratio = s.rps / m.rps;
+      row.peers[p.name] = { rps: fmt(m.rps, 1), ratio: fmt(ratio, 2), target: req.peerTarget ? `>= ${req.peerTarget}` : '(none)', ok: req.peerTarget ? ratio >= req.peerTarget : undefined, lat: `${fmt(m.p50, 1)} / ${fmt(m.p99, 1)}` };
+      if (m.bad) row.label += ` (non-2xx/errors on ${p.name}: ${m.bad})`;
     }
     if (s.bad || f.bad) row.label += ` (non-2xx/errors: service ${s.bad}, floor ${f.bad})`;
     return row;
@@ -335,17 +384,18 @@ async function main() {
     `- date: ${new Date().toISOString()}`,
     `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${fmt(totalmem() / 2 ** 30, 1)} GiB memory; load average at the end ${load1}`,
     `- node ${process.version}, PostgreSQL ${data.pgVersion} (${scratch.embedded ? 'embedded cluster' : 'DATABASE_URL server'}), autocannon, pool ${POOL} connections per server`,
-    `- dataset: ${data.counts.items} items, ${data.counts.orders} orders, ${data.counts.jobs} jobs, ${data.counts.vendors} vendors, ${data.counts.releases} releases (${data.counts.release_items} release items) in 2 organizations (${data.bigOrgItems} items in the big one); job ${data.bigJob.code} has ${data.bigJob.items} items`,
-    `- runs: ${ROUNDS} rounds x ${DURATION} s per request and server, alternating service and floor, ${CONNECTIONS} connections (batch and the page-latency rows: one request at a time, timed by the runner), medians; warm-up ${WARMUP} s each${QUICK ? '; QUICK smoke mode: numbers are indicative only' : ''}`,
+    `- dataset: ${data.counts.items} items, ${data.counts.orders} orders, ${data.counts.jobs} jobs, ${data.counts.vendors} vendors, ${data.counts.releases} releases (${data.counts.release_items} release items)${data.counts.invoice_items === undefined ? '' : `, ${data.counts.invoices} invoices (${data.counts.invoice_items} invoice items)`} in 2 organizations (${data.bigOrgItems} items in the big one); job ${data.bigJob.code} has ${data.bigJob.items} items`,
+    `- runs: ${ROUNDS} rounds x ${DURATION} s per request and server, alternating service and floor${peers.length ? ' (and peers)' : ''}, ${CONNECTIONS} connections (batch and the page-latency rows: one request at a time, timed by the runner), medians; warm-up ${WARMUP} s each${QUICK ? '; QUICK smoke mode: numbers are indicative only' : ''}`,
     wanted('rss') ? `- RSS: VmHWM after resetting it (clear_refs) before the 32-connection run; the service idled at ${fmt(rss.service.before)} MiB, the floor at ${fmt(rss.floor.before)} MiB` : `- rows: ${[...ONLY].join(', ')} only (BENCH_ONLY)`,
     `- total time: ${fmt((Date.now() - started) / 1000)} s`,
   ];
   const diffs = checks.filter((c) => c.problems.length);
   const md = [
-    '# Benchmark: service vs floor',
+    `# Benchmark: service vs floor${peers.length ? ' and ' + PEERS.map((p) => p.title).join(', ') : ''}`,
     '',
     'Ratios are service / floor in the same run (requests/s for reads, p50 latency for the batch); the deep page is the',
     "service's own deep page p50 against its first page p50. Server, PostgreSQL and the load generator share the machine.",
+    ...(peers.length ? ['Peer columns: service / peer requests/s in the same rounds.', ...PEERS.map((p) => `- ${p.note}`)] : []),
     '',
     table(rows),
     '',

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { orgScale, organizationStatements } from './dataset.mjs';
+import { invoiceStatements, orgScale, organizationStatements } from './dataset.mjs';
 
 const require = createRequire(import.meta.url);
 export const ROOT = new URL('..', import.meta.url).pathname;
@@ -61,10 +61,10 @@ export async function provision(url) {
 }
 
 /**
- * Fills both organizations (95 % / 5 % of the rows) and analyzes. Returns the row counts and the
+ * Fills both organizations (95 % / 5 % of the rows; with `invoices`, also invoices) and analyzes. Returns the row counts and the
  * big organization's job with ~6,000 items.
  */
-export async function generate(url, { items, orders, bigJobItems }, orgs, log) {
+export async function generate(url, { items, orders, bigJobItems, invoices = false }, orgs, log) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -73,7 +73,7 @@ export async function generate(url, { items, orders, bigJobItems }, orgs, log) {
     for (const [n, org] of orgs.entries()) {
       const scale = orgScale(Math.round(items * shares[n]), Math.max(1, Math.round(orders * shares[n])), bigJobItems);
       const t0 = Date.now();
-      for (const sql of organizationStatements(scale)) {
+      for (const sql of [...organizationStatements(scale), ...(invoices ? invoiceStatements() : [])]) {
         const params = sql.includes('$2') ? [org.organization.id, org.user.id] : [org.organization.id];
         await client.query(sql, params);
       }
@@ -83,7 +83,7 @@ export async function generate(url, { items, orders, bigJobItems }, orgs, log) {
     await client.query('VACUUM ANALYZE');
     log(`  VACUUM ANALYZE in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const counts = {};
-    for (const table of ['organizations', 'jobs', 'vendors', 'phases', 'cost_categories', 'tax_codes', 'orders', 'items', 'releases', 'release_items']) {
+    for (const table of ['organizations', 'jobs', 'vendors', 'phases', 'cost_categories', 'tax_codes', 'orders', 'items', 'releases', 'release_items', ...(invoices ? ['invoices', 'invoice_items'] : [])]) {
       counts[table] = Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
     }
     const bigJob = (

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Json, JsonStream, asJson } from '../http/json';
 import { Columns, isUuid, selectList } from './columns';
-import { Direction, ListParams, applyFilter, applyList, applyOrder, splitFilterKey } from './list';
+import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared } from './prepared';
 import { streamPrepared } from './stream';
@@ -23,10 +23,10 @@ export interface ResourceDef {
   /** Extra FROM clauses (joins) the column expressions need. */
   joins?: (q: Knex.QueryBuilder) => void;
   /**
-   * The soft-deletable parent whose deleted rows hide this resource's rows (items of a deleted
-   * order), joined by `joins` as `alias`. Lets a bulk list count its rows without that join.
+   * The `live_row_counts` relation holding the exact number of the organization's visible rows
+   * (kept by triggers with every write), which answers an unfiltered list's total without counting.
    */
-  liveParent?: { table: string; alias: string; column: string };
+  liveCount?: string;
 }
 
 export interface ScopeOptions {
@@ -215,26 +215,13 @@ export async function pageWithTotalJson<T>(
 export const CURSOR_START = 'start';
 
 /**
- * The size of a filtered list whose rows hide under a soft-deleted parent, as all the
- * organization's matching rows less those under a deleted parent: two index scans, where joining
- * every row to its parent cost several times more (130-180 ms at 200,000 items). Undefined when a
- * filter needs another table (the caller then counts the filtered join).
+ * The size of an unfiltered list from its maintained count (migrations/20261124070000_item_parent_facts.ts),
+ * where counting the organization's rows grew with their number. Undefined when a filter is given
+ * (the caller then counts the filtered rows).
  */
-function liveChildCount(db: Queryable, def: ResourceDef, orgId: string, filter: Record<string, unknown>): Knex.Raw | undefined {
-  const parent = def.liveParent;
-  if (!parent) return undefined;
-  const ownOnly = (raw: string | undefined) => !!raw && [...raw.matchAll(/\b([a-z_][a-z0-9_]*)\./g)].every((m) => m[1] === def.alias);
-  for (const key of Object.keys(filter)) {
-    if (filter[key] !== undefined && !ownOnly(def.columns[splitFilterKey(key)[0]]?.raw)) return undefined;
-  }
-  const all = db({ [def.alias]: def.table }).where(`${def.alias}.organization_id`, orgId);
-  if (def.softDelete) all.whereNull(`${def.alias}.deleted_at`);
-  applyFilter(all, def.columns, filter);
-  const hidden = all
-    .clone()
-    .join(`${parent.table} as ${parent.alias}`, (j) => j.on(`${parent.alias}.organization_id`, `${def.alias}.organization_id`).andOn(`${parent.alias}.id`, `${def.alias}.${parent.column}`))
-    .whereNotNull(`${parent.alias}.deleted_at`);
-  return db.raw('(SELECT count(*) FROM ? AS a) - (SELECT count(*) FROM ? AS h)', [all.select(db.raw('1')), hidden.select(db.raw('1'))]);
+function liveCountTotal(db: Queryable, def: ResourceDef, orgId: string, filter: Record<string, unknown>): Knex.Raw | undefined {
+  if (!def.liveCount || Object.values(filter).some((v) => v !== undefined)) return undefined;
+  return db.raw('(SELECT coalesce(sum(n), 0) FROM live_row_counts WHERE organization_id = ? AND relation = ?)', [orgId, def.liveCount]);
 }
 
 /**
@@ -261,6 +248,6 @@ export function bulkPageJson<T>(db: Queryable, def: ResourceDef, orgId: string, 
     order: (q) => applyOrder(q, def.columns, params.orderBy, params.direction, idColumn),
     // Offset paging answers exactly the spec's meta; cursor paging adds nextCursor.
     cursorKey: params.cursor === undefined ? undefined : { column, orderBy: params.orderBy, direction: params.direction },
-    total: liveChildCount(db, def, orgId, params.filter),
+    total: liveCountTotal(db, def, orgId, params.filter),
   });
 }

@@ -49,7 +49,7 @@ export const invoiceItems: ResourceDef = {
   joins: joinLookups,
 };
 
-/** The bulk form: flattened codes, and the job and vendor of the (live) parent invoice. */
+/** The bulk form: flattened codes, and the job and vendor of the (live) parent invoice, as copied onto the item. */
 export const bulkInvoiceItems: ResourceDef = {
   table: 'invoice_items',
   alias: 'ii',
@@ -67,17 +67,19 @@ export const bulkInvoiceItems: ResourceDef = {
     glCodeCode: expr('gl.code'),
     taxCodeCode: expr('tc.code'),
     costTypeCode: expr('ct.code'),
-    jobId: idCol('inv.job_id'),
-    vendorId: idCol('inv.vendor_id'),
+    jobId: idCol('ii.invoice_job_id'),
+    vendorId: idCol('ii.invoice_vendor_id'),
     itemCode: expr(`CASE WHEN ic.id IS NULL THEN NULL ELSE json_build_object('id', ic.id, 'code', ic.code, 'description', ic.description) END`),
     scaledUnitPrice: expr('ii.scaled_unit_price'),
     itemCodeText: expr('ii.item_code_text'),
   },
   joins: (q) => {
-    q.join('invoices as inv', (j) => j.on('inv.organization_id', 'ii.organization_id').andOn('inv.id', 'ii.invoice_id')).whereNull('inv.deleted_at');
+    // The invoice's deletion, job and vendor are copied onto its items by triggers
+    // (migrations/20261124070000_item_parent_facts.ts): the bulk list reads one table.
+    q.whereRaw('NOT ii.invoice_deleted');
     joinLookups(q);
   },
-  liveParent: { table: 'invoices', alias: 'inv', column: 'invoice_id' },
+  liveCount: 'invoice_items',
 };
 
 export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string, params: ListParams) =>

@@ -51,7 +51,9 @@ const ownColumns = (): Columns => ({
 const joins = (q: Knex.QueryBuilder) => {
   const on = (table: string, alias: string, column: string) =>
     q.leftJoin(`${table} as ${alias}`, (j) => j.on(`${alias}.organization_id`, 'i.organization_id').andOn(`${alias}.id`, `i.${column}`));
-  q.join('orders as io', (j) => j.on('io.organization_id', 'i.organization_id').andOn('io.id', 'i.order_id')).whereNull('io.deleted_at');
+  // Items of a deleted order are hidden: the order's deletion is copied onto its items by triggers
+  // (migrations/20261124070000_item_parent_facts.ts), so no list joins the orders.
+  q.whereRaw('NOT i.order_deleted');
   on('item_codes', 'iic', 'item_code_id');
   on('cost_categories', 'icc', 'cost_category_id');
   on('cost_types', 'ict', 'cost_type_id');
@@ -85,11 +87,11 @@ export const bulkItems: ResourceDef = {
   table: 'items',
   alias: 'i',
   joins,
-  liveParent: { table: 'orders', alias: 'io', column: 'order_id' },
+  liveCount: 'items',
   columns: {
     ...ownColumns(),
-    jobId: idCol('io.job_id'),
-    vendorId: idCol('io.vendor_id'),
+    jobId: idCol('i.order_job_id'),
+    vendorId: idCol('i.order_vendor_id'),
     phaseCodeCode: col('iph.code'),
     costCategoryCode: col('icc.code'),
     glCodeCode: col('igl.code'),

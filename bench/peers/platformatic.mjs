@@ -1,0 +1,72 @@
+/**
+ * Platformatic DB as a benchmark peer (BENCH_PEERS=platformatic): its auto-generated REST API on
+ * the benchmark's database, with the same pool size. Installed on first use into
+ * .data/bench-peers/platformatic (git-ignored), outside the project's dependencies.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The version the issue measured (the 3.x line needs node 22).
+const VERSION = '2.61.0';
+
+export const name = 'platformatic';
+export const title = `Platformatic DB ${VERSION}`;
+
+/** What its answers leave out that the service's include: printed with the results. */
+export const note =
+  `${title} answers the same pages (organization filter, createdAt DESC, id DESC, totalCount=true: an exact X-Total-Count) ` +
+  'from one table: it does not exclude items of deleted orders or invoices, looks up no codes (itemCode, phase, cost category, ' +
+  'tax, gl, cost type), and does no authentication (it returns the item tables as they are, the copied parent columns included).';
+
+/** Installs the peer when missing; returns its folder. */
+export function install(root, log) {
+  const dir = join(root, '.data', 'bench-peers', 'platformatic');
+  const installed = join(dir, 'node_modules', '@platformatic', 'db', 'package.json');
+  if (existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === VERSION) return dir;
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-peer-platformatic', private: true }, null, 2) + '\n');
+  log(`installing @platformatic/db@${VERSION} into ${dir} (once; takes a few minutes)`);
+  execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `@platformatic/db@${VERSION}`], { stdio: 'inherit' });
+  return dir;
+}
+
+/**
+ * Writes its configuration for this run; returns the node arguments that start it on `port`. It
+ * maps the whole schema: limited to the item tables (`include`), it fails on their references.
+ */
+export function command(dir, { url, pool, port }) {
+  const config = join(dir, `platformatic-${process.pid}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify(
+      {
+        server: { hostname: '127.0.0.1', port, logger: { level: 'warn' } },
+        db: {
+          connectionString: url,
+          poolSize: pool,
+          graphql: false,
+          openapi: true,
+          autoTimestamp: false,
+          limit: { default: 10, max: 2500 },
+        },
+        watch: false,
+      },
+      null,
+      2,
+    ),
+  );
+  return { args: [join(dir, 'node_modules', '@platformatic', 'db', 'db.mjs'), 'start', '-c', config], cwd: dir, config };
+}
+
+// The organization filter is written as a one-term `where.or`: Platformatic reads any parameter
+// starting with `where.or` as an OR list, so `where.organizationId.eq=` fails (Unknown field).
+const pageQuery = (organizationId, limit) =>
+  `limit=${limit}&where.or=${encodeURIComponent(`(organizationId.eq=${organizationId})`)}&orderby.createdAt=desc&orderby.id=desc&totalCount=true`;
+
+/** The peer's request for a benchmark row, or undefined when it has none. */
+export function request(id, organizationId) {
+  if (id === 'items500') return `/items?${pageQuery(organizationId, 500)}`;
+  if (id === 'invoiceItems500') return `/invoiceItems?${pageQuery(organizationId, 500)}`;
+  return undefined;
+}
