@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { createApp } from './app';
+import { closeApp, createApp } from './app';
 import { listen } from './http/server';
 import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     stopMailer?.();
     server.close();
     server.closeAllConnections?.();
+    await closeApp(app).catch(() => undefined);
     await database.close().catch(() => undefined);
     process.exit(0);
   };

@@ -1,7 +1,6 @@
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { join } from 'node:path';
-import { LightPool, PoolOptions } from './pool';
 
 // numeric and bigint arrive as strings by default; our numbers fit in a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
@@ -14,21 +13,9 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
-// knex's PostgreSQL dialect (knex takes a Client class as `client`), with our pool in place of
-// tarn's (see pool.ts); everything else about connections is knex's. The dialect's module path and
-// `getPoolSettings` (which turns knex's pool options into tarn's) are knex internals: after a knex
-// upgrade, test/unit/pool.test.ts says whether knex still runs on this pool.
-const PgDialect: typeof Knex.Client = require('knex/lib/dialects/postgres');
-export class PgClient extends PgDialect {
-  initializePool(config: Knex.Config = this.config): void {
-    if (this.pool) return;
-    this.pool = new LightPool((this as unknown as { getPoolSettings(p: unknown): PoolOptions<unknown> }).getPoolSettings(config.pool));
-  }
-}
-
 export function createDb(connectionString: string, poolMax = 10, acquireTimeoutMillis = 10_000): Db {
   return knexFactory({
-    client: PgClient,
+    client: 'pg',
     connection: {
       connectionString,
       // A database outage must become a quick 503, not a hang.

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Queryable } from './knex';
-import { carryCheck, pendingCheck } from './credential-check';
 
 /**
  * Runs a statement as a named prepared statement, so PostgreSQL plans each statement shape once
@@ -32,31 +31,16 @@ export interface NativeStatement {
   bindings: readonly unknown[];
 }
 
-/** The first row of a read; a read request's credential check rides on it (see credential-check.ts). */
+/** The first row of a read. */
 export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, any> | undefined> {
   const native = 'toSQL' in query ? query.toSQL().toNative() : query;
-  const check = pendingCheck(db);
-  if (check) check.claimed = true;
-  const { text, values } = check ? carryCheck(native.sql, native.bindings as unknown[], check) : { text: native.sql, values: native.bindings as unknown[] };
   const client = (db as Knex).client;
   const connection = (await client.acquireConnection()) as PgConnection;
-  let row: Record<string, any> | undefined;
   try {
-    row = (await connection.query({ name: statementName(text), text, values })).rows[0];
+    return (await connection.query({ name: statementName(native.sql), text: native.sql, values: native.bindings as unknown[] })).rows[0];
   } finally {
     await client.releaseConnection(connection);
   }
-  if (check) {
-    if (!row) {
-      // No row, no answer: the check is settled on its own before the response.
-      check.claimed = false;
-      return undefined;
-    }
-    const { __live: live, ...rest } = row;
-    check.settle(live === true);
-    return rest;
-  }
-  return row;
 }
 
 const names = new Map<string, string>();
