@@ -1,6 +1,7 @@
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { join } from 'node:path';
+import { DEFAULT_PREPARED_STATEMENTS, PreparedStatementSettings, setPreparedStatements } from './prepared';
 
 // numeric and bigint arrive as strings by default; our numbers fit in a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
@@ -13,8 +14,13 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
-export function createDb(connectionString: string, poolMax = 10, acquireTimeoutMillis = 10_000): Db {
-  return knexFactory({
+export function createDb(
+  connectionString: string,
+  poolMax = 10,
+  acquireTimeoutMillis = 10_000,
+  preparedStatements: PreparedStatementSettings = DEFAULT_PREPARED_STATEMENTS,
+): Db {
+  const db = knexFactory({
     client: 'pg',
     connection: {
       connectionString,
@@ -32,6 +38,8 @@ export function createDb(connectionString: string, poolMax = 10, acquireTimeoutM
     acquireConnectionTimeout: acquireTimeoutMillis,
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.js'], tableName: 'knex_migrations' },
   });
+  setPreparedStatements(db, preparedStatements);
+  return db;
 }
 
 export async function migrateLatest(db: Db): Promise<void> {
