@@ -5,7 +5,7 @@ import { listen } from './http/server';
 import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
-import { createDemoOrganization } from '../seeds/demo';
+import { ensureDemoOrganization } from './admin/demo';
 import { startMailer } from './mail/mailer';
 
 /**
@@ -17,10 +17,7 @@ async function main(): Promise<void> {
   const database = await openDatabase(config);
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
 
-  let demo: Awaited<ReturnType<typeof createDemoOrganization>> | undefined;
-  if (database.embedded && !(await database.db('organizations').first('id'))) {
-    demo = await createDemoOrganization(database.db);
-  }
+  const demo = database.embedded ? await ensureDemoOrganization(database.db) : undefined;
 
   const app = await createApp({ db: database.db, config, jwtSecret });
   const server: Server = await listen(app, config.port);

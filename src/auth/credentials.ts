@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import type { Db } from '../db/knex';
 import { isUuid } from '../db/columns';
-import { ApiError, unauthorized } from '../http/errors';
+import { ApiError, unauthorized } from '../errors';
 import { FULL_ACCESS, type Caller } from './caller';
 import type { CredentialCache } from './credential-cache';
 import { hashSecret } from './secrets';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { badRequest } from '../http/errors';
+import { badRequest } from '../errors';
 import { Columns, isUuid } from './columns';
 
 /**

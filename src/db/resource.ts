@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { Json, JsonStream, asJson } from '../http/json';
-import { Columns, isUuid, selectList } from './columns';
+import { Json, JsonStream, asJson } from './json';
+import { Columns, isUuid, quoteIdent, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder, splitFilterKey } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared } from './prepared';
 import { streamRows } from './stream';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import type { Queryable } from './knex';
 
 /**
@@ -135,7 +135,6 @@ export interface PageMeta {
   nextCursor?: string | null;
 }
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Page rows per streamed part: each part is one string of about this many JSON objects. */
 const ROWS_PER_PART = 100;

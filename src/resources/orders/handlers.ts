@@ -4,7 +4,7 @@ import { listParams } from '../../http/list-params';
 import { setIntegrationState } from './store';
 import * as q from './queries';
 
-export const missingOrder = (id: string) => notFound(`No order matches ${id}.`);
+import { missingOrder } from '../lookups';
 
 export const orderHandlers: Handlers<'listOrders' | 'getOrder' | 'updateOrderIntegrationState' | 'findSellerOrder'> = {
   listOrders: async ({ db, caller, query }) => ({
