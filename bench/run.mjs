@@ -13,13 +13,16 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, createScratch, generate, migrate, provision } from './setup.mjs';
 import { compareResponses } from './compare.mjs';
 import * as platformatic from './peers/platformatic.mjs';
+import { createRequire } from 'node:module';
+
+// Written once, in src/free-port.ts (built before the benchmark runs).
+const { freePort } = createRequire(import.meta.url)(join(ROOT, 'dist', 'src', 'free-port.js'));
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
@@ -55,16 +58,6 @@ async function cleanup() {
   return cleaning;
 }
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().finally(() => process.exit(130)));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 async function startProcess(name, args, extraEnv, { port: givenPort, cwd = ROOT, timeout = 60 } = {}) {
   const port = givenPort ?? (await freePort());

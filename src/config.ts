@@ -11,6 +11,10 @@ export interface Config {
   smtpUrl: string | undefined;
   dbPoolMax: number;
   logRequests: boolean;
+  /** Named prepared statements per connection (DB_PREPARED_STATEMENTS=off: unnamed, for PgBouncer transaction pooling). */
+  dbPreparedStatements: boolean;
+  /** At most this many per connection, least recently used deallocated (DB_PREPARED_STATEMENTS_MAX). */
+  dbPreparedStatementsMax: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -24,5 +28,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     dbPoolMax: env.DB_POOL_MAX ? Number(env.DB_POOL_MAX) : 10,
     logRequests: env.LOG_REQUESTS === '1',
+    dbPreparedStatements: env.DB_PREPARED_STATEMENTS !== 'off',
+    dbPreparedStatementsMax: env.DB_PREPARED_STATEMENTS_MAX ? Number(env.DB_PREPARED_STATEMENTS_MAX) : 200,
   };
 }

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { createApp } from './app';
+import { closeApp, createApp } from './app';
 import { listen } from './http/server';
 import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
-import { createDemoOrganization } from '../seeds/demo';
+import { ensureDemoOrganization } from './admin/demo';
 import { startMailer } from './mail/mailer';
 import { checkFeedSettings } from './feed/settings';
 import { startFeedRetention } from './feed/retention';
@@ -20,10 +20,7 @@ async function main(): Promise<void> {
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
   await checkFeedSettings(database.db);
 
-  let demo: Awaited<ReturnType<typeof createDemoOrganization>> | undefined;
-  if (database.embedded && !(await database.db('organizations').first('id'))) {
-    demo = await createDemoOrganization(database.db);
-  }
+  const demo = database.embedded ? await ensureDemoOrganization(database.db) : undefined;
 
   const app = await createApp({ db: database.db, config, jwtSecret });
   const server: Server = await listen(app, config.port);
@@ -59,6 +56,7 @@ async function main(): Promise<void> {
     stopFeedRetention();
     server.close();
     server.closeAllConnections?.();
+    await closeApp(app).catch(() => undefined);
     await database.close().catch(() => undefined);
     process.exit(0);
   };

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../src/app';
+import { closeApp, createApp } from '../src/app';
 import { listen } from '../src/http/server';
 import { loadConfig } from '../src/config';
 import { createDb, Db } from '../src/db/knex';
@@ -24,6 +24,7 @@ describe('streamed bulk pages (production mode)', function () {
   let org: TestOrg;
   let db: Db;
   let server: Server;
+  let app: Awaited<ReturnType<typeof createApp>>;
   let base: string;
 
   before(async function () {
@@ -33,7 +34,7 @@ describe('streamed bulk pages (production mode)', function () {
     await makeOrder(org, {}, Array.from({ length: 1300 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })));
     // Two connections: a leaked one would stall the requests after the aborted ones.
     db = createDb(harness().databaseUrl, 2);
-    const app = await createApp({ db, config: { ...loadConfig(), mode: 'production' }, jwtSecret: harness().jwtSecret });
+    app = await createApp({ db, config: { ...loadConfig(), mode: 'production' }, jwtSecret: harness().jwtSecret });
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -42,6 +43,7 @@ describe('streamed bulk pages (production mode)', function () {
     if (!server) return;
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    await closeApp(app);
     await db.destroy();
   });
 

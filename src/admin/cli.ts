@@ -1,6 +1,6 @@
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/connect';
-import { createDemoOrganization, loadDemoData } from '../../seeds/demo';
+import { createDemoOrganization, loadDemoData } from './demo';
 import { linkVendor } from './vendor-link';
 import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey, setOrganizationSetting } from './provision';
 

@@ -1,6 +1,7 @@
-import type { Queryable } from '../db/knex';
+import type { Db, Queryable } from '../db/knex';
 import { isUuid } from '../db/columns';
 import { hashSecret, newPublicId, newSecret } from '../auth/secrets';
+import { notifyRevocation, revokedLocally } from '../auth/revocation';
 
 /**
  * Provisioning: organizations, their OAuth clients and API keys. Used by the admin CLI, the demo
@@ -83,16 +84,30 @@ export async function createClient(db: Queryable, orgId: string) {
 }
 
 export async function deleteClient(db: Queryable, clientId: string): Promise<{ clientId: string; deleted: true }> {
-  const n = await db('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').update({ deleted_at: db.fn.now() });
-  if (!n) throw new ProvisionError(`OAuth client ${clientId} does not exist`);
+  await inTransaction(db, async (tx) => {
+    const n = await tx('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').update({ deleted_at: tx.fn.now() });
+    if (!n) throw new ProvisionError(`OAuth client ${clientId} does not exist`);
+    await notifyRevocation(tx, `client ${clientId}`);
+  });
+  revokedLocally(`client ${clientId}`);
   return { clientId, deleted: true };
 }
 
 export async function rotateApiKey(db: Queryable, orgId: string): Promise<{ apiKey: string }> {
   await requireOrg(db, orgId);
   const userId = await credentialUser(db, orgId);
-  const run = async (tx: Queryable) => ({ apiKey: await issueApiKey(tx, orgId, userId) });
-  return 'isTransaction' in db && db.isTransaction ? run(db) : (db as any).transaction(run);
+  const result = await inTransaction(db, async (tx) => {
+    const issued = { apiKey: await issueApiKey(tx, orgId, userId) };
+    await notifyRevocation(tx, `api keys of ${orgId}`);
+    return issued;
+  });
+  revokedLocally(`api keys of ${orgId}`);
+  return result;
+}
+
+/** Runs `run` in `db` when it is a transaction already, else in a new one. */
+function inTransaction<T>(db: Queryable, run: (tx: Queryable) => Promise<T>): Promise<T> {
+  return 'isTransaction' in db && db.isTransaction ? run(db) : (db as Db).transaction(run);
 }
 
 /** Settings switched on by a support request. */

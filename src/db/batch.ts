@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import type { Queryable } from './knex';
 import { rowsPrepared } from './prepared';
 

@@ -26,7 +26,7 @@ export const expr = (sql: string): Column => ({ out: sql });
 /** A computed value that can also be filtered and sorted on `raw`. */
 export const exprOn = (out: string, raw: string): Column => ({ out, raw });
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** The SELECT list producing one JSON object per row, keys in the order given. */
 const selectLists = new WeakMap<Columns, string>();

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import type { Direction } from './list';
 
 /**

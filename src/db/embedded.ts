@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, chmodSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../free-port';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 
@@ -34,19 +34,6 @@ function livePort(dataDir: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {

@@ -1,7 +1,7 @@
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { join } from 'node:path';
-import { LightPool, PoolOptions } from './pool';
+import { DEFAULT_PREPARED_STATEMENTS, PreparedStatementSettings, setPreparedStatements } from './prepared';
 
 // numeric and bigint arrive as strings by default; our numbers fit in a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
@@ -14,21 +14,14 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
-// knex's PostgreSQL dialect (knex takes a Client class as `client`), with our pool in place of
-// tarn's (see pool.ts); everything else about connections is knex's. The dialect's module path and
-// `getPoolSettings` (which turns knex's pool options into tarn's) are knex internals: after a knex
-// upgrade, test/unit/pool.test.ts says whether knex still runs on this pool.
-const PgDialect: typeof Knex.Client = require('knex/lib/dialects/postgres');
-export class PgClient extends PgDialect {
-  initializePool(config: Knex.Config = this.config): void {
-    if (this.pool) return;
-    this.pool = new LightPool((this as unknown as { getPoolSettings(p: unknown): PoolOptions<unknown> }).getPoolSettings(config.pool));
-  }
-}
-
-export function createDb(connectionString: string, poolMax = 10, acquireTimeoutMillis = 10_000): Db {
-  return knexFactory({
-    client: PgClient,
+export function createDb(
+  connectionString: string,
+  poolMax = 10,
+  acquireTimeoutMillis = 10_000,
+  preparedStatements: PreparedStatementSettings = DEFAULT_PREPARED_STATEMENTS,
+): Db {
+  const db = knexFactory({
+    client: 'pg',
     connection: {
       connectionString,
       // A database outage must become a quick 503, not a hang.
@@ -45,6 +38,8 @@ export function createDb(connectionString: string, poolMax = 10, acquireTimeoutM
     acquireConnectionTimeout: acquireTimeoutMillis,
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.js'], tableName: 'knex_migrations' },
   });
+  setPreparedStatements(db, preparedStatements);
+  return db;
 }
 
 export async function migrateLatest(db: Db): Promise<void> {

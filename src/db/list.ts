@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { badRequest } from '../http/errors';
+import { badRequest } from '../errors';
 import { Columns, isUuid } from './columns';
 
 /**
@@ -60,11 +60,12 @@ export function applyFilter(q: Knex.QueryBuilder, columns: Columns, filter: Reco
       case 'not':
         q.whereRaw(`${sql} IS DISTINCT FROM ?`, [value as Knex.Value]);
         break;
+      // A list is one array parameter: its length is not a new statement shape (prepared.ts).
       case 'in':
-        q.whereIn(q.client.raw(sql), asList(value) as Knex.Value[]);
+        q.whereRaw(`${sql} = ANY(?)`, [asList(value) as Knex.Value]);
         break;
       case 'not_in':
-        q.where((w) => w.whereNotIn(q.client.raw(sql), asList(value) as Knex.Value[]).orWhereRaw(`${sql} IS NULL`));
+        q.whereRaw(`(${sql} <> ALL(?) OR ${sql} IS NULL)`, [asList(value) as Knex.Value]);
         break;
       case 'lt':
         q.whereRaw(`${sql} < ?`, [value as Knex.Value]);

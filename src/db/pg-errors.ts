@@ -1,4 +1,4 @@
-import { ApiError, badRequest, conflict, internal, notFound, unavailable } from '../http/errors';
+import { ApiError, badRequest, conflict, internal, notFound, unavailable } from '../errors';
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 

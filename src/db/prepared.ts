@@ -1,29 +1,92 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Queryable } from './knex';
-import { carryCheck, pendingCheck } from './credential-check';
 
 /**
  * Runs a statement as a named prepared statement, so PostgreSQL plans each statement shape once
  * per connection (and moves to a generic plan after a few runs) instead of on every request: our
  * list statements build their JSON with many joins and subqueries, and planning them cost several
- * times their execution. The name is a hash of the SQL text, so one shape always maps to one plan;
- * the values stay parameters. In a transaction it runs on the transaction's connection (named
- * statements outlive the transaction, as PostgreSQL keeps them per session).
+ * times their execution. The values stay parameters (`_in` lists are one array parameter, see
+ * list.ts), so a shape is a filter/order combination, not a set of values.
+ *
+ * Bounded: each connection keeps at most `max` statements, least recently used first out
+ * (DEALLOCATE), because every prepared statement holds memory in its PostgreSQL backend until the
+ * session ends. Names are never reused on a connection (pg remembers every name it prepared and
+ * would skip the Parse of a reused one); as that record only grows, a connection that has prepared
+ * RETIRE_AFTER times its cap is ended after use and the pool opens a fresh one. With `enabled`
+ * off (DB_PREPARED_STATEMENTS=off, for PgBouncer in transaction mode) statements are unnamed.
  */
+export interface PreparedStatementSettings {
+  enabled: boolean;
+  /** Statements kept per connection. */
+  max: number;
+}
+
+export const DEFAULT_PREPARED_STATEMENTS: PreparedStatementSettings = { enabled: true, max: 200 };
+const RETIRE_AFTER = 10;
+
 interface PgConnection {
-  query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, any>[] }>;
+  query(q: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: Record<string, any>[] }>;
+  end(): Promise<void>;
+}
+
+// By knex's config object, which a transaction's client shares with its pool's.
+const settingsByConfig = new WeakMap<object, PreparedStatementSettings>();
+
+/** The prepared-statement settings of a database handle created by createDb. */
+export function setPreparedStatements(db: Knex, settings: PreparedStatementSettings): void {
+  settingsByConfig.set(db.client.config, settings);
+}
+
+function settingsOf(db: Queryable): PreparedStatementSettings {
+  return settingsByConfig.get((db as Knex).client.config) ?? DEFAULT_PREPARED_STATEMENTS;
+}
+
+interface ConnectionStatements {
+  /** Statement text -> name, least recently used first. */
+  byText: Map<string, string>;
+  /** Names this connection has prepared, ever. */
+  prepared: number;
+}
+const statements = new WeakMap<PgConnection, ConnectionStatements>();
+let serial = 0;
+
+async function runPrepared(db: Queryable, text: string, values: readonly unknown[]): Promise<Record<string, any>[]> {
+  const client = (db as Knex).client;
+  const connection = (await client.acquireConnection()) as PgConnection;
+  const { enabled, max } = settingsOf(db);
+  let retire = false;
+  try {
+    if (!enabled) return (await connection.query({ text, values: values as unknown[] })).rows;
+    let own = statements.get(connection);
+    if (!own) statements.set(connection, (own = { byText: new Map(), prepared: 0 }));
+    let name = own.byText.get(text);
+    if (name !== undefined) {
+      own.byText.delete(text);
+    } else {
+      while (own.byText.size >= Math.max(1, max)) {
+        const [oldest, oldName] = own.byText.entries().next().value as [string, string];
+        own.byText.delete(oldest);
+        // Queued ahead of the statement on this connection; a statement whose Parse failed was
+        // never created, so "does not exist" is fine.
+        connection.query({ text: `DEALLOCATE ${oldName}` }).catch(() => undefined);
+      }
+      name = `s${(++serial).toString(36)}`;
+      own.prepared++;
+    }
+    // Not in the middle of a transaction: the next use outside one retires it.
+    retire = own.prepared >= max * RETIRE_AFTER && !('isTransaction' in db && db.isTransaction);
+    own.byText.set(text, name);
+    return (await connection.query({ name, text, values: values as unknown[] })).rows;
+  } finally {
+    // Ending it marks it disposed for knex, whose pool then replaces it.
+    if (retire) await connection.end().catch(() => undefined);
+    await client.releaseConnection(connection);
+  }
 }
 
 export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
   const native = query.toSQL().toNative();
-  const client = (db as Knex).client;
-  const connection = (await client.acquireConnection()) as PgConnection;
-  try {
-    return (await connection.query({ name: statementName(native.sql), text: native.sql, values: native.bindings as unknown[] })).rows;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  return runPrepared(db, native.sql, native.bindings);
 }
 
 /** A statement's text with $n placeholders and its values (what knex's `toSQL().toNative()` gives). */
@@ -32,41 +95,8 @@ export interface NativeStatement {
   bindings: readonly unknown[];
 }
 
-/** The first row of a read; a read request's credential check rides on it (see credential-check.ts). */
+/** The first row of a read. */
 export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, any> | undefined> {
   const native = 'toSQL' in query ? query.toSQL().toNative() : query;
-  const check = pendingCheck(db);
-  if (check) check.claimed = true;
-  const { text, values } = check ? carryCheck(native.sql, native.bindings as unknown[], check) : { text: native.sql, values: native.bindings as unknown[] };
-  const client = (db as Knex).client;
-  const connection = (await client.acquireConnection()) as PgConnection;
-  let row: Record<string, any> | undefined;
-  try {
-    row = (await connection.query({ name: statementName(text), text, values })).rows[0];
-  } finally {
-    await client.releaseConnection(connection);
-  }
-  if (check) {
-    if (!row) {
-      // No row, no answer: the check is settled on its own before the response.
-      check.claimed = false;
-      return undefined;
-    }
-    const { __live: live, ...rest } = row;
-    check.settle(live === true);
-    return rest;
-  }
-  return row;
-}
-
-const names = new Map<string, string>();
-/** A hash of the SQL text: one statement shape, one name, one plan per connection. */
-export function statementName(sql: string): string {
-  let name = names.get(sql);
-  if (!name) {
-    name = 'p' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
-    if (names.size > 10_000) names.clear();
-    names.set(sql, name);
-  }
-  return name;
+  return (await runPrepared(db, native.sql, native.bindings))[0];
 }

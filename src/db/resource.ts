@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { Json, JsonStream, asJson } from '../http/json';
-import { Columns, isUuid, selectList } from './columns';
+import { Json, JsonStream, asJson } from './json';
+import { Columns, isUuid, quoteIdent, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared } from './prepared';
-import { streamPrepared } from './stream';
-import { invalidField } from '../http/errors';
+import { streamRows } from './stream';
+import { invalidField } from '../errors';
 import type { Queryable } from './knex';
 
 /**
@@ -135,7 +135,6 @@ export interface PageMeta {
   nextCursor?: string | null;
 }
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Page rows per streamed part: each part is one string of about this many JSON objects. */
 const ROWS_PER_PART = 100;
@@ -148,7 +147,7 @@ const ROWS_PER_PART = 100;
  * page's last row, or null when the page is not full.
  *
  * The statement's first row is the meta (total, page size, last key); the page follows in parts of
- * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamPrepared).
+ * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamRows).
  */
 export async function pageWithTotalJson<T>(
   db: Queryable,
@@ -184,7 +183,7 @@ export async function pageWithTotalJson<T>(
       GROUP BY 1 + (rn - 1) / ${ROWS_PER_PART} ORDER BY 1)`,
     [rows, total],
   );
-  const parts = await streamPrepared(db, statement);
+  const parts = await streamRows(db, statement);
   let head: Record<string, any>;
   try {
     head = (await parts.next()).value as Record<string, any>;

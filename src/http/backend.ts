@@ -1,15 +1,13 @@
-import OpenAPIBackend, { Context } from 'openapi-backend';
+import OpenAPIBackend, { Context, MalformedPathError, Operation } from 'openapi-backend';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { Db } from '../db/knex';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors';
 import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
 import { toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
-import { installCompiledRouter, installFastRequestParser } from './router';
-import { settleCredentialCheck, withCredentialCheck } from '../db/credential-check';
 import { JsonStream } from './json';
 import { sendParts } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
@@ -21,7 +19,6 @@ export interface BackendDeps {
   db: Db;
   /** Validate every response against the contract (test mode). */
   validateResponses: boolean;
-  authenticate(req: Request, res: Response): Promise<Caller | undefined>;
   /** Answers a request whose validation failed, when an operation has its own error format. */
   validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response) => void>>;
 }
@@ -74,28 +71,12 @@ export function newBackend(): OpenAPIBackend {
 export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<OpenAPIBackend> {
   const api = newBackend();
 
-  const authenticate = async (c: Context, req: Request, res: Response) => {
-    // Both schemes carry `Authorization: Bearer`; resolve the credential once per request.
-    res.locals.callerPromise ??= deps.authenticate(req, res);
-    const caller = await res.locals.callerPromise;
-    if (caller) res.locals.caller = caller;
-    return caller ?? false;
-  };
-  api.registerSecurityHandler('oauth2', authenticate as any);
-  api.registerSecurityHandler('apiKey', authenticate as any);
+  // Authentication is an express middleware before the body is read (src/auth/middleware.ts):
+  // the security handlers only say whether it found a caller.
+  const authenticated = (c: Context, req: Request, res: Response) => (res.locals.caller as Caller | undefined) ?? false;
+  api.registerSecurityHandler('oauth2', authenticated as any);
+  api.registerSecurityHandler('apiKey', authenticated as any);
 
-  if (deps.validateResponses) {
-    api.register({
-      postRoutingHandler: async (c: Context, req: Request, res: Response) => {
-        if (!c.operation) return;
-        // Test mode: errors thrown later are recorded against this operation, and flagged when the
-        // operation does not document their status.
-        const operationId = c.operation.operationId as string;
-        const documented = Object.keys(c.operation.responses ?? {});
-        res.locals.onProblem = (status: number) => recordCoverage(operationId, status, documented.includes(String(status)) || status >= 500);
-      },
-    });
-  }
   api.register({
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
@@ -135,11 +116,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         reply =
           caller && isWrite(req.method)
             ? await writeTransaction(deps.db, caller.organizationId, (trx, changes) => idempotent(trx, caller.organizationId, req, c.request.requestBody, () => ctx(trx, changes)))
-            : await ctx(caller?.check ? withCredentialCheck(deps.db, caller.check) : deps.db, new ChangeCollector());
-        // Nothing leaves before the credential is known to be live (a 401 replaces any answer).
-        if (caller?.check && !caller.check.settled) await settleCredentialCheck(deps.db, caller.check);
+            : await ctx(deps.db, new ChangeCollector());
       } catch (err) {
-        await settleCredentialCheck(deps.db, caller?.check);
         if (reply?.body instanceof JsonStream) await reply.body.close();
         throw err;
       }
@@ -176,7 +154,49 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   // in test mode, where every answer is validated: production does not carry them (~25 MiB).
   api.validator.preCompileRequestValidators();
   if (deps.validateResponses) api.validator.preCompileResponseValidators();
-  installCompiledRouter(api);
-  installFastRequestParser(api);
   return api;
+}
+
+/** The operation a request is for, by openapi-backend's router (HEAD as GET); undefined for none. */
+export function operationOf(api: OpenAPIBackend, req: Request): Operation | undefined {
+  return api.router.matchOperation({ method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, headers: {} });
+}
+
+/**
+ * Test mode: problems answered for an operation are recorded against it, and flagged when the
+ * operation does not document their status (src/http/coverage.ts).
+ */
+export function recordProblems(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const operation = operationOf(api, req);
+    if (operation) {
+      const documented = Object.keys(operation.responses ?? {});
+      res.locals.onProblem = (status: number) => recordCoverage(operation.operationId as string, status, documented.includes(String(status)) || status >= 500);
+    }
+    next();
+  };
+}
+
+/**
+ * The API itself: openapi-backend's handleRequest routes, checks security, validates and coerces,
+ * and calls the operation's handler. It is given express's parsed query (our qs settings, see
+ * query.ts) and body. HEAD is answered as GET (express sends the headers without the body).
+ */
+export function apiMiddleware(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    api
+      .handleRequest({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
+      .catch((err) => next(err instanceof MalformedPathError ? malformedPath(err) : err));
+  };
+}
+
+function malformedPath(err: MalformedPathError) {
+  return badRequest(
+    err.parameters.map(({ name, value }) => ({
+      message: `path.${name}: ${JSON.stringify(value)} is not valid percent-encoding (RFC 3986).`,
+      field: `path.${name}`,
+      rule: 'encoding',
+    })),
+  );
 }

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { components, operations } from '../../generated/api-types';
 import type { Db } from '../db/knex';
 import type { Json, JsonStream } from './json';
-import type { CredentialCheck } from '../db/credential-check';
+import type { Caller } from '../auth/caller';
 import type { ChangeCollector } from '../feed/append';
 
 /**
@@ -46,14 +46,7 @@ export type Reply<Id extends OperationId> = {
   };
 }[ReplyStatus<Id>];
 
-/** The authenticated caller: a user of one organization, through an API key or an OAuth client. */
-export interface Caller {
-  organizationId: string;
-  userId: string;
-  via: 'apiKey' | 'oauth';
-  /** A read's pending check that the credential is still live (see db/credential-check.ts). */
-  check?: CredentialCheck;
-}
+export type { Caller };
 
 export interface Ctx<Id extends OperationId> {
   operationId: Id;

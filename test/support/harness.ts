@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config';
 import { createDb, Db, migrateLatest } from '../../src/db/knex';
 import { dropDatabase, ensureDatabase, removeStaleClusters, startEmbedded } from '../../src/db/embedded';
 import { DATA_DIR } from '../../src/paths';
-import { createApp } from '../../src/app';
+import { closeApp, createApp } from '../../src/app';
 import { listen } from '../../src/http/server';
 
 /**
@@ -79,6 +79,7 @@ export async function startHarness(): Promise<Harness> {
   const jwtSecret = 'test-secret-' + randomBytes(8).toString('hex');
   const app = await createApp({ db, config, jwtSecret });
   const server: Server = await listen(app, 0, '127.0.0.1');
+  cleanups.unshift(() => closeApp(app));
   cleanups.unshift(
     () =>
       new Promise<void>((resolve) => {

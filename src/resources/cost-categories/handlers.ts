@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/knex';
 import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { requireJob, requireJobPhase } from '../phases/handlers';
+import { requireJob, requireJobPhase } from '../lookups';
 import * as q from './queries';
 
 const LIST_DEFAULTS = { orderBy: 'createdAt' };

@@ -8,9 +8,9 @@ import { addItems, removeItem, updateItem } from '../orders/store';
 import { itemColumns, repriceItems } from '../orders/authoring';
 import { assertOpen } from '../orders/states';
 import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
+import { missingOrder } from '../lookups';
 import * as q from './queries';
 
-const missingOrder = (id: string) => notFound(`No order matches ${id}.`);
 const missingItem = (id: string) => notFound(`No item matches ${id}.`);
 
 /**

@@ -2,7 +2,7 @@ import { forbidden, notFound } from '../../http/errors';
 import type { Handlers, Schema } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { oneJson, scoped, whereId } from '../../db/resource';
-import { locationListParams } from '../locations/handlers';
+import { locationListParams } from '../locations/list-params';
 import { locationType } from '../locations/queries';
 import { userExists } from '../users/queries';
 import { upsertJobs } from './batch';

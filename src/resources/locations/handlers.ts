@@ -1,17 +1,9 @@
 import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
-import type { Direction, ListParams } from '../../db/list';
+import { locationListParams } from './list-params';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No location matches ${id}.`);
-
-/** Location list parameters; `displayName` orders by the location's name. */
-export function locationListParams(query: { limit?: number; offset?: number; orderBy?: string; direction?: Direction; filter?: object }): ListParams {
-  const p = listParams(query, { orderBy: 'createdAt' });
-  if (p.orderBy === 'displayName') p.orderBy = 'name';
-  return p;
-}
 
 export const locationHandlers: Handlers<'listLocations' | 'createLocation' | 'getLocation' | 'updateLocation' | 'deleteLocation'> = {
   listLocations: async ({ db, caller, query }) => ({

@@ -3,7 +3,7 @@ import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { orderExists } from '../orders/queries';
-import { missingOrder } from '../orders/handlers';
+import { missingOrder } from '../lookups';
 import * as q from './queries';
 
 export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'removeOrderTag'> = {

@@ -9,7 +9,7 @@ import { assertInitial, assertMove, type OrderMode, type OrderState } from './st
 import { changeOrderWith, checkIfMatch, etagOf, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
 
-export const missingOrder = (id: string) => notFound(`No order matches ${id}.`);
+import { missingOrder } from '../lookups';
 
 const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
 

@@ -2,28 +2,12 @@ import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { upsertPhases } from './batch';
+import { missingPhase, requireJob, requireJobPhase } from '../lookups';
 import { jobId as resolveJobId } from '../jobs/queries';
 import * as q from './queries';
 import type { Queryable } from '../../db/knex';
 
 const LIST_DEFAULTS = { orderBy: 'createdAt' };
-const missingPhase = (idOrCode: string) => notFound(`No phase matches ${idOrCode}.`);
-export const missingJob = (idOrCode: string) => notFound(`No job matches ${idOrCode}.`);
-
-/** The job of `:jobIdOrCode`, or 404. */
-export async function requireJob(db: Queryable, orgId: string, jobIdOrCode: string): Promise<string> {
-  const jobId = await resolveJobId(db, orgId, jobIdOrCode);
-  if (!jobId) throw missingJob(jobIdOrCode);
-  return jobId;
-}
-
-/** The phase of `:phaseIdOrCode` among the job's live phases, or 404. */
-export async function requireJobPhase(db: Queryable, orgId: string, jobId: string, phaseIdOrCode: string): Promise<string> {
-  const id = await q.resolvePhaseId(db, orgId, phaseIdOrCode, q.jobScope(jobId));
-  if (!id) throw missingPhase(phaseIdOrCode);
-  return id;
-}
-
 /** `/global-phases/{idOrCode}`: an ID reaches any phase, a code a global one. */
 async function requireGlobalRoutePhase(db: Queryable, orgId: string, idOrCode: string): Promise<string> {
   const id = await q.resolvePhaseId(db, orgId, idOrCode, q.GLOBAL, true);

@@ -1,0 +1,14 @@
+/**
+ * The authenticated caller: a user of one organization, through an API key or an OAuth client.
+ * Extensible: later fields (scopes granted to an OAuth client, ...) go here, with a default that
+ * keeps today's meaning.
+ */
+export interface Caller {
+  organizationId: string;
+  userId: string;
+  via: 'apiKey' | 'oauth';
+  /** What the credential may do; `['*']` (the default) is full access. */
+  scopes: readonly string[];
+}
+
+export const FULL_ACCESS: readonly string[] = Object.freeze(['*']);

@@ -1,0 +1,101 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { harness } from './support/harness';
+import { anonymous, newOrg, TestOrg } from './support/client';
+import { createClient, deleteClient, rotateApiKey } from '../src/admin/provision';
+
+/**
+ * Revocation across instances: instance A is the in-process service (whose admin code path
+ * revokes), instance B a second process on the same database (test/support/instance.ts) that has
+ * the credential in its cache. B hears of the revocation through PostgreSQL LISTEN/NOTIFY.
+ */
+describe('authentication across two instances', function () {
+  this.timeout(30_000);
+  let b: ChildProcess | undefined;
+  let bBase = '';
+
+  before(async function () {
+    if (!harness().inProcess) return this.skip();
+    b = spawn(process.execPath, [join(__dirname, 'support', 'instance.js')], {
+      env: { ...process.env, DATABASE_URL: harness().databaseUrl, JWT_SECRET: harness().jwtSecret },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: b!.stdout! }).once('line', resolve);
+      b!.once('exit', (code) => reject(new Error(`instance B exited with ${code}`)));
+    });
+    bBase = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+  });
+
+  after(async () => {
+    if (!b || b.exitCode !== null) return;
+    const exited = new Promise((resolve) => b!.once('exit', resolve));
+    b.kill('SIGTERM');
+    await exited;
+  });
+
+  const onB = async (path: string, credential: string) => (await fetch(bBase + path, { headers: { authorization: `Bearer ${credential}` } })).status;
+
+  /** B's answers to `path`, every 20 ms until it is 401 or a second has passed; the last status. */
+  async function refusedByBWithinASecond(path: string, credential: string): Promise<number> {
+    const deadline = Date.now() + 1000;
+    let status = await onB(path, credential);
+    while (status !== 401 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = await onB(path, credential);
+    }
+    return status;
+  }
+
+  async function token(client: { clientId: string; clientSecret: string }): Promise<string> {
+    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }).toString();
+    const res = await anonymous().post('/oauth2/token', undefined, { raw: body, contentType: 'application/x-www-form-urlencoded' });
+    return res.body.access_token as string;
+  }
+
+  let org: TestOrg;
+  beforeEach(async () => {
+    org = await newOrg();
+  });
+
+  it('a key rotated through instance A is refused by instance B within a second', async () => {
+    // Known to B (cached) before the rotation.
+    expect(await onB('/tax-codes', org.apiKey)).to.equal(200);
+    expect(await onB('/tax-codes', org.apiKey)).to.equal(200);
+    const { apiKey } = await rotateApiKey(harness().db, org.id);
+    expect(await refusedByBWithinASecond('/tax-codes', org.apiKey)).to.equal(401);
+    expect(await onB('/tax-codes', apiKey)).to.equal(200);
+  });
+
+  it('a token whose client is deleted through instance A is refused by instance B within a second', async () => {
+    const client = await createClient(harness().db, org.id);
+    const t = await token(client);
+    expect(await onB('/jobs?limit=1', t)).to.equal(200);
+    expect(await onB('/jobs?limit=1', t)).to.equal(200);
+    await deleteClient(harness().db, client.clientId);
+    expect(await refusedByBWithinASecond('/jobs?limit=1', t)).to.equal(401);
+  });
+
+  it('while B has lost its LISTEN connection it trusts no cached credential', async () => {
+    const listener = () =>
+      harness()
+        .db('pg_stat_activity')
+        .where({ application_name: 'procurement-api-revocations', datname: harness().db.raw('current_database()') })
+        .pluck('pid');
+    expect(await onB('/tax-codes', org.apiKey)).to.equal(200);
+    const before = await listener();
+    expect(before.length).to.be.at.least(2); // A's and B's
+    await harness().db.raw('SELECT pg_terminate_backend(pid) FROM unnest(?::int[]) AS pid', [before]);
+    // Wait until the instances have connected again (so they have noticed the loss).
+    for (let i = 0; i < 200; i++) {
+      const now = await listener();
+      if (now.length >= before.length && now.every((pid: number) => !before.includes(pid))) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // A revocation that sends no notification (as if it were missed): B must still refuse at once.
+    await harness().db('api_keys').where({ organization_id: org.id }).update({ revoked_at: harness().db.fn.now() });
+    expect(await onB('/tax-codes', org.apiKey)).to.equal(401);
+  });
+});
