@@ -16,6 +16,12 @@ import { GENERATED_DIR } from './paths';
 import { allHandlers } from './resources';
 import { settleCredentialCheck } from './db/credential-check';
 import type { Caller } from './http/handler';
+import { callerResolver } from './http/caller';
+import { rateLimiter } from './http/rate-limit';
+import { fairShare, fairShareLimit } from './http/fair-share';
+import { inputGuard } from './http/input-guard';
+import { corsFor, noStoreWithCredentials, securityHeaders } from './http/security-headers';
+import { setServerTimeouts } from './http/timeouts';
 
 export interface AppOptions {
   db: Db;
@@ -64,6 +70,11 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestId);
+  setServerTimeouts(app, config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs);
+  app.use(securityHeaders());
+  const cors = corsFor(config.corsOrigins);
+  if (cors) app.use(cors);
+  app.use(noStoreWithCredentials);
   if (config.logRequests) {
     app.use((req, res, next) => {
       const start = process.hrtime.bigint();
@@ -95,7 +106,14 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
     next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
   });
 
+  // The caller is known before the body is read: over its limits or its organization's share, a
+  // request is answered (or waits) without its body being parsed.
+  const caller = callerResolver(authenticate);
+  app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
+  const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
+  app.use(fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller }));
   app.use(jsonBody());
+  app.use(inputGuard);
 
   const dispatch = createDispatch(api);
   app.use((req, res, next) => {

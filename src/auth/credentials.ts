@@ -76,6 +76,8 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
         const expired = (err as Error).name === 'TokenExpiredError';
         return fail(expired ? 'The access token has expired.' : 'The access token is invalid.', true);
       }
+      // jsonwebtoken checks `exp` only when present: a token without one would never expire.
+      if (typeof (claims as { exp?: unknown }).exp !== 'number') return fail('The access token has no expiry (exp); request a new token.', true);
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return fail('The access token is invalid.', true);
       const revoked = 'The access token has been revoked.';
       const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth' };

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type express from 'express';
+import { SERVER_OPTIONS } from './timeouts';
 
 /**
  * The HTTP server for an express app, with requests and responses created as express's own.
@@ -24,7 +25,8 @@ export function createHttpServer(app: express.Express): http.Server {
     classes = { IncomingMessage: ownClass(app, 'request', http.IncomingMessage), ServerResponse: ownClass(app, 'response', http.ServerResponse) };
     madeFor.set(app, classes);
   }
-  return http.createServer(classes, app);
+  // The app's server options (timeouts bounding slow clients, see timeouts.ts) apply to its server.
+  return http.createServer({ ...classes, ...(app.get(SERVER_OPTIONS) as http.ServerOptions | undefined) }, app);
 }
 
 const madeFor = new WeakMap<express.Express, { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse }>();
