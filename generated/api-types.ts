@@ -12892,16 +12892,17 @@ export interface components {
          * @description The rate-limit policies that apply to this request (IETF httpapi ratelimit-headers draft): one
          *     item per policy, `"<name>";q=<quota>;w=<window in seconds>`. Authenticated requests:
          *     `org-burst` and `org-hourly` (the organization's requests per second and per hour, shared by
-         *     all its credentials), `credential-burst` and `credential-hourly` (the same windows for the
-         *     credential used). The token endpoint: `token-failures` (failed client authentications per
+         *     all its credentials); where the organization was given more than the defaults, also
+         *     `credential-burst` and `credential-hourly` (the default windows, for the credential used).
+         *     The token endpoint: `token-failures` (failed client authentications per
          *     minute for one client id from one address).
-         * @example "org-burst";q=20;w=1, "org-hourly";q=3600;w=3600, "credential-burst";q=20;w=1, "credential-hourly";q=3600;w=3600
+         * @example "org-burst";q=20;w=1, "org-hourly";q=3600;w=3600
          */
         "RateLimit-Policy": string;
         /**
          * @description What is left of each policy of `RateLimit-Policy` after this request: one item per policy,
          *     `"<name>";r=<remaining>;t=<seconds until the window resets>`.
-         * @example "org-burst";r=19;t=1, "org-hourly";r=3517;t=2410, "credential-burst";r=19;t=1, "credential-hourly";r=3517;t=2410
+         * @example "org-burst";r=19;t=1, "org-hourly";r=3517;t=2410
          */
         RateLimit: string;
         /**

@@ -39,8 +39,8 @@ describe('rate limits', function () {
     const state = first.headers.get('ratelimit')!;
     const burst = process.env.RATE_LIMIT_BURST;
     const hourly = process.env.RATE_LIMIT_HOURLY;
-    expect(policy).to.equal(`"org-burst";q=${burst};w=1, "org-hourly";q=${hourly};w=3600, "credential-burst";q=${burst};w=1, "credential-hourly";q=${hourly};w=3600`);
-    expect(state).to.match(/^"org-burst";r=\d+;t=\d+, "org-hourly";r=\d+;t=\d+, "credential-burst";r=\d+;t=\d+, "credential-hourly";r=\d+;t=\d+$/);
+    expect(policy).to.equal(`"org-burst";q=${burst};w=1, "org-hourly";q=${hourly};w=3600`);
+    expect(state).to.match(/^"org-burst";r=\d+;t=\d+, "org-hourly";r=\d+;t=\d+$/);
     expect(state).to.contain(`"org-hourly";r=${Number(hourly) - 1};`);
     // Errors carry them too.
     const refused = await org.api.get('/tax-codes?orderBy=nope');
@@ -65,6 +65,15 @@ describe('rate limits', function () {
     const { apiKey } = await rotateApiKey(harness().db, org.id);
     problemOf(await anonymous().get('/tax-codes', { headers: { Authorization: `Bearer ${apiKey}` } }), 429);
     expectStatus(await other.api.get('/tax-codes'), 200);
+  });
+
+  it('an organization given more than the defaults holds each credential to the defaults', async () => {
+    const org = await newOrg();
+    const hourly = Number(process.env.RATE_LIMIT_HOURLY);
+    await setRateLimits(harness().db, org.id, { hourly: hourly * 2 });
+    const res = expectStatus(await org.api.get('/tax-codes'), 200);
+    expect(res.headers.get('ratelimit-policy')).to.equal(`"org-burst";q=${process.env.RATE_LIMIT_BURST};w=1, "org-hourly";q=${hourly * 2};w=3600, "credential-hourly";q=${hourly};w=3600`);
+    expect(res.headers.get('ratelimit')).to.contain(`"credential-hourly";r=${hourly - 1};`);
   });
 
   it('admin org setting --rate-limit-burst/--rate-limit-hourly stores the organization\'s limits ("default" clears them)', async () => {

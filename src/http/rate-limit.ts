@@ -13,9 +13,9 @@ import type { Caller } from './handler';
  *
  * Two windows each: a burst (requests per second) and an hourly quota. The organization's limits
  * are its own (`admin org setting --rate-limit-burst/--rate-limit-hourly`) or the defaults
- * (RATE_LIMIT_BURST, RATE_LIMIT_HOURLY); they are shared by all its credentials. Each credential
- * is also held to the defaults on its own, so one runaway integration cannot spend the whole
- * organization's allowance when the organization has been given more.
+ * (RATE_LIMIT_BURST, RATE_LIMIT_HOURLY); they are shared by all its credentials. Where an
+ * organization was given more than the defaults, each credential is also held to the defaults on
+ * its own, so one runaway integration cannot spend the whole of the larger allowance.
  *
  * Every authenticated answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
  * ratelimit-headers draft, structured-field lists: `"name";q=<quota>;w=<window s>` and
@@ -128,9 +128,11 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
       const windows: Window[] = [
         { name: 'org-burst', scope: 'org', seconds: 1, quota: org.burst, id: who.organizationId },
         { name: 'org-hourly', scope: 'org', seconds: 3600, quota: org.hourly, id: who.organizationId },
-        { name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred },
-        { name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred },
       ];
+      // A credential's count never exceeds its organization's, so its own window only matters
+      // where the organization was given more than the default: only then is it counted.
+      if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
+      if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
       const results = await Promise.all(
         windows.map((w) =>
           limiters

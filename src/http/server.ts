@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type express from 'express';
 import { SERVER_OPTIONS } from './timeouts';
+import { answerClientError } from './client-error';
 
 /**
  * The HTTP server for an express app, with requests and responses created as express's own.
@@ -26,7 +27,9 @@ export function createHttpServer(app: express.Express): http.Server {
     madeFor.set(app, classes);
   }
   // The app's server options (timeouts bounding slow clients, see timeouts.ts) apply to its server.
-  return http.createServer({ ...classes, ...(app.get(SERVER_OPTIONS) as http.ServerOptions | undefined) }, app);
+  const server = http.createServer({ ...classes, ...(app.get(SERVER_OPTIONS) as http.ServerOptions | undefined) }, app);
+  server.on('clientError', answerClientError);
+  return server;
 }
 
 const madeFor = new WeakMap<express.Express, { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse }>();
