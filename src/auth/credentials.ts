@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken';
+import { createSecretKey } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Db } from '../db/knex';
 import { isUuid } from '../db/columns';
@@ -48,6 +49,9 @@ function checkOf(sql: string, values: unknown[], message: string, fail: (message
  * never decided from process memory. On failure, the reason is left on res.locals.authError.
  */
 export function makeAuthenticator(db: Db, jwtSecret: string) {
+  // Given a string, jsonwebtoken first tries it as a public key (createPublicKey, which throws)
+  // on every verification; a secret KeyObject made once skips that.
+  const verifyKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
   // API key -> its hash and owner. Only keys found live are cached; a key's owner never changes.
   // Keyed by the key itself so a read does not hash it again (SHA-256 was ~2 % of a single read);
   // the process holds each key anyway while it answers its request, and never stores it.
@@ -71,7 +75,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
     if (credential.split('.').length === 3) {
       let claims: TokenClaims;
       try {
-        claims = jwt.verify(credential, jwtSecret, { algorithms: ['HS256'] }) as TokenClaims;
+        claims = jwt.verify(credential, verifyKey, { algorithms: ['HS256'] }) as TokenClaims;
       } catch (err) {
         const expired = (err as Error).name === 'TokenExpiredError';
         return fail(expired ? 'The access token has expired.' : 'The access token is invalid.', true);
