@@ -17,6 +17,12 @@ import { requestId } from './http/request-id';
 import { GENERATED_DIR } from './paths';
 import { allHandlers } from './resources';
 import { withFeed } from './feed/emit';
+import { rateLimiter } from './http/rate-limit';
+import { fairShare, fairShareLimit } from './http/fair-share';
+import { inputGuard } from './http/input-guard';
+import { corsFor, noStoreWithCredentials, securityHeaders } from './http/security-headers';
+import { setServerTimeouts } from './http/timeouts';
+import type { Caller } from './auth/caller';
 
 export interface AppOptions {
   db: Db;
@@ -74,6 +80,11 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestId);
+  setServerTimeouts(app, config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs);
+  app.use(securityHeaders());
+  const cors = corsFor(config.corsOrigins);
+  if (cors) app.use(cors);
+  app.use(noStoreWithCredentials);
   if (config.logRequests) {
     app.use((req, res, next) => {
       const start = process.hrtime.bigint();
@@ -106,9 +117,16 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   });
 
   if (config.mode === 'test') app.use(recordProblems(api));
-  // Before the body is read: a bad credential is refused without reading a large body.
+  // Before the body is read: a bad credential is refused without reading a large body, and a
+  // caller over its limits or its organization's share is answered (or waits) before its body
+  // is parsed.
   app.use(authentication(authenticate, (req) => (operationOf(api, req)?.security?.length ?? 0) > 0));
+  const caller = async (_req: express.Request, res: express.Response) => res.locals.caller as Caller | undefined;
+  app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
+  const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
+  app.use(fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller }));
   app.use(jsonBody());
+  app.use(inputGuard);
   app.use(apiMiddleware(api));
   app.use(errorMiddleware);
   return app;

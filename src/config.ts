@@ -15,6 +15,15 @@ export interface Config {
   dbPreparedStatements: boolean;
   /** At most this many per connection, least recently used deallocated (DB_PREPARED_STATEMENTS_MAX). */
   dbPreparedStatementsMax: number;
+  /** Requests per second per organization and per credential (RATE_LIMIT_BURST, default 20). */
+  rateLimitBurst: number;
+  /** Requests per hour per organization and per credential (RATE_LIMIT_HOURLY, default 3600). */
+  rateLimitHourly: number;
+  /** Browser origins allowed by CORS (CORS_ORIGINS, comma-separated); empty: CORS off. */
+  corsOrigins: string[];
+  /** Bounds on a slow client: whole request (HTTP_REQUEST_TIMEOUT_MS) and headers (HTTP_HEADERS_TIMEOUT_MS). */
+  httpRequestTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -30,5 +39,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logRequests: env.LOG_REQUESTS === '1',
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS !== 'off',
     dbPreparedStatementsMax: env.DB_PREPARED_STATEMENTS_MAX ? Number(env.DB_PREPARED_STATEMENTS_MAX) : 200,
+    rateLimitBurst: env.RATE_LIMIT_BURST ? Number(env.RATE_LIMIT_BURST) : 20,
+    rateLimitHourly: env.RATE_LIMIT_HOURLY ? Number(env.RATE_LIMIT_HOURLY) : 3600,
+    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    httpRequestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS ? Number(env.HTTP_REQUEST_TIMEOUT_MS) : 30_000,
+    httpHeadersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS ? Number(env.HTTP_HEADERS_TIMEOUT_MS) : 10_000,
   };
 }

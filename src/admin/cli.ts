@@ -3,6 +3,7 @@ import { openDatabase } from '../db/connect';
 import { createDemoOrganization, loadDemoData } from './demo';
 import { linkVendor } from './vendor-link';
 import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey, setOrganizationSetting } from './provision';
+import { setRateLimits } from './rate-limits';
 
 /**
  * The admin CLI: `npm run admin -- <command>`. Works against DATABASE_URL, or the embedded
@@ -17,8 +18,10 @@ Commands:
   api-key rotate --org <organizationId>            issue a new API key; the previous one stops working at once
   demo-data --org <organizationId>                 load the demo dataset into an organization
   demo create                                      create a new organization holding the demo dataset
-  org setting --org <organizationId> --po-counter <on|off>
-                                                   enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber (support request)
+  org setting --org <organizationId> [--po-counter <on|off>] [--rate-limit-burst <n>] [--rate-limit-hourly <n>]
+                                                   --po-counter: enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber (support request)
+                                                   --rate-limit-burst/--rate-limit-hourly: the organization's requests per
+                                                   second / per hour (a positive integer, or "default" for RATE_LIMIT_*)
   vendor link --org <buyerOrgId> --vendor <vendorCode> --seller-org <sellerOrgId>
                                                    link a buyer's vendor to the seller organization it stands for
                                                    (the seller can then look up the buyer's orders to that vendor)
@@ -58,8 +61,13 @@ async function run(argv: string[]): Promise<unknown> {
   else if (command === 'demo create') need(opts);
   else if (command === 'vendor link') need(opts, 'org', 'vendor', 'seller-org');
   else if (command === 'org setting') {
-    need(opts, 'org', 'po-counter');
-    if (!['on', 'off'].includes(opts['po-counter'])) throw new UsageError('--po-counter must be on or off');
+    const settings = ['po-counter', 'rate-limit-burst', 'rate-limit-hourly'].filter((k) => k in opts);
+    need(opts, 'org', ...settings);
+    if (!settings.length) throw new UsageError('org setting needs --po-counter, --rate-limit-burst or --rate-limit-hourly');
+    if ('po-counter' in opts && !['on', 'off'].includes(opts['po-counter'])) throw new UsageError('--po-counter must be on or off');
+    for (const k of ['rate-limit-burst', 'rate-limit-hourly']) {
+      if (k in opts && opts[k] !== 'default' && !/^[1-9][0-9]{0,8}$/.test(opts[k])) throw new UsageError(`--${k} must be a positive integer or default`);
+    }
   }
 
   const database = await openDatabase(loadConfig());
@@ -80,8 +88,15 @@ async function run(argv: string[]): Promise<unknown> {
         return await rotateApiKey(db, opts.org);
       case 'demo create':
         return await createDemoOrganization(db);
-      case 'org setting':
-        return await setOrganizationSetting(db, opts.org, 'po-counter', opts['po-counter'] === 'on');
+      case 'org setting': {
+        const limit = (k: string) => (k in opts ? (opts[k] === 'default' ? null : Number(opts[k])) : undefined);
+        const burst = limit('rate-limit-burst');
+        const hourly = limit('rate-limit-hourly');
+        const rateLimits = burst !== undefined || hourly !== undefined ? await setRateLimits(db, opts.org, { burst, hourly }) : undefined;
+        if (!('po-counter' in opts)) return rateLimits;
+        const poCounter = await setOrganizationSetting(db, opts.org, 'po-counter', opts['po-counter'] === 'on');
+        return rateLimits ? { ...poCounter, rateLimits: rateLimits.rateLimits } : poCounter;
+      }
       case 'vendor link':
         return await linkVendor(db, opts.org, opts.vendor, opts['seller-org']);
     }

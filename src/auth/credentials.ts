@@ -1,4 +1,5 @@
 import jwt from 'jsonwebtoken';
+import { createSecretKey } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { isUuid } from '../db/columns';
 import { ApiError, unauthorized } from '../errors';
@@ -32,6 +33,9 @@ const REVOKED_TOKEN = 'The access token has been revoked.';
  * it the moment any instance revokes a credential.
  */
 export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCache) {
+  // Given a string, jsonwebtoken first tries it as a public key (createPublicKey, which throws) on
+  // every verification; a secret KeyObject made once skips that.
+  const verifyKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
   return async function authenticate(header: string | undefined): Promise<Authentication> {
     if (!header) return failed('A bearer credential is required (Authorization: Bearer <token or API key>).', false);
     const m = /^bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
@@ -44,11 +48,13 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
     if (credential.split('.').length === 3) {
       let claims: TokenClaims;
       try {
-        claims = jwt.verify(credential, jwtSecret, { algorithms: ['HS256'] }) as TokenClaims;
+        claims = jwt.verify(credential, verifyKey, { algorithms: ['HS256'] }) as TokenClaims;
       } catch (err) {
         const expired = (err as Error).name === 'TokenExpiredError';
         return failed(expired ? 'The access token has expired.' : 'The access token is invalid.');
       }
+      // jsonwebtoken checks `exp` only when present: a token without one would never expire.
+      if (typeof (claims as { exp?: unknown }).exp !== 'number') return failed('The access token has no expiry (exp); request a new token.');
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return failed('The access token is invalid.');
       const live = await db('oauth_clients').where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub }).whereNull('deleted_at').first('id');
       if (!live) return failed(REVOKED_TOKEN);

@@ -3,6 +3,7 @@ import type { Db } from '../db/knex';
 import type { Handlers } from '../http/handler';
 import { TOKEN_LIFETIME_SECONDS, signToken } from './credentials';
 import { hashSecret, sameHash } from './secrets';
+import { checkTokenFailures, recordTokenFailure } from '../http/token-guard';
 
 /** RFC 6749 section 5.1: token responses must not be cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -40,7 +41,7 @@ export function tokenValidationFail(_req: Request, res: Response): void {
 
 export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
   return {
-    issueToken: async ({ req, db, body }) => {
+    issueToken: async ({ req, res, db, body }) => {
       if (!req.is('application/x-www-form-urlencoded')) {
         return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded.');
       }
@@ -61,8 +62,11 @@ export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
       const secret = basic ? basic.secret : (form.client_secret as string | undefined);
       if (!clientId || !secret) return oauthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret).', !!basic);
 
+      // Guessing secrets is throttled per (client id, address): see src/http/token-guard.ts.
+      await checkTokenFailures(db, req, res, clientId);
       const client = await findClient(db, clientId);
       if (!client || !sameHash(client.secret_hash, hashSecret(secret))) {
+        await recordTokenFailure(db, req, res, clientId);
         return oauthError(401, 'invalid_client', 'Client authentication failed.', !!basic);
       }
       const token = signToken(jwtSecret, { sub: client.user_id, org: client.organization_id, cid: client.id });

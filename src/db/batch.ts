@@ -68,14 +68,44 @@ export interface UpsertOptions {
   returning: string[];
 }
 
+/** The columns of an ON CONFLICT target, e.g. `(organization_id, code) WHERE ...` -> organization_id, code. */
+function conflictColumns(conflict: string): string[] {
+  const m = /^\s*\(([^)]*)\)/.exec(conflict);
+  return m ? m[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) : [];
+}
+
+const keyText = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
 /**
- * Inserts or updates every row in one statement: the rows travel as one JSON parameter and
+ * The rows sorted by their conflict key. PostgreSQL locks the rows an upsert updates (and the
+ * index entries it inserts) one by one in the order the statement meets them: two batches naming
+ * the same keys in opposite orders would each hold a lock the other waits for, a deadlock.
+ * Sorted, every batch takes its locks in the same order, and the second simply waits for the first.
+ */
+export function inLockOrder<T extends Record<string, unknown>>(rows: T[], conflict: string): T[] {
+  const keys = conflictColumns(conflict).filter((c) => c in rows[0]);
+  if (!keys.length) return rows;
+  const compare = (a: T, b: T) => {
+    for (const k of keys) {
+      const x = keyText(a[k]);
+      const y = keyText(b[k]);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+  return [...rows].sort(compare);
+}
+
+/**
+ * Inserts or updates every row in one statement (in lock order, see inLockOrder): the rows travel as one JSON parameter and
  * json_populate_recordset types them by the table's own columns (no 65,535-parameter limit, no
  * per-row round trip). Rows must all carry the same keys (snake_case column names); columns not
- * given take their defaults. Duplicate conflict keys must be rejected before calling this.
+ * given take their defaults. Duplicate conflict keys must be rejected before calling this. The
+ * returned rows follow lock order, not input order: callers map them back by key.
  */
-export async function upsertRecordset<R = Record<string, unknown>>(db: Queryable, table: string, rows: Record<string, unknown>[], opts: UpsertOptions): Promise<R[]> {
-  if (!rows.length) return [];
+export async function upsertRecordset<R = Record<string, unknown>>(db: Queryable, table: string, input: Record<string, unknown>[], opts: UpsertOptions): Promise<R[]> {
+  if (!input.length) return [];
+  const rows = inLockOrder(input, opts.conflict);
   const columns = Object.keys(rows[0]);
   const q = (c: string) => `"${c.replace(/"/g, '""')}"`;
   const keep = new Set(opts.keepWhenNull ?? []);

@@ -33,6 +33,11 @@ export function fromDatabaseError(err: unknown): ApiError {
     case '22007':
     case '22008':
       return badRequest('A value is not valid for its field.');
+    case '22021':
+    case '22P05':
+      // Text PostgreSQL cannot store (a NUL byte): the request pipeline refuses these first
+      // (src/http/input-guard.ts); this is the backstop for any other way in.
+      return badRequest('A text value contains a character that cannot be stored (a NUL byte, \\u0000).');
     case '40001':
     case '40P01':
       return unavailable('The request conflicted with a concurrent change; retry it.');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { retryOnConflict } from '../db/retry';
 
 /** One change as it enters the feed. `data` is the object as its own read endpoint returns it. */
 export interface ChangeEntry {
@@ -93,14 +94,18 @@ export class ChangeCollector {
 
 /**
  * Runs `work` in one transaction and appends the changes it collected as the transaction's last
- * statement: a change and its feed entries commit together or not at all.
+ * statement: a change and its feed entries commit together or not at all. A transaction that
+ * PostgreSQL aborts on a deadlock or serialization failure is run again from the start, `work`
+ * included (src/db/retry.ts): `work` must not have effects outside the transaction.
  */
 export async function writeTransaction<T>(db: Knex, organizationId: string, work: (trx: Knex.Transaction, changes: ChangeCollector) => Promise<T>): Promise<T> {
-  return db.transaction(async (trx) => {
-    const changes = new ChangeCollector();
-    const result = await work(trx, changes);
-    // The last statement: knex commits as soon as this resolves (see appendChanges).
-    await appendChanges(trx, organizationId, changes.entries);
-    return result;
-  });
+  return retryOnConflict(() =>
+    db.transaction(async (trx) => {
+      const changes = new ChangeCollector();
+      const result = await work(trx, changes);
+      // The last statement: knex commits as soon as this resolves (see appendChanges).
+      await appendChanges(trx, organizationId, changes.entries);
+      return result;
+    }),
+  );
 }

@@ -29,6 +29,8 @@ export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: 
   const ajv = new Ajv({
     ...opts,
     allErrors: true,
+    // Errors carry the rejected value, so a 400 can name it (validation-errors.ts).
+    verbose: true,
     strict: false,
     coerceTypes: isParams ? 'array' : false,
     useDefaults: isParams,

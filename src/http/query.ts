@@ -18,3 +18,29 @@ export function parseQuery(s: string): Record<string, unknown> {
   }
   return parsed;
 }
+
+/**
+ * Keys qs never sets (allowPrototypes is false, so it skips any key Object.prototype has, like
+ * `__proto__`, `constructor` or `toString`) and `prototype`: a parsed query silently lacks them,
+ * so they are looked for in the raw query string. Returns each offending key as its parts, e.g.
+ * `filter[__proto__][x]=1` -> ['filter', '__proto__'].
+ */
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+export function prototypeKeysOf(rawQuery: string): string[][] {
+  const found: string[][] = [];
+  for (const pair of rawQuery.split('&')) {
+    const eq = pair.indexOf('=');
+    let key = (eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' ');
+    try {
+      key = decodeURIComponent(key);
+    } catch {
+      /* qs keeps an undecodable key as it is */
+    }
+    const parts = key.split(/[[\].]+/).filter(Boolean);
+    const at = parts.findIndex((p) => PROTOTYPE_KEYS.has(p));
+    if (at >= 0) found.push(parts.slice(0, at + 1));
+    if (found.length >= 10) break;
+  }
+  return found;
+}

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type express from 'express';
+import { SERVER_OPTIONS } from './timeouts';
+import { answerClientError } from './client-error';
 
 /**
  * The HTTP server for an express app, with requests and responses created as express's own.
@@ -24,7 +26,10 @@ export function createHttpServer(app: express.Express): http.Server {
     classes = { IncomingMessage: ownClass(app, 'request', http.IncomingMessage), ServerResponse: ownClass(app, 'response', http.ServerResponse) };
     madeFor.set(app, classes);
   }
-  return http.createServer(classes, app);
+  // The app's server options (timeouts bounding slow clients, see timeouts.ts) apply to its server.
+  const server = http.createServer({ ...classes, ...(app.get(SERVER_OPTIONS) as http.ServerOptions | undefined) }, app);
+  server.on('clientError', answerClientError);
+  return server;
 }
 
 const madeFor = new WeakMap<express.Express, { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse }>();

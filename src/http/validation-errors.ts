@@ -31,8 +31,11 @@ function describe(err: ErrorObject): { field: string; message: string } {
       if (base === 'query.filter') return { field, message: `unknown filter field or operator ${extra}` };
       return { field, message: `unknown property ${extra}` };
     }
-    case 'enum':
-      return { field: base, message: `must be one of ${(p.allowedValues as unknown[]).join(', ')}` };
+    case 'enum': {
+      // The rejected value (ajv's `data`, with verbose on: backend.ts) and every allowed one.
+      const given = 'data' in err ? ` (got ${JSON.stringify(err.data)?.slice(0, 100)})` : '';
+      return { field: base, message: `must be one of ${(p.allowedValues as unknown[]).join(', ')}${given}` };
+    }
     case 'type':
       return { field: base, message: `must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${p.type}` };
     case 'format':

@@ -45,6 +45,8 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
       .leftJoin('locations as l', (on) => on.on('l.organization_id', 'j.organization_id').andOn('l.id', 'j.default_location_id').andOnNull('l.deleted_at'))
       .where('j.organization_id', orgId)
       .whereRaw('j.code = ANY(?::text[])', [[...new Set(inputs.map((i) => i.code))]])
+      // Locks in code order, as every batch takes them (see inLockOrder in db/batch.ts).
+      .orderBy('j.code')
       .forUpdate('j')
       .select('j.id', 'j.code', 'j.default_location_id', 'j.default_tax_code_id', 'j.state', 'j.start_date', 'l.type as location_type');
     const byCode = new Map(existing.map((e) => [e.code, e]));
@@ -63,9 +65,12 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
     });
     errors.throwIfAny();
 
+    // Written in code order: every statement below then takes its row locks in the same order in
+    // every batch (no deadlock between batches naming the same jobs in different orders).
+    const ordered = [...inputs].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
     // Inline default locations: the job's current default location is updated, otherwise a new one is created.
     const locationIdByCode = new Map<string, string>();
-    const locationRows = inputs.flatMap((input) => {
+    const locationRows = ordered.flatMap((input) => {
       const d = input.defaultLocation;
       if (!d) return [];
       const job = byCode.get(input.code);
@@ -91,7 +96,7 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
     });
     await upsertRecordset(tx, 'locations', locationRows, { conflict: '(id)', update: ['name', 'type', ...LOCATION_FIELDS], keepWhenNull: LOCATION_FIELDS, returning: ['id'] });
 
-    const jobRows = inputs.map((input) => {
+    const jobRows = ordered.map((input) => {
       const job = byCode.get(input.code);
       const defaultLocationId = locationIdByCode.get(input.code) ?? pick(input, 'defaultLocationId', input.defaultLocationId ?? null, job?.default_location_id, null);
       return {
@@ -112,12 +117,12 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
     onInserted(insertedIds(written));
     const idByCode = new Map(written.map((r) => [r.code, r.id]));
 
-    const attached = inputs.flatMap((input) => {
+    const attached = ordered.flatMap((input) => {
       const locationId = locationIdByCode.get(input.code) ?? input.defaultLocationId;
       return locationId ? [{ jobId: idByCode.get(input.code)!, locationId }] : [];
     });
     await attachToJob(tx, orgId, attached);
-    await replaceJobGroups(tx, orgId, new Map(inputs.filter((i) => i.groupIds).map((i) => [idByCode.get(i.code)!, i.groupIds!])));
+    await replaceJobGroups(tx, orgId, new Map(ordered.filter((i) => i.groupIds).map((i) => [idByCode.get(i.code)!, i.groupIds!])));
     return jobsInOrder(tx, orgId, inputs.map((i) => idByCode.get(i.code)!));
   });
 }

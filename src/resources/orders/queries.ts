@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/knex';
-import { col, expr, exprOn, idCol, isUuid, tsCol } from '../../db/columns';
+import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
@@ -60,8 +60,9 @@ export const orders: ResourceDef = {
     state: col('o.state'),
     taxCode: expr(taxCodeBrief('otx')),
     attachments: expr(ATTACHMENTS),
-    // Never set reads as not exempt when filtering.
-    taxExempt: exprOn('o.tax_exempt', 'coalesce(o.tax_exempt, false)'),
+    // Filtered as stored: an order whose taxExempt was never set (null) matches neither true nor
+    // false (as for invoices), which is how the response shows it.
+    taxExempt: col('o.tax_exempt'),
     type: col('o.type'),
     receivedState: col('o.received_state'),
     customColumnValue: col('o.custom_column_value'),

@@ -1,0 +1,97 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from './errors';
+import type { Caller } from './handler';
+
+/**
+ * Fair share of the database between organizations, per process: at most `perOrganization`
+ * requests of one organization are in progress at a time (by default half the connection pool,
+ * at least 2); its further requests wait their turn here, before their body is read and before
+ * they ask the pool for a connection. An organization flooding the service with batches therefore
+ * holds at most that many connections, and another organization's request finds one free.
+ *
+ * A request that would wait longer than `maxWaitMs`, or find `maxQueued` of its organization's
+ * requests already waiting, is answered 503 with Retry-After instead.
+ */
+export interface FairShareOptions {
+  perOrganization: number;
+  maxQueued: number;
+  maxWaitMs: number;
+  caller(req: Request, res: Response): Promise<Caller | undefined>;
+}
+
+interface OrgState {
+  running: number;
+  waiting: (() => void)[];
+}
+
+export function fairShareLimit(poolMax: number): number {
+  return Math.max(2, Math.floor(poolMax / 2));
+}
+
+function busy(message: string): ApiError {
+  return new ApiError(503, 'unavailable', 'Service unavailable', [{ message }], { 'Retry-After': '1' });
+}
+
+export function fairShare({ perOrganization, maxQueued, maxWaitMs, caller }: FairShareOptions) {
+  const orgs = new Map<string, OrgState>();
+
+  const release = (orgId: string, state: OrgState) => {
+    const nextInLine = state.waiting.shift();
+    if (nextInLine) return nextInLine(); // the slot passes on; `running` stays the same
+    state.running--;
+    if (state.running === 0) orgs.delete(orgId);
+  };
+
+  return async function fairShareMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
+    let who: Caller | undefined;
+    try {
+      who = await caller(req, res);
+    } catch {
+      return next(); // authentication itself failed: the security handler answers for it
+    }
+    if (!who) return next();
+    const orgId = who.organizationId;
+    let state = orgs.get(orgId);
+    if (!state) orgs.set(orgId, (state = { running: 0, waiting: [] }));
+    const s = state;
+    let done = false;
+    const finished = () => {
+      if (done) return;
+      done = true;
+      release(orgId, s);
+    };
+    if (s.running < perOrganization) {
+      s.running++;
+    } else {
+      if (s.waiting.length >= maxQueued) return next(busy('Too many requests of your organization are in progress; retry shortly.'));
+      const admitted = await new Promise<boolean>((resolve) => {
+        const turn = () => {
+          clearTimeout(timer);
+          res.off('close', gone);
+          resolve(true);
+        };
+        const leave = () => {
+          const i = s.waiting.indexOf(turn);
+          if (i >= 0) s.waiting.splice(i, 1);
+          resolve(false);
+        };
+        const timer = setTimeout(leave, maxWaitMs);
+        // A client that gave up leaves the line.
+        const gone = () => {
+          clearTimeout(timer);
+          leave();
+        };
+        res.once('close', gone);
+        s.waiting.push(turn);
+      });
+      if (!admitted) {
+        if (res.writableEnded || res.destroyed) return;
+        return next(busy('Your organization\'s requests waited too long for their turn; retry shortly.'));
+      }
+    }
+    // The slot is held until the answer is complete (a streamed page holds its connection too).
+    res.once('close', finished);
+    res.once('finish', finished);
+    next();
+  };
+}

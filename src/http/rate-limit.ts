@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import jwt from 'jsonwebtoken';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Db } from '../db/knex';
+import { ApiError } from './errors';
+import type { Caller } from './handler';
+
+/**
+ * Rate limits, per organization and per credential, counted in PostgreSQL by rate-limiter-flexible
+ * (table `rate_limits`), so every instance of the service shares the same counters.
+ *
+ * Two windows each: a burst (requests per second) and an hourly quota. The organization's limits
+ * are its own (`admin org setting --rate-limit-burst/--rate-limit-hourly`) or the defaults
+ * (RATE_LIMIT_BURST, RATE_LIMIT_HOURLY); they are shared by all its credentials. Where an
+ * organization was given more than the defaults, each credential is also held to the defaults on
+ * its own, so one runaway integration cannot spend the whole of the larger allowance.
+ *
+ * Every authenticated answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
+ * ratelimit-headers draft, structured-field lists: `"name";q=<quota>;w=<window s>` and
+ * `"name";r=<remaining>;t=<seconds to reset>`); a request over a limit is answered 429 with
+ * `Retry-After` and a problem body, and does not reach the database otherwise.
+ */
+export interface Limits {
+  burst: number;
+  hourly: number;
+}
+
+export const TABLE = 'rate_limits';
+const KEY_PREFIX = 'rl';
+/** An organization's overrides are read again after this long (an admin change applies within it). */
+const SETTINGS_TTL_MS = 10_000;
+const SETTINGS_MAX = 10_000;
+
+interface Window {
+  name: string;
+  scope: 'org' | 'credential';
+  seconds: number;
+  quota: number;
+  id: string;
+}
+
+/** `"name";q=..;w=..` items, one per window. */
+export function policyHeader(windows: { name: string; quota: number; seconds: number }[]): string {
+  return windows.map((w) => `"${w.name}";q=${w.quota};w=${w.seconds}`).join(', ');
+}
+
+/** `"name";r=..;t=..` items, one per window. */
+export function stateHeader(windows: { name: string; remaining: number; resetMs: number }[]): string {
+  return windows.map((w) => `"${w.name}";r=${Math.max(0, w.remaining)};t=${Math.max(0, Math.ceil(w.resetMs / 1000))}`).join(', ');
+}
+
+export function tooManyRequests(retryAfterMs: number, message: string, headers: Record<string, string> = {}): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ApiError(429, 'too-many-requests', 'Too many requests', [{ message: `${message} Retry in ${seconds} s.` }], { ...headers, 'Retry-After': String(seconds) });
+}
+
+/** One limiter per (quota, window): rate-limiter-flexible fixes both per instance; all share the table. */
+export class LimiterSet {
+  private readonly limiters = new Map<string, RateLimiterPostgres>();
+
+  constructor(private readonly db: Db) {}
+
+  get(points: number, duration: number): RateLimiterPostgres {
+    const id = `${points}/${duration}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      limiter = new RateLimiterPostgres({
+        storeClient: this.db,
+        storeType: 'knex',
+        tableName: TABLE,
+        tableCreated: true,
+        keyPrefix: KEY_PREFIX,
+        points,
+        duration,
+        // Once over the limit, further requests in the window are refused without a database
+        // round trip (a flood costs this process little).
+        inMemoryBlockOnConsumed: points,
+        // Expired counters are deleted by one limiter of the set, not by every one.
+        clearExpiredByTimeout: this.limiters.size === 0,
+      });
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+}
+
+/** Which credential made the request: the OAuth client of a token, else the API key's digest (never the key). */
+function credentialId(req: Request): string {
+  const value = (req.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim();
+  if (value.split('.').length === 3) {
+    const claims = jwt.decode(value) as { cid?: unknown } | null;
+    if (claims && typeof claims.cid === 'string') return `client:${claims.cid}`;
+  }
+  return `key:${createHash('sha256').update(value).digest('base64url').slice(0, 22)}`;
+}
+
+export interface RateLimitDeps {
+  db: Db;
+  defaults: Limits;
+  /** The request's caller, resolved once per request (authentication). */
+  caller(req: Request, res: Response): Promise<Caller | undefined>;
+}
+
+export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
+  const limiters = new LimiterSet(db);
+  const settings = new Map<string, { limits: Limits; until: number }>();
+
+  async function orgLimits(orgId: string): Promise<Limits> {
+    const now = Date.now();
+    const cached = settings.get(orgId);
+    if (cached && cached.until > now) return cached.limits;
+    const row = await db('organizations').where({ id: orgId }).first('rate_limit_burst', 'rate_limit_hourly');
+    const limits = { burst: row?.rate_limit_burst ?? defaults.burst, hourly: row?.rate_limit_hourly ?? defaults.hourly };
+    if (settings.size >= SETTINGS_MAX) settings.clear();
+    settings.set(orgId, { limits, until: now + SETTINGS_TTL_MS });
+    return limits;
+  }
+
+  return async function rateLimit(req: Request, res: Response, next: NextFunction): Promise<void> {
+    let who: Caller | undefined;
+    try {
+      who = await caller(req, res);
+      if (!who) return next();
+      const org = await orgLimits(who.organizationId);
+      const cred = credentialId(req);
+      const windows: Window[] = [
+        { name: 'org-burst', scope: 'org', seconds: 1, quota: org.burst, id: who.organizationId },
+        { name: 'org-hourly', scope: 'org', seconds: 3600, quota: org.hourly, id: who.organizationId },
+      ];
+      // A credential's count never exceeds its organization's, so its own window only matters
+      // where the organization was given more than the default: only then is it counted.
+      if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
+      if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
+      const results = await Promise.all(
+        windows.map((w) =>
+          limiters
+            .get(w.quota, w.seconds)
+            .consume(`${w.scope}:${w.id}:${w.seconds}`)
+            .then(
+              (r) => ({ r, limited: false }),
+              (r: unknown) => {
+                if (r instanceof RateLimiterRes) return { r, limited: true };
+                throw r;
+              },
+            ),
+        ),
+      );
+      res.setHeader('RateLimit-Policy', policyHeader(windows));
+      res.setHeader('RateLimit', stateHeader(windows.map((w, i) => ({ name: w.name, remaining: results[i].r.remainingPoints, resetMs: results[i].r.msBeforeNext }))));
+      const limited = results.map((x, i) => ({ ...x, w: windows[i] })).filter((x) => x.limited);
+      if (!limited.length) return next();
+      const wait = Math.max(...limited.map((x) => x.r.msBeforeNext));
+      const names = limited.map((x) => x.w.name).join(', ');
+      next(tooManyRequests(wait, `Rate limit exceeded (${names}).`));
+    } catch (err) {
+      // The counters live in the database: when it fails, the request goes on and meets the same
+      // failure (a 503) where it needs the database, rather than being refused for our bookkeeping.
+      if (err instanceof ApiError) return next(err);
+      next();
+    }
+  };
+}

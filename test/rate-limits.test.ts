@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { harness } from './support/harness';
+import { anonymous, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { itDirect } from './support/proxy';
+import { setRateLimits } from '../src/admin/rate-limits';
+import { rotateApiKey } from '../src/admin/provision';
+import { ROOT } from '../src/paths';
+
+const FORM = 'application/x-www-form-urlencoded';
+const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
+
+/** A token request sent from a given local address (127.0.0.x are all this machine). */
+function tokenFrom(localAddress: string, body: string): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+  const url = new URL(harness().baseUrl + '/oauth2/token');
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'Content-Type': FORM, 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('rate limits', function () {
+  this.timeout(60_000);
+
+  it('every authenticated answer carries RateLimit-Policy and RateLimit (IETF draft syntax)', async () => {
+    const org = await newOrg();
+    const first = expectStatus(await org.api.get('/tax-codes'), 200);
+    const policy = first.headers.get('ratelimit-policy')!;
+    const state = first.headers.get('ratelimit')!;
+    const burst = process.env.RATE_LIMIT_BURST;
+    const hourly = process.env.RATE_LIMIT_HOURLY;
+    expect(policy).to.equal(`"org-burst";q=${burst};w=1, "org-hourly";q=${hourly};w=3600`);
+    expect(state).to.match(/^"org-burst";r=\d+;t=\d+, "org-hourly";r=\d+;t=\d+$/);
+    expect(state).to.contain(`"org-hourly";r=${Number(hourly) - 1};`);
+    // Errors carry them too.
+    const refused = await org.api.get('/tax-codes?orderBy=nope');
+    expect(refused.status).to.equal(400);
+    expect(refused.headers.get('ratelimit')).to.contain(`"org-hourly";r=${Number(hourly) - 2};`);
+  });
+
+  it('an organization over its own limits (admin org setting) gets 429 with Retry-After and a problem body; another organization does not', async () => {
+    const org = await newOrg();
+    const other = await newOrg();
+    // Set before the organization's first request (limits are cached for 10 s per instance).
+    await setRateLimits(harness().db, org.id, { burst: 1000, hourly: 5 });
+    for (let i = 0; i < 5; i++) expectStatus(await org.api.get('/tax-codes'), 200);
+    const limited = await org.api.get('/tax-codes');
+    const p = problemOf(limited, 429);
+    expect(p.type).to.equal('/problems/too-many-requests');
+    expect(p.detail).to.match(/org-hourly/);
+    expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 3600);
+    expect(limited.headers.get('ratelimit-policy')).to.contain('"org-hourly";q=5;w=3600');
+    expect(limited.headers.get('ratelimit')).to.contain('"org-hourly";r=0;');
+    // A second credential of the same organization shares its allowance.
+    const { apiKey } = await rotateApiKey(harness().db, org.id);
+    problemOf(await anonymous().get('/tax-codes', { headers: { Authorization: `Bearer ${apiKey}` } }), 429);
+    expectStatus(await other.api.get('/tax-codes'), 200);
+  });
+
+  it('an organization given more than the defaults holds each credential to the defaults', async () => {
+    const org = await newOrg();
+    const hourly = Number(process.env.RATE_LIMIT_HOURLY);
+    await setRateLimits(harness().db, org.id, { hourly: hourly * 2 });
+    const res = expectStatus(await org.api.get('/tax-codes'), 200);
+    expect(res.headers.get('ratelimit-policy')).to.equal(`"org-burst";q=${process.env.RATE_LIMIT_BURST};w=1, "org-hourly";q=${hourly * 2};w=3600, "credential-hourly";q=${hourly};w=3600`);
+    expect(res.headers.get('ratelimit')).to.contain(`"credential-hourly";r=${hourly - 1};`);
+  });
+
+  it('admin org setting --rate-limit-burst/--rate-limit-hourly stores the organization\'s limits ("default" clears them)', async () => {
+    const org = await newOrg();
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [join(ROOT, 'dist', 'src', 'admin', 'cli.js'), ...args], { env: { ...process.env, DATABASE_URL: harness().databaseUrl } }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as unknown as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const set = await cli('org', 'setting', '--org', org.id, '--rate-limit-burst', '5', '--rate-limit-hourly', '700');
+    expect(set.code, set.stderr).to.equal(0);
+    expect(JSON.parse(set.stdout)).to.deep.equal({ organization: { id: org.id }, rateLimits: { burst: 5, hourly: 700 } });
+    const row = await harness().db('organizations').where({ id: org.id }).first('rate_limit_burst', 'rate_limit_hourly');
+    expect(row).to.deep.equal({ rate_limit_burst: 5, rate_limit_hourly: 700 });
+    const cleared = await cli('org', 'setting', '--org', org.id, '--rate-limit-hourly', 'default');
+    expect(JSON.parse(cleared.stdout).rateLimits).to.deep.equal({ burst: 5, hourly: 'default' });
+    const bad = await cli('org', 'setting', '--org', org.id, '--rate-limit-burst', '0');
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/--rate-limit-burst must be a positive integer/);
+  });
+
+  describe('token endpoint', () => {
+    let org: TestOrg;
+    before(async () => {
+      org = await newOrg();
+    });
+
+    itDirect(
+      'allows 10 failed client authentications a minute per client id and address, then 429 (even with the right secret); another address is not locked out',
+      'sends from two local addresses; through the proxy every request comes from the proxy',
+      async function () {
+        if (!harness().inProcess) return this.skip();
+        const wrong = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'cs_wrong' });
+        for (let i = 0; i < 10; i++) {
+          const res = await tokenFrom('127.0.0.1', wrong);
+          expect(res.status).to.equal(401);
+          expect(res.headers['ratelimit-policy']).to.equal('"token-failures";q=10;w=60');
+          expect(res.headers['ratelimit']).to.match(new RegExp(`^"token-failures";r=${9 - i};t=\\d+$`));
+        }
+        const right = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret });
+        const locked = await tokenFrom('127.0.0.1', right);
+        expect(locked.status).to.equal(429);
+        expect(Number(locked.headers['retry-after'])).to.be.within(1, 60);
+        expect(locked.body.type).to.equal('/problems/too-many-requests');
+        expect(locked.body.detail).to.match(/failed client authentications/);
+        // The same client from elsewhere: unaffected.
+        const elsewhere = await tokenFrom('127.0.0.2', right);
+        expect(elsewhere.status).to.equal(200);
+        expect(elsewhere.body.access_token).to.be.a('string');
+        expect(elsewhere.headers['ratelimit']).to.equal('"token-failures";r=10;t=0');
+      },
+    );
+  });
+});
