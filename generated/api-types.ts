@@ -22,6 +22,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers `200` while the process runs and serves HTTP, without touching the database: a
+         *     liveness probe restarts the process only when this fails. Use `GET /readyz` to decide whether
+         *     to send traffic. No credentials; nothing is logged at `info` level beyond the request line.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers `200` when this instance can serve requests: the database answers, every migration the
+         *     service knows is applied, and the instance is not shutting down. Otherwise `503` with
+         *     `Retry-After` and a problem body whose `detail` says which check failed. On SIGTERM it turns
+         *     `503` at once, so a load balancer stops sending new requests while those in flight complete.
+         *     No credentials; one small query per call.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tax-codes": {
         parameters: {
             query?: never;
@@ -2123,8 +2169,10 @@ export interface components {
              */
             client_secret?: string;
             /**
-             * @description Ignored; tokens carry the client's full access.
-             * @example
+             * @description Optional, space-separated (RFC 6749 section 3.3): the scopes wanted, among the client's own
+             *     (`read`, `write`). Omitted, the token carries every scope of the client. A scope the client
+             *     does not have is an `invalid_scope` error.
+             * @example read
              */
             scope?: string;
         };
@@ -2147,6 +2195,11 @@ export interface components {
              * @example 3600
              */
             expires_in: number;
+            /**
+             * @description The token's scopes, space-separated (RFC 6749 section 5.1); `read write` is full access, `read` may only read.
+             * @example read write
+             */
+            scope: string;
         };
         /** @description OAuth 2.0 error (RFC 6749 section 5.2). */
         OAuthError: {
@@ -2155,15 +2208,74 @@ export interface components {
              *     - `invalid_request`: a required field is missing or the request is malformed
              *     - `invalid_client`: unknown client, wrong secret or deleted client
              *     - `unsupported_grant_type`: `grant_type` is not `client_credentials`
+             *     - `invalid_scope`: `scope` names a scope the client does not have
              * @example invalid_client
              * @enum {string}
              */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type";
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
             /**
              * @description Human-readable explanation.
              * @example Client authentication failed.
              */
             error_description?: string;
+        };
+        /** @description The answer of a health probe. */
+        HealthStatus: {
+            /**
+             * @description `ok` from `GET /healthz`, `ready` from `GET /readyz`.
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "ready";
+        };
+        /** @description One problem of an error response. */
+        ProblemError: {
+            /**
+             * @description Human-readable message; for batches, one line per rejected element, each prefixed `Position <n>: `.
+             * @example body.code: must be a string
+             */
+            message: string;
+            /**
+             * @description The input the problem is about (`body.code`, `query.limit`, `query.filter.code_in`).
+             * @example body.code
+             */
+            field?: string;
+            /**
+             * @description The rule that failed (`required`, `type`, `maximum`, `enum`, `unique`, ...).
+             * @example type
+             */
+            rule?: string;
+        };
+        /** @description Error body shared by every error response (RFC 9457 problem details). */
+        Problem: {
+            /**
+             * @description URI reference naming the kind of problem.
+             * @example /problems/validation-failed
+             */
+            type: string;
+            /**
+             * @description Short summary of the kind of problem.
+             * @example Validation failed
+             */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code.
+             * @example 400
+             */
+            status: number;
+            /**
+             * @description Explanation of this occurrence.
+             * @example The request has 1 invalid value.
+             */
+            detail: string;
+            /**
+             * @description The request's `X-Request-Id`; quote it when reporting a problem.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            requestId: string;
+            /** @description Every individual problem found; at least one. */
+            errors: components["schemas"]["ProblemError"][];
         };
         /**
          * @description Sort direction.
@@ -2223,55 +2335,6 @@ export interface components {
              * @example 2026-10-14T09:30:00.000Z
              */
             updatedAt: string;
-        };
-        /** @description One problem of an error response. */
-        ProblemError: {
-            /**
-             * @description Human-readable message; for batches, one line per rejected element, each prefixed `Position <n>: `.
-             * @example body.code: must be a string
-             */
-            message: string;
-            /**
-             * @description The input the problem is about (`body.code`, `query.limit`, `query.filter.code_in`).
-             * @example body.code
-             */
-            field?: string;
-            /**
-             * @description The rule that failed (`required`, `type`, `maximum`, `enum`, `unique`, ...).
-             * @example type
-             */
-            rule?: string;
-        };
-        /** @description Error body shared by every error response (RFC 9457 problem details). */
-        Problem: {
-            /**
-             * @description URI reference naming the kind of problem.
-             * @example /problems/validation-failed
-             */
-            type: string;
-            /**
-             * @description Short summary of the kind of problem.
-             * @example Validation failed
-             */
-            title: string;
-            /**
-             * Format: int32
-             * @description The HTTP status code.
-             * @example 400
-             */
-            status: number;
-            /**
-             * @description Explanation of this occurrence.
-             * @example The request has 1 invalid value.
-             */
-            detail: string;
-            /**
-             * @description The request's `X-Request-Id`; quote it when reporting a problem.
-             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
-             */
-            requestId: string;
-            /** @description Every individual problem found; at least one. */
-            errors: components["schemas"]["ProblemError"][];
         };
         /** @description A tax code to create. */
         TaxCodeCreate: {
@@ -12892,13 +12955,14 @@ export interface operations {
                      * @example {
                      *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0ZjlhIn0.c2lnbmF0dXJl",
                      *       "token_type": "bearer",
-                     *       "expires_in": 3600
+                     *       "expires_in": 3600,
+                     *       "scope": "read write"
                      *     }
                      */
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description `invalid_request` or `unsupported_grant_type`. */
+            /** @description `invalid_request`, `unsupported_grant_type` or `invalid_scope`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12931,6 +12995,134 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            /** @description A query parameter was given; the probe takes none (as everywhere, unknown parameters are refused). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "query.verbose: is not a parameter of this operation",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "query.verbose: is not a parameter of this operation",
+                     *           "field": "query.verbose",
+                     *           "rule": "unknownParameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance is ready for traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            /** @description A query parameter was given; the probe takes none (as everywhere, unknown parameters are refused). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "query.verbose: is not a parameter of this operation",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "query.verbose: is not a parameter of this operation",
+                     *           "field": "query.verbose",
+                     *           "rule": "unknownParameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready; `detail` names the reason (database unreachable, migrations pending, shutting down). */
+            503: {
+                headers: {
+                    /**
+                     * @description Seconds after which to ask again.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unreachable: connect ECONNREFUSED 127.0.0.1:5432.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The database is unreachable: connect ECONNREFUSED 127.0.0.1:5432."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -13048,6 +13240,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -13130,6 +13350,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -13181,6 +13429,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -13291,6 +13567,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -13379,6 +13683,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -13534,6 +13866,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -13627,6 +13987,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -13747,6 +14135,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -13894,6 +14310,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -13953,6 +14397,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -14081,6 +14553,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -14140,6 +14640,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -14340,6 +14868,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -14429,6 +14985,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -14596,6 +15180,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -14711,6 +15323,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -14778,6 +15418,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -14918,6 +15586,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -15004,6 +15700,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -15134,6 +15858,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -15206,6 +15958,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -15278,6 +16058,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -15396,6 +16204,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -15487,6 +16323,34 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGlobalPhase: {
@@ -15576,6 +16440,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -15627,6 +16519,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -15819,6 +16739,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -15914,6 +16862,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -15971,6 +16947,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -16092,6 +17096,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -16178,6 +17210,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -16230,6 +17290,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -16447,6 +17535,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -16554,6 +17670,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -16616,6 +17760,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -16823,6 +17995,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -16920,6 +18120,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -16977,6 +18205,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -17104,6 +18360,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
         };
     };
@@ -17557,6 +18841,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -18219,6 +19531,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
         };
@@ -18255,6 +19595,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -18387,6 +19755,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -18431,6 +19827,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -18677,6 +20101,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -18984,6 +20436,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -19204,6 +20684,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -19250,6 +20758,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -19333,6 +20869,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -19466,6 +21030,34 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRequisitions: {
@@ -19792,6 +21384,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -20441,6 +22061,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };
@@ -20770,6 +22418,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
         };
     };

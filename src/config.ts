@@ -10,7 +10,14 @@ export interface Config {
   dataDir: string;
   smtpUrl: string | undefined;
   dbPoolMax: number;
-  logRequests: boolean;
+  /** pino level: one line per request at `info`; `silent` in test mode unless LOG_LEVEL is set. */
+  logLevel: string;
+  /** Bearer token for GET /metrics; unset, /metrics does not exist. */
+  metricsToken: string | undefined;
+  /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */
+  shutdownTimeoutMs: number;
+  /** PostgreSQL statement_timeout of every connection: a runaway query becomes a 503. */
+  statementTimeoutMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -23,6 +30,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: DATA_DIR,
     smtpUrl: env.SMTP_URL || undefined,
     dbPoolMax: env.DB_POOL_MAX ? Number(env.DB_POOL_MAX) : 10,
-    logRequests: env.LOG_REQUESTS === '1',
+    logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ? Number(env.SHUTDOWN_TIMEOUT_MS) : 25_000,
+    statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS ? Number(env.DB_STATEMENT_TIMEOUT_MS) : 30_000,
   };
 }

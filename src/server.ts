@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { listen } from './http/server';
@@ -7,6 +8,10 @@ import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
 import { startMailer } from './mail/mailer';
+import { createLogger } from './ops/log';
+import { Lifecycle } from './ops/lifecycle';
+import { gracefulShutdown } from './ops/shutdown';
+import { onShutdown } from './ops/stoppables';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -22,11 +27,15 @@ async function main(): Promise<void> {
     demo = await createDemoOrganization(database.db);
   }
 
-  const app = await createApp({ db: database.db, config, jwtSecret });
+  const logger = createLogger(config.logLevel);
+  const lifecycle = new Lifecycle();
+  const app = await createApp({ db: database.db, config, jwtSecret, lifecycle, logger });
   const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
-  const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
-  const base = `http://localhost:${config.port}`;
+  if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://localhost:${port}`;
+  logger.info({ port }, 'listening');
   console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
     // Printed once, when the demo organization is created: the secrets are not stored in clear.
@@ -46,17 +55,15 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: shutting down`);
-    stopMailer?.();
-    server.close();
-    server.closeAllConnections?.();
-    await database.close().catch(() => undefined);
-    process.exit(0);
-  };
+  const shutdown = gracefulShutdown({
+    server,
+    lifecycle,
+    logger,
+    // Also stops the embedded PostgreSQL when this process started it.
+    closeDatabase: () => database.close(),
+    timeoutMs: config.shutdownTimeoutMs,
+    exit: (code) => process.exit(code),
+  });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

@@ -13,6 +13,8 @@ interface TokenClaims {
   sub: string;
   org: string;
   cid: string;
+  /** RFC 8693 4.2 style: space-separated scopes. Absent on tokens issued before scopes (full access). */
+  scope?: string;
 }
 
 export function signToken(secret: string, claims: TokenClaims): string {
@@ -51,7 +53,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
   // API key -> its hash and owner. Only keys found live are cached; a key's owner never changes.
   // Keyed by the key itself so a read does not hash it again (SHA-256 was ~2 % of a single read);
   // the process holds each key anyway while it answers its request, and never stores it.
-  const keys = new Map<string, { hash: string; organizationId: string; userId: string }>();
+  const keys = new Map<string, { hash: string; organizationId: string; userId: string; scopes: string[] }>();
   const throwUnauthorized = (message: string): never => {
     throw unauthorized(message, true);
   };
@@ -78,7 +80,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
       }
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return fail('The access token is invalid.', true);
       const revoked = 'The access token has been revoked.';
-      const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth' };
+      const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth', scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : undefined };
       if (safe) {
         return { ...caller, check: checkOf(CLIENT_LIVE_SQL, [claims.cid, claims.org, claims.sub], revoked, throwUnauthorized) };
       }
@@ -97,15 +99,16 @@ export function makeAuthenticator(db: Db, jwtSecret: string) {
         keys.delete(credential);
         return throwUnauthorized(message);
       };
-      return { organizationId: known.organizationId, userId: known.userId, via: 'apiKey', check: checkOf(KEY_LIVE_SQL, [hash], invalid, revoked) };
+      return { organizationId: known.organizationId, userId: known.userId, via: 'apiKey', scopes: known.scopes, check: checkOf(KEY_LIVE_SQL, [hash], invalid, revoked) };
     }
-    const key = await db('api_keys').where({ key_hash: hash }).whereNull('revoked_at').first('organization_id', 'user_id');
+    const key = await db('api_keys').where({ key_hash: hash }).whereNull('revoked_at').first('organization_id', 'user_id', 'scopes');
     if (!key) {
       keys.delete(credential);
       return fail(invalid, true);
     }
     if (keys.size >= KEYS_MAX) keys.clear();
-    keys.set(credential, { hash, organizationId: key.organization_id, userId: key.user_id });
-    return { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey' };
+    // A key's scopes, like its owner, never change: rotating with other scopes issues a new key.
+    keys.set(credential, { hash, organizationId: key.organization_id, userId: key.user_id, scopes: key.scopes });
+    return { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey', scopes: key.scopes };
   };
 }

@@ -13,6 +13,7 @@ import { settleCredentialCheck, withCredentialCheck } from '../db/credential-che
 import { JsonStream } from './json';
 import { sendParts } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
+import { assertScopes } from '../auth/scopes';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -83,18 +84,20 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   api.registerSecurityHandler('oauth2', authenticate as any);
   api.registerSecurityHandler('apiKey', authenticate as any);
 
-  if (deps.validateResponses) {
-    api.register({
-      postRoutingHandler: async (c: Context, req: Request, res: Response) => {
-        if (!c.operation) return;
+  api.register({
+    postRoutingHandler: async (c: Context, req: Request, res: Response) => {
+      if (!c.operation) return;
+      // For the request log and metrics (src/ops/log.ts, src/ops/metrics-route.ts).
+      res.locals.operationId = c.operation.operationId;
+      if (deps.validateResponses) {
         // Test mode: errors thrown later are recorded against this operation, and flagged when the
         // operation does not document their status.
         const operationId = c.operation.operationId as string;
         const documented = Object.keys(c.operation.responses ?? {});
         res.locals.onProblem = (status: number) => recordCoverage(operationId, status, documented.includes(String(status)) || status >= 500);
-      },
-    });
-  }
+      }
+    },
+  });
   api.register({
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
@@ -115,6 +118,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, async (c: Context, req: Request, res: Response) => {
       const caller: Caller | undefined = res.locals.caller;
+      assertScopes(caller, c.operation as any);
       let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
       try {
         const ctx = (db: unknown, changes: ChangeCollector) =>

@@ -51,6 +51,8 @@ export interface Caller {
   organizationId: string;
   userId: string;
   via: 'apiKey' | 'oauth';
+  /** What the credential may do (src/auth/scopes.ts); undefined: everything. */
+  scopes?: readonly string[];
   /** A read's pending check that the credential is still live (see db/credential-check.ts). */
   check?: CredentialCheck;
 }
