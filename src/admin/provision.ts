@@ -67,7 +67,7 @@ async function insertClient(db: Queryable, orgId: string, userId: string, scopes
   const clientId = newPublicId('cl');
   const clientSecret = newSecret('cs');
   await db('oauth_clients').insert({ organization_id: orgId, user_id: userId, client_id: clientId, secret_hash: hashSecret(clientSecret), scopes });
-  return { clientId, clientSecret, scopes };
+  return { clientId, clientSecret };
 }
 
 async function issueApiKey(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES]): Promise<string> {
@@ -81,7 +81,8 @@ async function issueApiKey(db: Queryable, orgId: string, userId: string, scopes:
 /** A new OAuth client; `scopes` narrows what its tokens may do (default: read and write). */
 export async function createClient(db: Queryable, orgId: string, scopes?: Scope[]) {
   await requireOrg(db, orgId);
-  return insertClient(db, orgId, await credentialUser(db, orgId), scopes);
+  const granted = scopes ?? [...SCOPES];
+  return { ...(await insertClient(db, orgId, await credentialUser(db, orgId), granted)), scopes: granted };
 }
 
 export async function deleteClient(db: Queryable, clientId: string): Promise<{ clientId: string; deleted: true }> {
