@@ -7,7 +7,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
-import { startMailer } from './mail/mailer';
+import { startMailer, watchOutboxBacklog } from './mail/mailer';
 import { createLogger } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
+  watchOutboxBacklog(database.db);
   const port = (server.address() as AddressInfo).port;
   const base = `http://localhost:${port}`;
   logger.info({ port }, 'listening');
