@@ -37,7 +37,8 @@ describe('ops: health and readiness probes', () => {
 
   describe('an instance that begins shutting down', () => {
     let instance: Instance;
-    before(async () => {
+    before(async function () {
+      this.timeout(120_000);
       instance = await startInstance();
     });
     after(async () => instance?.close());

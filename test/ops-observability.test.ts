@@ -23,7 +23,8 @@ describe('ops: request logs and metrics', () => {
   let org: TestOrg;
   const METRICS_TOKEN = 'metrics-token-for-tests';
 
-  before(async () => {
+  before(async function () {
+    this.timeout(120_000);
     org = await newOrg();
     instance = await startInstance({ config: { metricsToken: METRICS_TOKEN, logLevel: 'info' }, logger: createLogger('info', log.stream) });
   });

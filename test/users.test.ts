@@ -136,7 +136,7 @@ describe('users', () => {
     it('never sends credentials in clear: a server without STARTTLS is a recorded failure, no AUTH sent', async () => {
       const mailOrg = await newOrg();
       expectStatus(await mailOrg.api.post('/users', { email: 'drew.park@summitridge.example', firstName: 'Drew', lastName: 'Park', role: 'Field' }), 201);
-      const plain = await startSmtp({ hideSTARTTLS: true });
+      const plain = await startSmtp({ hideSTARTTLS: true, disabledCommands: ['STARTTLS'] });
       try {
         const result = await deliverPending(harness().db, `smtp://mailer:s3cret@127.0.0.1:${plain.port}`, { organizationId: mailOrg.id, timeoutMs: 5000 });
         expect(result).to.deep.equal({ sent: 0, failed: 1 });

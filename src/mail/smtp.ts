@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { ConnectionOptions } from 'node:tls';
+import { isIP } from 'node:net';
 
 /**
  * Outgoing mail through nodemailer's SMTP transport (MIME, encodings, line lengths, STARTTLS and
@@ -57,7 +58,8 @@ export function smtpTransport(target: SmtpTarget, timeoutMs = 15000, tls?: Conne
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
-    tls: { servername: target.host, ...tls },
+    // SNI takes a host name only (RFC 6066).
+    tls: { ...(isIP(target.host) ? {} : { servername: target.host }), ...tls },
   });
 }
 
