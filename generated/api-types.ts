@@ -13033,13 +13033,13 @@ export interface operations {
                      *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "query.verbose: is not a parameter of this operation",
+                     *       "detail": "unknown query parameter verbose",
                      *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                      *       "errors": [
                      *         {
-                     *           "message": "query.verbose: is not a parameter of this operation",
+                     *           "message": "unknown query parameter verbose",
                      *           "field": "query.verbose",
-                     *           "rule": "unknownParameter"
+                     *           "rule": "additionalProperties"
                      *         }
                      *       ]
                      *     }
@@ -13083,13 +13083,13 @@ export interface operations {
                      *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "query.verbose: is not a parameter of this operation",
+                     *       "detail": "unknown query parameter verbose",
                      *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                      *       "errors": [
                      *         {
-                     *           "message": "query.verbose: is not a parameter of this operation",
+                     *           "message": "unknown query parameter verbose",
                      *           "field": "query.verbose",
-                     *           "rule": "unknownParameter"
+                     *           "rule": "additionalProperties"
                      *         }
                      *       ]
                      *     }
