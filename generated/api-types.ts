@@ -22,6 +22,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers `200` while the process runs and serves HTTP, without touching the database: a
+         *     liveness probe restarts the process only when this fails. Use `GET /readyz` to decide whether
+         *     to send traffic. No credentials; nothing is logged at `info` level beyond the request line.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers `200` when this instance can serve requests: the database answers, every migration the
+         *     service knows is applied, and the instance is not shutting down. Otherwise `503` with
+         *     `Retry-After` and a problem body whose `detail` says which check failed. On SIGTERM it turns
+         *     `503` at once, so a load balancer stops sending new requests while those in flight complete.
+         *     No credentials; one small query per call.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tax-codes": {
         parameters: {
             query?: never;
@@ -2204,8 +2250,10 @@ export interface components {
              */
             client_secret?: string;
             /**
-             * @description Ignored; tokens carry the client's full access.
-             * @example
+             * @description Optional, space-separated (RFC 6749 section 3.3): the scopes wanted, among the client's own
+             *     (`read`, `write`). Omitted, the token carries every scope of the client. A scope the client
+             *     does not have is an `invalid_scope` error.
+             * @example read
              */
             scope?: string;
         };
@@ -2228,6 +2276,11 @@ export interface components {
              * @example 3600
              */
             expires_in: number;
+            /**
+             * @description The token's scopes, space-separated (RFC 6749 section 5.1); `read write` is full access, `read` may only read.
+             * @example read write
+             */
+            scope: string;
         };
         /** @description OAuth 2.0 error (RFC 6749 section 5.2). */
         OAuthError: {
@@ -2236,15 +2289,74 @@ export interface components {
              *     - `invalid_request`: a required field is missing or the request is malformed
              *     - `invalid_client`: unknown client, wrong secret or deleted client
              *     - `unsupported_grant_type`: `grant_type` is not `client_credentials`
+             *     - `invalid_scope`: `scope` names a scope the client does not have
              * @example invalid_client
              * @enum {string}
              */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type";
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
             /**
              * @description Human-readable explanation.
              * @example Client authentication failed.
              */
             error_description?: string;
+        };
+        /** @description The answer of a health probe. */
+        HealthStatus: {
+            /**
+             * @description `ok` from `GET /healthz`, `ready` from `GET /readyz`.
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "ready";
+        };
+        /** @description One problem of an error response. */
+        ProblemError: {
+            /**
+             * @description Human-readable message; for batches, one line per rejected element, each prefixed `Position <n>: `.
+             * @example body.code: must be a string
+             */
+            message: string;
+            /**
+             * @description The input the problem is about (`body.code`, `query.limit`, `query.filter.code_in`).
+             * @example body.code
+             */
+            field?: string;
+            /**
+             * @description The rule that failed (`required`, `type`, `maximum`, `enum`, `unique`, ...).
+             * @example type
+             */
+            rule?: string;
+        };
+        /** @description Error body shared by every error response (RFC 9457 problem details). */
+        Problem: {
+            /**
+             * @description URI reference naming the kind of problem.
+             * @example /problems/validation-failed
+             */
+            type: string;
+            /**
+             * @description Short summary of the kind of problem.
+             * @example Validation failed
+             */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code.
+             * @example 400
+             */
+            status: number;
+            /**
+             * @description Explanation of this occurrence.
+             * @example The request has 1 invalid value.
+             */
+            detail: string;
+            /**
+             * @description The request's `X-Request-Id`; quote it when reporting a problem.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            requestId: string;
+            /** @description Every individual problem found; at least one. */
+            errors: components["schemas"]["ProblemError"][];
         };
         /**
          * @description Sort direction.
@@ -2304,55 +2416,6 @@ export interface components {
              * @example 2026-10-14T09:30:00.000Z
              */
             updatedAt: string;
-        };
-        /** @description One problem of an error response. */
-        ProblemError: {
-            /**
-             * @description Human-readable message; for batches, one line per rejected element, each prefixed `Position <n>: `.
-             * @example body.code: must be a string
-             */
-            message: string;
-            /**
-             * @description The input the problem is about (`body.code`, `query.limit`, `query.filter.code_in`).
-             * @example body.code
-             */
-            field?: string;
-            /**
-             * @description The rule that failed (`required`, `type`, `maximum`, `enum`, `unique`, ...).
-             * @example type
-             */
-            rule?: string;
-        };
-        /** @description Error body shared by every error response (RFC 9457 problem details). */
-        Problem: {
-            /**
-             * @description URI reference naming the kind of problem.
-             * @example /problems/validation-failed
-             */
-            type: string;
-            /**
-             * @description Short summary of the kind of problem.
-             * @example Validation failed
-             */
-            title: string;
-            /**
-             * Format: int32
-             * @description The HTTP status code.
-             * @example 400
-             */
-            status: number;
-            /**
-             * @description Explanation of this occurrence.
-             * @example The request has 1 invalid value.
-             */
-            detail: string;
-            /**
-             * @description The request's `X-Request-Id`; quote it when reporting a problem.
-             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
-             */
-            requestId: string;
-            /** @description Every individual problem found; at least one. */
-            errors: components["schemas"]["ProblemError"][];
         };
         /** @description A tax code to create. */
         TaxCodeCreate: {
@@ -13671,13 +13734,14 @@ export interface operations {
                      * @example {
                      *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0ZjlhIn0.c2lnbmF0dXJl",
                      *       "token_type": "bearer",
-                     *       "expires_in": 3600
+                     *       "expires_in": 3600,
+                     *       "scope": "read write"
                      *     }
                      */
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description `invalid_request` or `unsupported_grant_type`. */
+            /** @description `invalid_request`, `unsupported_grant_type` or `invalid_scope`. */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -13717,6 +13781,146 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            /** @description A query parameter was given; the probe takes none (as everywhere, unknown parameters are refused). */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "unknown query parameter verbose",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "unknown query parameter verbose",
+                     *           "field": "query.verbose",
+                     *           "rule": "additionalProperties"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance is ready for traffic. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            /** @description A query parameter was given; the probe takes none (as everywhere, unknown parameters are refused). */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "unknown query parameter verbose",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "unknown query parameter verbose",
+                     *           "field": "query.verbose",
+                     *           "rule": "additionalProperties"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description Not ready; `detail` names the reason (database unreachable, migrations pending, shutting down). */
+            503: {
+                headers: {
+                    /**
+                     * @description Seconds after which to ask again.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unreachable: connect ECONNREFUSED 127.0.0.1:5432.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The database is unreachable: connect ECONNREFUSED 127.0.0.1:5432."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listTaxCodes: {
@@ -13843,6 +14047,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -13932,6 +14164,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -13986,6 +14246,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -14108,6 +14396,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -14203,6 +14519,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -14370,6 +14714,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -14473,6 +14845,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -14600,6 +15000,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -14759,6 +15187,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -14823,6 +15279,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -14963,6 +15447,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -15027,6 +15539,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -15253,6 +15793,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -15349,6 +15917,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -15528,6 +16124,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -15651,6 +16275,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -15721,6 +16373,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -15873,6 +16553,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -15969,6 +16677,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -16106,6 +16842,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -16181,6 +16945,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -16262,6 +17054,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -16394,6 +17214,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -16497,6 +17345,34 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -16594,6 +17470,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -16648,6 +17552,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -16855,6 +17787,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -16957,6 +17917,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17017,6 +18005,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -17150,6 +18166,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -17243,6 +18287,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17298,6 +18370,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -17530,6 +18630,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -17644,6 +18772,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17709,6 +18865,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -17931,6 +19115,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -18035,6 +19247,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -18095,6 +19335,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -18234,6 +19502,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -18614,6 +19910,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -18745,6 +20069,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -18800,6 +20152,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18920,6 +20300,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19168,6 +20576,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -19562,6 +20998,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -19610,6 +21074,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -19759,6 +21251,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -19799,6 +21319,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -19943,6 +21491,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -19992,6 +21568,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -20253,6 +21857,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -20582,6 +22214,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -20816,6 +22476,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -20867,6 +22555,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -20953,6 +22669,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -21091,6 +22835,34 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21429,6 +23201,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -22111,6 +23911,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -22457,6 +24285,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -22601,6 +24457,34 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];

@@ -185,10 +185,63 @@ function errorResponses() {
   };
 }
 
+
+/**
+ * Least privilege (src/auth/scopes.ts): every operation that takes the document's default security
+ * gets it with its OAuth 2.0 scope spelled out, `read` for GET and `write` for every other method,
+ * and, on writes, the 403 a credential without `write` receives. Done at bundle time so an
+ * operation added later is documented like the others without anyone remembering to.
+ */
+const SAFE = new Set(['get', 'head']);
+function scopeSecurity() {
+  let rootSecurity;
+  return {
+    Root: {
+      enter(root) {
+        rootSecurity = root.security;
+      },
+    },
+    Operation: {
+      leave(operation, { key }) {
+        if (operation.security !== undefined || !Array.isArray(rootSecurity)) return;
+        const scope = SAFE.has(String(key)) ? 'read' : 'write';
+        operation.security = rootSecurity.map((req) => Object.fromEntries(Object.keys(req).map((name) => [name, name === 'oauth2' ? [scope] : []])));
+        if (scope === 'read') return;
+        operation.responses = operation.responses || {};
+        if (!operation.responses['403']) operation.responses['403'] = INSUFFICIENT_SCOPE;
+      },
+    },
+  };
+}
+
+const INSUFFICIENT_SCOPE = {
+  description: 'The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization.',
+  headers: {
+    'WWW-Authenticate': {
+      description: 'On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).',
+      schema: { type: 'string' },
+      example: 'Bearer error="insufficient_scope", scope="write"',
+    },
+  },
+  content: {
+    'application/problem+json': {
+      schema: { $ref: '#/components/schemas/Problem' },
+      example: {
+        type: '/problems/insufficient-scope',
+        title: 'Forbidden',
+        status: 403,
+        detail: 'This credential may only read: the operation needs the `write` scope.',
+        requestId: '3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11',
+        errors: [{ message: 'This credential may only read: the operation needs the `write` scope.' }],
+      },
+    },
+  },
+};
+
 module.exports = function procurementPlugin() {
   return {
     id: 'procurement',
-    decorators: { oas3: { 'expand-filters': expandFilters } },
+    decorators: { oas3: { 'expand-filters': expandFilters, 'scope-security': scopeSecurity } },
     rules: { oas3: { 'camel-case-properties': camelCaseProperties, 'error-responses': errorResponses } },
   };
 };

@@ -23,11 +23,21 @@ import { inputGuard } from './http/input-guard';
 import { corsFor, noStoreWithCredentials, securityHeaders } from './http/security-headers';
 import { setServerTimeouts } from './http/timeouts';
 import type { Caller } from './auth/caller';
+import type { Logger } from 'pino';
+import { createLogger, requestLogger } from './ops/log';
+import { healthRoutes } from './ops/health';
+import { Lifecycle } from './ops/lifecycle';
+import { metricsRoute, observeRequests } from './ops/metrics-route';
+import { registerPoolMetrics, type PoolStats } from './metrics';
 
 export interface AppOptions {
   db: Db;
   config: Config;
   jwtSecret: string;
+  /** Readiness and shutdown state (server.ts shares it with the shutdown sequence). */
+  lifecycle?: Lifecycle;
+  /** Where request logs go (default: stdout at config.logLevel). */
+  logger?: Logger;
 }
 
 const BODY_LIMIT = '5mb';
@@ -60,7 +70,7 @@ function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
   };
 }
 
-export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<express.Express> {
+export async function createApp({ db, config, jwtSecret, lifecycle = new Lifecycle(), logger = createLogger(config.logLevel) }: AppOptions): Promise<express.Express> {
   // Credentials found live are cached while revocations reach this instance (credential-cache.ts).
   const credentials = new CredentialCache(db.client.config.connection as pg.ClientConfig);
   await credentials.start();
@@ -80,18 +90,18 @@ export async function createApp({ db, config, jwtSecret }: AppOptions): Promise<
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestId);
+  app.use(requestLogger(logger));
+  app.use(observeRequests);
   setServerTimeouts(app, config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs);
   app.use(securityHeaders());
   const cors = corsFor(config.corsOrigins);
   if (cors) app.use(cors);
+  // Probes and metrics: before authentication and body parsing (no credentials, cheap).
+  app.locals.lifecycle = lifecycle;
+  app.use(healthRoutes(db, lifecycle, config.mode === 'test'));
+  app.use(metricsRoute(config.metricsToken));
+  registerPoolMetrics(() => (db.client as { pool?: PoolStats }).pool);
   app.use(noStoreWithCredentials);
-  if (config.logRequests) {
-    app.use((req, res, next) => {
-      const start = process.hrtime.bigint();
-      res.on('finish', () => console.log(`${req.method} ${req.originalUrl} ${res.statusCode} ${Number(process.hrtime.bigint() - start) / 1e6}ms`));
-      next();
-    });
-  }
 
   // The contract and its docs, without authentication: one middleware with a set of paths (as
   // express routes: any case, an optional trailing slash), not a route per path, which every API

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { closeApp, createApp } from './app';
 import { listen } from './http/server';
@@ -6,9 +7,13 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { ensureDemoOrganization } from './admin/demo';
-import { startMailer } from './mail/mailer';
 import { checkFeedSettings } from './feed/settings';
 import { startFeedRetention } from './feed/retention';
+import { startMailer, watchOutboxBacklog } from './mail/mailer';
+import { createLogger } from './ops/log';
+import { Lifecycle } from './ops/lifecycle';
+import { gracefulShutdown } from './ops/shutdown';
+import { onShutdown } from './ops/stoppables';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -18,16 +23,23 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config);
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
-  await checkFeedSettings(database.db);
 
+  await checkFeedSettings(database.db);
   const demo = database.embedded ? await ensureDemoOrganization(database.db) : undefined;
 
-  const app = await createApp({ db: database.db, config, jwtSecret });
+  const logger = createLogger(config.logLevel);
+  const lifecycle = new Lifecycle();
+  const app = await createApp({ db: database.db, config, jwtSecret, lifecycle, logger });
   const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
-  const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
-  const stopFeedRetention = startFeedRetention(database.db);
-  const base = `http://localhost:${config.port}`;
+  // Stopped in reverse order after the HTTP server has drained, before the pool closes.
+  onShutdown('credential cache', () => closeApp(app));
+  onShutdown('change feed retention', startFeedRetention(database.db));
+  if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
+  watchOutboxBacklog(database.db);
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://localhost:${port}`;
+  logger.info({ port }, 'listening');
   console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
     // Printed once, when the demo organization is created: the secrets are not stored in clear.
@@ -47,19 +59,15 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: shutting down`);
-    stopMailer?.();
-    stopFeedRetention();
-    server.close();
-    server.closeAllConnections?.();
-    await closeApp(app).catch(() => undefined);
-    await database.close().catch(() => undefined);
-    process.exit(0);
-  };
+  const shutdown = gracefulShutdown({
+    server,
+    lifecycle,
+    logger,
+    // Also stops the embedded PostgreSQL when this process started it.
+    closeDatabase: () => database.close(),
+    timeoutMs: config.shutdownTimeoutMs,
+    exit: (code) => process.exit(code),
+  });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

@@ -8,7 +8,7 @@ import { createClient, deleteClient, rotateApiKey } from '../src/admin/provision
 
 /**
  * Revocation across instances: instance A is the in-process service (whose admin code path
- * revokes), instance B a second process on the same database (test/support/instance.ts) that has
+ * revokes), instance B a second process on the same database (test/support/instance-process.ts) that has
  * the credential in its cache. B hears of the revocation through PostgreSQL LISTEN/NOTIFY.
  */
 describe('authentication across two instances', function () {
@@ -18,7 +18,7 @@ describe('authentication across two instances', function () {
 
   before(async function () {
     if (!harness().inProcess) return this.skip();
-    b = spawn(process.execPath, [join(__dirname, 'support', 'instance.js')], {
+    b = spawn(process.execPath, [join(__dirname, 'support', 'instance-process.js')], {
       env: { ...process.env, DATABASE_URL: harness().databaseUrl, JWT_SECRET: harness().jwtSecret },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -1,54 +1,15 @@
 import { expect } from 'chai';
-import { createServer, Server, Socket } from 'node:net';
-import { AddressInfo } from 'node:net';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { harness } from './support/harness';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { deliverPending } from '../src/mail/mailer';
 import { itDirect, PRISM } from './support/proxy';
+import { startSmtp } from './support/smtp';
+
+// The test SMTP server's certificate is self-signed.
+const TEST_TLS = { rejectUnauthorized: false };
 
 type User = { id: string; email: string; displayName: string; firstName: string; lastName: string; admin: boolean; avatarUrl: string | null; phone: string | null; role: string };
-
-/** A fake SMTP server: records every command and message, answers like a permissive relay. */
-function fakeSmtp(): Promise<{ server: Server; port: number; commands: string[]; messages: string[] }> {
-  const commands: string[] = [];
-  const messages: string[] = [];
-  const server = createServer((socket: Socket) => {
-    let buffer = '';
-    let inData = false;
-    let data = '';
-    socket.write('220 fake.smtp ESMTP\r\n');
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString('utf8');
-      let i: number;
-      while ((i = buffer.indexOf('\r\n')) >= 0) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 2);
-        if (inData) {
-          if (line === '.') {
-            inData = false;
-            messages.push(data);
-            data = '';
-            socket.write('250 2.0.0 queued\r\n');
-          } else data += line + '\n';
-          continue;
-        }
-        commands.push(line);
-        const verb = line.split(' ')[0].toUpperCase();
-        if (verb === 'EHLO') socket.write('250-fake.smtp\r\n250 AUTH PLAIN\r\n');
-        else if (verb === 'AUTH') socket.write('235 2.7.0 accepted\r\n');
-        else if (verb === 'DATA') {
-          inData = true;
-          socket.write('354 go ahead\r\n');
-        } else if (verb === 'QUIT') {
-          socket.write('221 bye\r\n');
-          socket.end();
-        } else socket.write('250 ok\r\n');
-      }
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port, commands, messages })));
-}
 
 describe('users', () => {
   let org: TestOrg;
@@ -144,34 +105,75 @@ describe('users', () => {
       expect(after[0].n).to.equal(before[0].n);
     });
 
-    it('is delivered through SMTP when the deliverer runs with SMTP_URL', async () => {
+    it('is delivered through SMTP with STARTTLS and authentication, as one well-formed MIME message', async () => {
       const mailOrg = await newOrg();
       expectStatus(await mailOrg.api.post('/users', { email: 'riley.brooks@summitridge.example', firstName: 'Riley', lastName: 'Brooks', role: 'Warehouse' }), 201);
-      const smtp = await fakeSmtp();
+      const smtp = await startSmtp();
       try {
-        const result = await deliverPending(harness().db, `smtp://mailer:s3cret@127.0.0.1:${smtp.port}?from=no-reply@summitridge.example`, { organizationId: mailOrg.id });
+        const url = `smtp://mailer:s3cret@127.0.0.1:${smtp.port}?from=no-reply@summitridge.example`;
+        const result = await deliverPending(harness().db, url, { organizationId: mailOrg.id, tls: TEST_TLS });
         expect(result).to.deep.equal({ sent: 1, failed: 0 });
+        // Sent mail is not sent again.
+        expect(await deliverPending(harness().db, url, { organizationId: mailOrg.id, tls: TEST_TLS })).to.deep.equal({ sent: 0, failed: 0 });
       } finally {
-        smtp.server.close();
+        await smtp.close();
       }
-      expect(smtp.commands).to.include('MAIL FROM:<no-reply@summitridge.example>');
-      expect(smtp.commands).to.include('RCPT TO:<riley.brooks@summitridge.example>');
-      expect(smtp.commands).to.include(`AUTH PLAIN ${Buffer.from('\0mailer\0s3cret').toString('base64')}`);
+      expect(smtp.auths).to.deep.equal([{ username: 'mailer', password: 's3cret', secure: true }]);
       expect(smtp.messages).to.have.length(1);
-      expect(smtp.messages[0]).to.match(/^Subject: Welcome to /m).and.include('Hello Riley');
+      const [message] = smtp.messages;
+      expect(message).to.include({ from: 'no-reply@summitridge.example', secure: true });
+      expect(message.to).to.deep.equal(['riley.brooks@summitridge.example']);
+      expect(message.raw).to.match(/^Subject: Welcome to /m).and.match(/^MIME-Version: 1\.0$/m).and.match(/^Content-Type: text\/plain; charset=utf-8$/m);
+      expect(message.raw).to.include('Hello Riley');
+      // RFC 5322 2.1.1: no line longer than 998 characters.
+      expect(Math.max(...message.raw.split('\r\n').map((l) => l.length))).to.be.at.most(998);
       const row = await harness().db('outbox_emails').where({ organization_id: mailOrg.id }).first();
       expect(row.sent_at).to.be.instanceOf(Date);
       expect(row.attempts).to.equal(1);
-      // Sent mail is not sent again.
-      expect(await deliverPending(harness().db, `smtp://127.0.0.1:${smtp.port}`, { organizationId: mailOrg.id })).to.deep.equal({ sent: 0, failed: 0 });
+      expect(row.claimed_at).to.equal(null);
+    });
+
+    it('never sends credentials in clear: a server without STARTTLS is a recorded failure, no AUTH sent', async () => {
+      const mailOrg = await newOrg();
+      expectStatus(await mailOrg.api.post('/users', { email: 'drew.park@summitridge.example', firstName: 'Drew', lastName: 'Park', role: 'Field' }), 201);
+      const plain = await startSmtp({ hideSTARTTLS: true, disabledCommands: ['STARTTLS'] });
+      try {
+        const result = await deliverPending(harness().db, `smtp://mailer:s3cret@127.0.0.1:${plain.port}`, { organizationId: mailOrg.id, timeoutMs: 5000 });
+        expect(result).to.deep.equal({ sent: 0, failed: 1 });
+      } finally {
+        await plain.close();
+      }
+      expect(plain.auths).to.deep.equal([]);
+      expect(plain.messages).to.deep.equal([]);
+      const row = await harness().db('outbox_emails').where({ organization_id: mailOrg.id }).first();
+      expect(row.last_error).to.match(/STARTTLS/);
+      expect(row.claimed_at).to.equal(null);
+    });
+
+    it('holds no row lock while sending: the row is claimed and committed before the SMTP conversation', async () => {
+      const mailOrg = await newOrg();
+      expectStatus(await mailOrg.api.post('/users', { email: 'quinn.hale@summitridge.example', firstName: 'Quinn', lastName: 'Hale', role: 'Field' }), 201);
+      const smtp = await startSmtp();
+      let seen: { claimed_at: Date | null } | undefined;
+      smtp.onMessage = async () => {
+        // Mid-send, another session can lock the row at once (NOWAIT fails on a held lock).
+        seen = await harness().db.transaction(async (tx) => (await tx('outbox_emails').where({ organization_id: mailOrg.id }).forUpdate().noWait().first('claimed_at')) as { claimed_at: Date | null });
+      };
+      try {
+        const result = await deliverPending(harness().db, `smtp://127.0.0.1:${smtp.port}`, { organizationId: mailOrg.id, tls: TEST_TLS });
+        expect(result).to.deep.equal({ sent: 1, failed: 0 });
+      } finally {
+        await smtp.close();
+      }
+      expect(seen?.claimed_at).to.be.instanceOf(Date);
     });
 
     it('records the error when the mail server is unreachable, and the request still succeeds', async () => {
       const mailOrg = await newOrg();
       expectStatus(await mailOrg.api.post('/users', { email: 'casey.lee@summitridge.example', firstName: 'Casey', lastName: 'Lee', role: 'Field' }), 201);
-      const closed = await fakeSmtp();
+      const closed = await startSmtp();
       const port = closed.port;
-      await new Promise((r) => closed.server.close(r));
+      await closed.close();
       const result = await deliverPending(harness().db, `smtp://127.0.0.1:${port}`, { organizationId: mailOrg.id, timeoutMs: 2000 });
       expect(result).to.deep.equal({ sent: 0, failed: 1 });
       const row = await harness().db('outbox_emails').where({ organization_id: mailOrg.id }).first();

@@ -1,3 +1,4 @@
+import { parseScopes, type Scope } from '../auth/scopes';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/connect';
 import { createDemoOrganization, loadDemoData } from './demo';
@@ -13,9 +14,12 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
   org create --name <name> --admin-email <email>   create an organization, its admin user, an API key and an OAuth client
-  client create --org <organizationId>             issue a new OAuth client (id and secret are printed once)
+  client create --org <organizationId> [--scopes read|read,write]
+                                                   issue a new OAuth client (id and secret are printed once);
+                                                   --scopes read: its tokens may only read (default: read,write)
   client delete --client <clientId>                delete an OAuth client; its tokens stop working at once
-  api-key rotate --org <organizationId>            issue a new API key; the previous one stops working at once
+  api-key rotate --org <organizationId> [--scopes read|read,write]
+                                                   issue a new API key; the previous one stops working at once
   demo-data --org <organizationId>                 load the demo dataset into an organization
   demo create                                      create a new organization holding the demo dataset
   org setting --org <organizationId> [--po-counter <on|off>] [--rate-limit-burst <n>] [--rate-limit-hourly <n>]
@@ -55,6 +59,9 @@ async function run(argv: string[]): Promise<unknown> {
   const isDemoData = group === 'demo-data';
   if (!group || (!isDemoData && !known.includes(command))) throw new UsageError(group ? `unknown command ${command}` : 'a command is required');
   const opts = parseOptions(isDemoData ? argv.slice(1) : rest);
+  // The one optional option: taken out before each command's required options are checked.
+  const scopesOption = opts.scopes;
+  delete opts.scopes;
   if (command === 'org create') need(opts, 'name', 'admin-email');
   else if (command === 'client create' || command === 'api-key rotate' || isDemoData) need(opts, 'org');
   else if (command === 'client delete') need(opts, 'client');
@@ -70,6 +77,16 @@ async function run(argv: string[]): Promise<unknown> {
     }
   }
 
+  let scopes: Scope[] | undefined;
+  if (scopesOption !== undefined) {
+    if (command !== 'client create' && command !== 'api-key rotate') throw new UsageError('--scopes applies to client create and api-key rotate');
+    try {
+      scopes = parseScopes(scopesOption);
+    } catch (err) {
+      throw new UsageError(`--scopes: ${(err as Error).message}`);
+    }
+  }
+
   const database = await openDatabase(loadConfig());
   try {
     const db = database.db;
@@ -81,11 +98,11 @@ async function run(argv: string[]): Promise<unknown> {
       case 'org create':
         return await createOrganization(db, { name: opts.name, adminEmail: opts['admin-email'] });
       case 'client create':
-        return await createClient(db, opts.org);
+        return await createClient(db, opts.org, scopes);
       case 'client delete':
         return await deleteClient(db, opts.client);
       case 'api-key rotate':
-        return await rotateApiKey(db, opts.org);
+        return await rotateApiKey(db, opts.org, scopes);
       case 'demo create':
         return await createDemoOrganization(db);
       case 'org setting': {

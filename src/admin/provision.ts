@@ -1,3 +1,4 @@
+import { SCOPES, type Scope } from '../auth/scopes';
 import type { Db, Queryable } from '../db/knex';
 import { isUuid } from '../db/columns';
 import { hashSecret, newPublicId, newSecret } from '../auth/secrets';
@@ -63,24 +64,26 @@ async function credentialUser(db: Queryable, orgId: string): Promise<string> {
   return user.id;
 }
 
-async function insertClient(db: Queryable, orgId: string, userId: string) {
+async function insertClient(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES]) {
   const clientId = newPublicId('cl');
   const clientSecret = newSecret('cs');
-  await db('oauth_clients').insert({ organization_id: orgId, user_id: userId, client_id: clientId, secret_hash: hashSecret(clientSecret) });
+  await db('oauth_clients').insert({ organization_id: orgId, user_id: userId, client_id: clientId, secret_hash: hashSecret(clientSecret), scopes });
   return { clientId, clientSecret };
 }
 
-async function issueApiKey(db: Queryable, orgId: string, userId: string): Promise<string> {
+async function issueApiKey(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES]): Promise<string> {
   const apiKey = newSecret('pk');
   // Revoke-then-insert in one transaction: the previous key stops working at once.
   await db('api_keys').where({ organization_id: orgId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
-  await db('api_keys').insert({ organization_id: orgId, user_id: userId, key_hash: hashSecret(apiKey) });
+  await db('api_keys').insert({ organization_id: orgId, user_id: userId, key_hash: hashSecret(apiKey), scopes });
   return apiKey;
 }
 
-export async function createClient(db: Queryable, orgId: string) {
+/** A new OAuth client; `scopes` narrows what its tokens may do (default: read and write). */
+export async function createClient(db: Queryable, orgId: string, scopes?: Scope[]) {
   await requireOrg(db, orgId);
-  return insertClient(db, orgId, await credentialUser(db, orgId));
+  const granted = scopes ?? [...SCOPES];
+  return { ...(await insertClient(db, orgId, await credentialUser(db, orgId), granted)), scopes: granted };
 }
 
 export async function deleteClient(db: Queryable, clientId: string): Promise<{ clientId: string; deleted: true }> {
@@ -93,11 +96,11 @@ export async function deleteClient(db: Queryable, clientId: string): Promise<{ c
   return { clientId, deleted: true };
 }
 
-export async function rotateApiKey(db: Queryable, orgId: string): Promise<{ apiKey: string }> {
+export async function rotateApiKey(db: Queryable, orgId: string, scopes: Scope[] = [...SCOPES]): Promise<{ apiKey: string; scopes: Scope[] }> {
   await requireOrg(db, orgId);
   const userId = await credentialUser(db, orgId);
   const result = await inTransaction(db, async (tx) => {
-    const issued = { apiKey: await issueApiKey(tx, orgId, userId) };
+    const issued = { apiKey: await issueApiKey(tx, orgId, userId, scopes), scopes };
     await notifyRevocation(tx, `api keys of ${orgId}`);
     return issued;
   });

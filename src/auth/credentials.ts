@@ -14,6 +14,8 @@ interface TokenClaims {
   org: string;
   cid: string;
   exp?: number;
+  /** RFC 6749 3.3: space-separated scopes. Absent on tokens issued before scopes (full access). */
+  scope?: string;
 }
 
 export function signToken(secret: string, claims: TokenClaims): string {
@@ -58,15 +60,16 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return failed('The access token is invalid.');
       const live = await db('oauth_clients').where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub }).whereNull('deleted_at').first('id');
       if (!live) return failed(REVOKED_TOKEN);
-      const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth', scopes: FULL_ACCESS };
+      const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth', scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : FULL_ACCESS };
       // Trusted until the token itself expires, if sooner than the cache's TTL.
       cache.set(credential, caller, generation, claims.exp ? claims.exp * 1000 : undefined);
       return { caller };
     }
 
-    const key = await db('api_keys').where({ key_hash: hashSecret(credential) }).whereNull('revoked_at').first('organization_id', 'user_id');
+    const key = await db('api_keys').where({ key_hash: hashSecret(credential) }).whereNull('revoked_at').first('organization_id', 'user_id', 'scopes');
     if (!key) return failed(INVALID_KEY);
-    const caller: Caller = { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey', scopes: FULL_ACCESS };
+    // A key's scopes, like its owner, never change: rotating with other scopes issues a new key.
+    const caller: Caller = { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey', scopes: key.scopes ?? FULL_ACCESS };
     cache.set(credential, caller, generation);
     return { caller };
   };

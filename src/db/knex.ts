@@ -19,6 +19,7 @@ export function createDb(
   poolMax = 10,
   acquireTimeoutMillis = 10_000,
   preparedStatements: PreparedStatementSettings = DEFAULT_PREPARED_STATEMENTS,
+  statementTimeoutMs?: number,
 ): Db {
   const db = knexFactory({
     client: 'pg',
@@ -27,6 +28,9 @@ export function createDb(
       // A database outage must become a quick 503, not a hang.
       connectionTimeoutMillis: 5000,
       application_name: 'procurement-api',
+      // A runaway statement is cancelled by PostgreSQL and answered 503 (pg-errors.ts) rather than
+      // holding a connection and its request forever (DB_STATEMENT_TIMEOUT_MS).
+      ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
       // The working set is in memory (or on SSD): a random page costs about what a sequential one
       // does. With PostgreSQL's default of 4 the planner read all 190,000 items of an organization
       // to find one job's 6,000 rather than use the (organization_id, order_id) index: 2x slower.

@@ -41,6 +41,9 @@ export function fromDatabaseError(err: unknown): ApiError {
     case '40001':
     case '40P01':
       return unavailable('The request conflicted with a concurrent change; retry it.');
+    case '57014':
+      // statement_timeout (DB_STATEMENT_TIMEOUT_MS): the database gave up on a runaway statement.
+      return unavailable('The request took too long in the database and was cancelled; retry later.');
     case '57P01':
     case '57P03':
     case '53300':

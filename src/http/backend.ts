@@ -12,6 +12,7 @@ import { JsonStream } from './json';
 import { sendParts } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
 import { idempotent } from './idempotency';
+import { assertScopes } from '../auth/scopes';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -80,6 +81,12 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   api.registerSecurityHandler('apiKey', authenticated as any);
 
   api.register({
+    postRoutingHandler: async (c: Context, req: Request, res: Response) => {
+      // For the request log and metrics (src/ops/log.ts, src/ops/metrics-route.ts).
+      if (c.operation) res.locals.operationId = c.operation.operationId;
+    },
+  });
+  api.register({
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
     },
@@ -99,6 +106,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, async (c: Context, req: Request, res: Response) => {
       const caller: Caller | undefined = res.locals.caller;
+      assertScopes(caller, c.operation as any);
       let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
       try {
         const ctx = (db: unknown, changes: ChangeCollector) =>

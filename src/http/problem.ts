@@ -7,7 +7,9 @@ export function sendProblem(err: unknown, req: Request, res: Response): void {
   const problem = toApiError(err);
   if (problem.status >= 500 && !(err instanceof ApiError)) {
     // Logged with the request id so an operator can find it; the client only sees the id.
-    console.error(`[${res.locals.requestId}] ${req.method} ${req.path}:`, err);
+    const log = (req as Request & { log?: { error(obj: object, msg: string): void } }).log;
+    if (log) log.error({ err }, `${req.method} ${req.path} failed`);
+    else console.error(`[${res.locals.requestId}] ${req.method} ${req.path}:`, err);
   }
   res.locals.onProblem?.(problem.status);
   if (res.headersSent) return void res.end();

@@ -1,19 +1,27 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Db } from '../db/knex';
-import { parseSmtpUrl, sendMail, SmtpTarget } from './smtp';
+import { measureAtScrape, outboxBacklog } from '../metrics';
+import { parseSmtpUrl, sendMail, smtpTransport } from './smtp';
 
 /**
- * Delivers the outbox (outbox_emails) through SMTP when SMTP_URL is set. Rows are claimed with
- * FOR UPDATE SKIP LOCKED, so several service processes never send the same mail twice. A failure
- * only records `attempts`/`last_error`; the row is retried later with a delay growing by one
- * minute per attempt, up to MAX_ATTEMPTS.
+ * Delivers the outbox (outbox_emails) through SMTP when SMTP_URL is set, in three steps so that no
+ * row lock is held across network I/O: claim a few rows (one statement: `claimed_at` set on rows
+ * picked with FOR UPDATE SKIP LOCKED, committed at once), send them, record each outcome in a
+ * statement of its own. Several service processes never send the same mail twice; a claim older
+ * than CLAIM_TIMEOUT (its worker died mid-send) is taken over. A failure only records
+ * `attempts`/`last_error`; the row is retried later with a delay growing by one minute per
+ * attempt, up to MAX_ATTEMPTS.
  */
 export const MAX_ATTEMPTS = 10;
+const CLAIM_TIMEOUT = "interval '10 minutes'";
 
 export interface DeliverOptions {
   limit?: number;
   /** Only this organization's mail (lets a test deliver its own rows). */
   organizationId?: string;
   timeoutMs?: number;
+  /** TLS options for the SMTP connection (a test's certificate authority). */
+  tls?: ConnectionOptions;
 }
 
 export interface DeliveryResult {
@@ -21,55 +29,92 @@ export interface DeliveryResult {
   failed: number;
 }
 
+interface Claimed {
+  id: string;
+  to_address: string;
+  subject: string;
+  body: string;
+  claimed_at: Date;
+}
+
+const DUE = `sent_at IS NULL AND attempts < ${MAX_ATTEMPTS}
+  AND (claimed_at IS NULL OR claimed_at < now() - ${CLAIM_TIMEOUT})
+  AND (last_attempt_at IS NULL OR last_attempt_at < now() - attempts * interval '1 minute')`;
+
+async function claim(db: Db, limit: number, organizationId?: string): Promise<Claimed[]> {
+  const { rows } = await db.raw<{ rows: Claimed[] }>(
+    `UPDATE outbox_emails SET claimed_at = now()
+      WHERE id IN (SELECT id FROM outbox_emails WHERE ${DUE} ${organizationId ? 'AND organization_id = ?' : ''}
+                   ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)
+      RETURNING id, to_address, subject, body, claimed_at`,
+    organizationId ? [organizationId, limit] : [limit],
+  );
+  return rows;
+}
+
+/** Records an outcome, only while the claim is still ours (not taken over after a timeout). */
+async function record(db: Db, row: Claimed, error: string | null): Promise<void> {
+  await db('outbox_emails')
+    .where({ id: row.id, claimed_at: row.claimed_at })
+    .update({
+      sent_at: error === null ? db.fn.now() : null,
+      last_attempt_at: db.fn.now(),
+      attempts: db.raw('attempts + 1'),
+      last_error: error,
+      claimed_at: null,
+    });
+}
+
 export async function deliverPending(db: Db, smtpUrl: string, opts: DeliverOptions = {}): Promise<DeliveryResult> {
-  const target: SmtpTarget = parseSmtpUrl(smtpUrl);
+  const target = parseSmtpUrl(smtpUrl);
   const result = { sent: 0, failed: 0 };
-  await db.transaction(async (tx) => {
-    const q = tx('outbox_emails')
-      .whereNull('sent_at')
-      .where('attempts', '<', MAX_ATTEMPTS)
-      .where((w) => w.whereNull('last_attempt_at').orWhereRaw("last_attempt_at < now() - attempts * interval '1 minute'"))
-      .orderBy('created_at')
-      .limit(opts.limit ?? 20)
-      .forUpdate()
-      .skipLocked()
-      .select('id', 'to_address', 'subject', 'body');
-    if (opts.organizationId) q.where('organization_id', opts.organizationId);
-    for (const row of await q) {
+  const rows = await claim(db, opts.limit ?? 20, opts.organizationId);
+  if (!rows.length) return result;
+  const transport = smtpTransport(target, opts.timeoutMs, opts.tls);
+  try {
+    for (const row of rows) {
       try {
-        await sendMail(target, { from: target.from, to: row.to_address, subject: row.subject, body: row.body }, opts.timeoutMs);
-        await tx('outbox_emails')
-          .where({ id: row.id })
-          .update({ sent_at: tx.fn.now(), last_attempt_at: tx.fn.now(), attempts: tx.raw('attempts + 1'), last_error: null });
+        await sendMail(transport, { from: target.from, to: row.to_address, subject: row.subject, body: row.body });
+        await record(db, row, null);
         result.sent += 1;
       } catch (err) {
-        await tx('outbox_emails')
-          .where({ id: row.id })
-          .update({ last_attempt_at: tx.fn.now(), attempts: tx.raw('attempts + 1'), last_error: String(err instanceof Error ? err.message : err).slice(0, 1000) });
+        await record(db, row, String(err instanceof Error ? err.message : err).slice(0, 1000));
         result.failed += 1;
       }
     }
-  });
+  } finally {
+    transport.close();
+  }
   return result;
 }
 
+/** outbox_emails_pending on /metrics: mail not yet sent and still to be tried. */
+export function watchOutboxBacklog(db: Db): void {
+  measureAtScrape(outboxBacklog, async () => {
+    const row = await db('outbox_emails').whereNull('sent_at').where('attempts', '<', MAX_ATTEMPTS).count<{ n: string }[]>('* as n').first();
+    return Number(row?.n ?? 0);
+  });
+}
+
 /** Runs deliverPending every `intervalMs` (never two runs at once); returns a stop function. */
-export function startMailer(db: Db, smtpUrl: string, intervalMs = 15000): () => void {
+export function startMailer(db: Db, smtpUrl: string, intervalMs = 15000): () => Promise<void> {
   parseSmtpUrl(smtpUrl); // a malformed SMTP_URL fails at start, not silently on every tick
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await deliverPending(db, smtpUrl);
-    } catch (err) {
-      console.error('mailer:', err instanceof Error ? err.message : err);
-    } finally {
-      running = false;
-    }
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    running ??= deliverPending(db, smtpUrl)
+      .then(
+        () => undefined,
+        (err) => console.error('mailer:', err instanceof Error ? err.message : err),
+      )
+      .finally(() => (running = undefined));
   };
-  const timer = setInterval(() => void tick(), intervalMs);
+  const timer = setInterval(tick, intervalMs);
   timer.unref();
-  void tick();
-  return () => clearInterval(timer);
+  tick();
+  // On shutdown: no new run; a run under way finishes its claimed rows (so none waits for the
+  // claim timeout) before the pool closes.
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -1,5 +1,6 @@
 import type { HandlerMap } from '../http/handler';
 import { tokenHandlers } from '../auth/token';
+import { healthHandlers } from '../ops/health';
 import { taxCodeHandlers } from './tax-codes/handlers';
 import { unitOfMeasureHandlers } from './units-of-measure/handlers';
 // --- imports: jobs and groups ---
@@ -44,6 +45,7 @@ import { changeHandlers } from './changes/handlers';
 export function allHandlers(jwtSecret: string): HandlerMap {
   return {
     ...tokenHandlers(jwtSecret),
+    ...healthHandlers,
     ...taxCodeHandlers,
     ...unitOfMeasureHandlers,
     // --- handlers: jobs and groups ---

@@ -1,0 +1,87 @@
+import { readdirSync } from 'node:fs';
+import type { NextFunction, Request, Response } from 'express';
+import { MIGRATIONS_DIR, type Db } from '../db/knex';
+import { badRequest, unavailable } from '../http/errors';
+import { sendProblem } from '../http/problem';
+import { recordCoverage } from '../http/coverage';
+import { Lifecycle } from './lifecycle';
+import type { Handlers } from '../http/handler';
+
+/** A readiness probe must answer quickly even when the database hangs rather than refuses. */
+const READY_TIMEOUT_MS = 2000;
+
+/** Migrations this build knows (knex records each by file name), read once. */
+function knownMigrations(): string[] {
+  return readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.js') && !f.endsWith('.d.js'));
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** Why the instance is not ready, or undefined when it is. One query: reachable and migrated. */
+export async function notReadyReason(db: Db, lifecycle: Lifecycle, migrations: string[]): Promise<string | undefined> {
+  if (lifecycle.shuttingDown) return 'The instance is shutting down.';
+  let applied: number;
+  try {
+    const { rows } = await withTimeout(
+      db.raw<{ rows: { n: number }[] }>('SELECT count(*)::int AS n FROM knex_migrations WHERE name = ANY(?)', [migrations]),
+      READY_TIMEOUT_MS,
+      'The database',
+    );
+    applied = rows[0].n;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return `The database is unreachable: ${reason.replace(/\.$/, '')}.`;
+  }
+  if (applied < migrations.length) return `Migrations are pending: ${applied} of ${migrations.length} applied.`;
+  return undefined;
+}
+
+/**
+ * GET /healthz and GET /readyz (api/paths/healthz.yaml, readyz.yaml), answered before
+ * authentication and body parsing: probes carry no credentials and must stay cheap.
+ */
+export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boolean) {
+  const migrations = knownMigrations();
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const operationId = req.path === '/healthz' ? 'getHealth' : req.path === '/readyz' ? 'getReadiness' : undefined;
+    if (!operationId) return next();
+    res.locals.operationId = operationId;
+    const record = (status: number) => recordForTests && recordCoverage(operationId, status);
+    const extra = Object.keys(req.query ?? {});
+    if (extra.length) {
+      record(400);
+      return sendProblem(badRequest(extra.map((k) => ({ message: `unknown query parameter ${k}`, field: `query.${k}`, rule: 'additionalProperties' }))), req, res);
+    }
+    if (operationId === 'getReadiness') {
+      const reason = await notReadyReason(db, lifecycle, migrations);
+      if (reason) {
+        record(503);
+        return sendProblem(unavailable(reason), req, res);
+      }
+    }
+    record(200);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ status: operationId === 'getHealth' ? 'ok' : 'ready' });
+  };
+}
+
+/**
+ * The same probes as handlers of the contract's operations (every operationId needs one). The app
+ * answers both in healthRoutes before authentication; these serve a dispatch that reaches them.
+ */
+export const healthHandlers: Handlers<'getHealth' | 'getReadiness'> = {
+  getHealth: async () => ({ status: 200, body: { status: 'ok' } }),
+  getReadiness: async ({ db, req }) => {
+    const lifecycle: Lifecycle = req.app.locals.lifecycle ?? new Lifecycle();
+    const reason = await notReadyReason(db, lifecycle, knownMigrations());
+    if (reason) throw unavailable(reason);
+    return { status: 200, body: { status: 'ready' } };
+  },
+};

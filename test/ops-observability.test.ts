@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { createLogger } from '../src/ops/log';
+import { anonymous, newOrg, type TestOrg } from './support/client';
+import { call, startInstance, type Instance } from './support/instance';
+import { onlyDirect } from './support/proxy';
+
+/** A pino destination that keeps every line. */
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, stream, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, any>) };
+}
+
+describe('ops: request logs and metrics', () => {
+  const log = capture();
+  let instance: Instance;
+  let org: TestOrg;
+  const METRICS_TOKEN = 'metrics-token-for-tests';
+
+  before(async function () {
+    this.timeout(120_000);
+    org = await newOrg();
+    instance = await startInstance({ config: { metricsToken: METRICS_TOKEN, logLevel: 'info' }, logger: createLogger('info', log.stream) });
+  });
+  after(async () => instance?.close());
+
+  it('logs one JSON line per request with request id, organization, operationId, status and duration, and no secret', async () => {
+    const requestId = 'ops-log-test-1';
+    const res = await call(instance.baseUrl, 'POST', '/tax-codes', {
+      token: org.apiKey,
+      headers: { 'X-Request-Id': requestId, Cookie: 'session=cookie-secret' },
+      body: { code: 'LOG-1', description: 'Logged', taxPercent: 0.05 },
+    });
+    expect(res.status, res.text).to.equal(201);
+    // The line is written on the response's 'finish', which may follow the client's read of it.
+    for (let i = 0; i < 100 && !log.parsed().some((l) => l.requestId === requestId); i++) await new Promise((r) => setTimeout(r, 20));
+    const mine = log.parsed().filter((l) => l.requestId === requestId);
+    expect(mine).to.have.length(1);
+    const line = mine[0];
+    expect(line).to.include({ level: 30, organizationId: org.id, operationId: 'createTaxCode', status: 201 });
+    expect(line.durationMs).to.be.a('number');
+    expect(line.req).to.deep.equal({ method: 'POST', path: '/tax-codes' });
+    const raw = log.lines.find((l) => l.includes(requestId))!;
+    expect(raw).not.to.include(org.apiKey);
+    expect(raw).not.to.include('cookie-secret');
+  });
+
+  it('redacts tokens, keys and Authorization wherever they appear in a logged object', () => {
+    const out = capture();
+    createLogger('info', out.stream).info({ headers: { authorization: 'Bearer abc' }, form: { client_secret: 'cs_x', access_token: 'tok' }, apiKey: 'pk_1' }, 'x');
+    expect(out.lines[0]).not.to.match(/abc|cs_x|tok"|pk_1/);
+    expect(out.parsed()[0].headers.authorization).to.equal('[redacted]');
+  });
+
+  it('GET /metrics needs the METRICS_TOKEN bearer and serves request counts, durations and pool gauges by operation', async () => {
+    expect((await call(instance.baseUrl, 'GET', '/metrics')).status).to.equal(401);
+    expect((await call(instance.baseUrl, 'GET', '/metrics', { token: 'wrong' })).status).to.equal(401);
+    expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token: org.apiKey })).status).to.equal(200);
+    const res = await call(instance.baseUrl, 'GET', '/metrics', { token: METRICS_TOKEN });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/plain/);
+    const text = res.text;
+    expect(text).to.match(/^http_requests_total\{operationId="listTaxCodes",method="GET",status="200"\} [1-9]/m);
+    expect(text).to.match(/^http_requests_total\{operationId="createTaxCode",method="POST",status="201"\} [1-9]/m);
+    expect(text).to.match(/^http_request_duration_seconds_bucket\{le="\+Inf",operationId="listTaxCodes",method="GET",status="200"\} [1-9]/m);
+    for (const name of ['db_pool_connections_in_use', 'db_pool_connections_idle', 'db_pool_acquires_waiting', 'rate_limit_rejections_total', 'outbox_emails_pending', 'webhook_deliveries_pending']) {
+      expect(text).to.match(new RegExp(`^# TYPE ${name} `, 'm'));
+    }
+  });
+
+  it('without METRICS_TOKEN, /metrics does not exist', async function () {
+    onlyDirect(this, 'Prism answers a path outside the contract itself');
+    expect((await anonymous().get('/metrics')).status).to.equal(404);
+  });
+});

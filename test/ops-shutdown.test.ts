@@ -1,0 +1,159 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ROOT } from '../src/paths';
+import { harness } from './support/harness';
+import { newOrg, type TestOrg } from './support/client';
+
+const SERVER = join(ROOT, 'dist', 'src', 'server.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` every 50 ms until it holds; fails after `tries` (a bound, not a timing assertion). */
+async function until(what: string, check: () => Promise<boolean> | boolean, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+interface Child {
+  proc: ChildProcess;
+  base: string;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+/** The compiled server (as `npm start` runs it) on the run's database, on a free port. */
+async function startServer(env: Record<string, string> = {}): Promise<Child> {
+  const proc = spawn(process.execPath, [SERVER], {
+    env: { ...process.env, DATABASE_URL: harness().databaseUrl, PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', JWT_SECRET: harness().jwtSecret || 'shutdown-test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  let port: number | undefined;
+  const read = (chunk: Buffer) => {
+    for (const line of String(chunk).split('\n').filter(Boolean)) {
+      output.push(line);
+      if (line.startsWith('{')) {
+        const entry = JSON.parse(line);
+        if (entry.msg === 'listening') port = entry.port;
+      }
+    }
+  };
+  proc.stdout!.on('data', read);
+  proc.stderr!.on('data', read);
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  await until('the server listens', () => port !== undefined || proc.exitCode !== null);
+  if (!port) throw new Error(`the server did not start:\n${output.join('\n')}`);
+  return { proc, base: `http://127.0.0.1:${port}`, output, exited };
+}
+
+/** An idle keep-alive connection: one request answered, the socket left open. */
+async function idleKeepAlive(base: string): Promise<{ socket: Socket; closed: Promise<void> }> {
+  const { hostname, port } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  let received = '';
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.on('data', (d) => {
+      received += String(d);
+      if (/\r\n\r\n\{"status":"ok"\}$/.test(received)) resolve();
+    });
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\n\r\n`);
+  });
+  return { socket, closed };
+}
+
+const refused = (base: string) =>
+  fetch(base + '/healthz', { signal: AbortSignal.timeout(2000) }).then(
+    () => false,
+    () => true,
+  );
+
+/** Holds a lock every insert into jobs waits for, until released: a request in flight, for sure. */
+async function blockJobInserts(): Promise<{ release(): Promise<void>; waiting(): Promise<boolean> }> {
+  const locker = new pg.Client({ connectionString: harness().databaseUrl });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE jobs IN SHARE MODE');
+  return {
+    waiting: async () =>
+      (
+        await locker.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'procurement-api' AND wait_event_type = 'Lock'",
+        )
+      ).rows[0].n > 0,
+    release: async () => {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    },
+  };
+}
+
+const batch = (prefix: string) => ({ inputs: Array.from({ length: 1000 }, (_, i) => ({ code: `${prefix}-${String(i).padStart(4, '0')}`, name: `Shutdown job ${i}` })) });
+
+describe('ops: graceful shutdown of the compiled server', function () {
+  this.timeout(120_000);
+  let org: TestOrg;
+  before(async () => {
+    org = await newOrg();
+  });
+
+  it('on SIGTERM: no new connections, idle keep-alive closed, the 1000-element batch in flight commits and answers 200, then the process exits 0', async () => {
+    const child = await startServer();
+    const idle = await idleKeepAlive(child.base);
+    const lock = await blockJobInserts();
+    let released = false;
+    try {
+      const answer = fetch(child.base + '/jobs/batch', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${org.apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(batch('SIGTERM')),
+      });
+      await until('the batch waits on the lock inside its transaction', () => lock.waiting());
+      child.proc.kill('SIGTERM');
+      await idle.closed;
+      await until('the listener refuses new connections', () => refused(child.base));
+      expect(child.proc.exitCode).to.equal(null);
+      await lock.release();
+      released = true;
+      const res = await answer;
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('connection')).to.equal('close');
+      expect(await res.json()).to.have.length(1000);
+      expect(await child.exited).to.equal(0);
+    } finally {
+      if (!released) await lock.release();
+      child.proc.kill('SIGKILL');
+    }
+    const { n } = (await harness().db('jobs').where({ organization_id: org.id }).whereLike('code', 'SIGTERM-%').count('* as n'))[0] as { n: number };
+    expect(Number(n)).to.equal(1000);
+    expect(child.output.some((l) => l.includes('"msg":"shutdown complete"'))).to.equal(true);
+  });
+
+  it('gives up at SHUTDOWN_TIMEOUT_MS: a request still running is cut and the process exits 1', async () => {
+    const child = await startServer({ SHUTDOWN_TIMEOUT_MS: '500' });
+    const lock = await blockJobInserts();
+    try {
+      const answer = fetch(child.base + '/jobs/batch', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${org.apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(batch('DEADLINE')),
+      }).then(
+        (r) => r.status,
+        () => 'cut',
+      );
+      await until('the batch waits on the lock', () => lock.waiting());
+      child.proc.kill('SIGTERM');
+      expect(await child.exited).to.equal(1);
+      expect(await answer).to.equal('cut');
+    } finally {
+      await lock.release();
+      child.proc.kill('SIGKILL');
+    }
+  });
+});
