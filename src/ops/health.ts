@@ -12,7 +12,7 @@ const READY_TIMEOUT_MS = 2000;
 
 /** Migrations this build knows (knex records each by file name), read once. */
 function knownMigrations(): string[] {
-  return readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.js') && !f.endsWith('.d.js'));
+  return readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.js'));
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

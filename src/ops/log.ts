@@ -40,8 +40,7 @@ export function requestLogger(logger: Logger) {
     },
     customSuccessObject: (_req, res, value) => ({ ...value, status: res.statusCode }),
     customErrorObject: (_req, res, _err, value) => ({ ...value, status: res.statusCode }),
-    // A 5xx is logged with its error by the error handler; the request line itself stays at info
-    // for a client error and goes to warn/error for server-side trouble.
+    // Client errors are the client's business (info); a 5xx line is an error an operator must see.
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
   }) as unknown as (req: Request, res: Response, next: () => void) => void;
 }
