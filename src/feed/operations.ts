@@ -141,12 +141,6 @@ const jobsWithLocations =
 /** The job (the reply) and the location whose `jobs` list changed. */
 const jobAndLocation: Emitter = async (reply, ctx) => [entry('job', 'updated', reply), ...(await locationEntries(ctx, [ctx.query.locationId]))];
 
-/**
- * For an operation whose handler adds its entries itself with `ctx.changes.add` (when neither the
- * reply nor a read in the transaction can tell them): listed here so the table stays complete.
- */
-export const handlerEmits: Emitter = () => [];
-
 export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   createTaxCode: one('tax_code', 'created'),
   updateTaxCode: one('tax_code', 'updated'),
