@@ -2184,6 +2184,7 @@ export interface components {
         /** @description A tax code applied to orders, items, jobs and locations. */
         TaxCode: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -2323,6 +2324,7 @@ export interface components {
         /** @description A unit of measure used on items. */
         UnitOfMeasure: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d
              */
@@ -2390,6 +2392,7 @@ export interface components {
         /** @description A group of jobs. */
         Group: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
              */
@@ -2423,6 +2426,7 @@ export interface components {
              */
             deletedAt: string | null;
             /**
+             * Format: uuid
              * @description The user who created the group.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -2673,6 +2677,7 @@ export interface components {
         /** @description A reference to a job. */
         JobRef: {
             /**
+             * Format: uuid
              * @description The job's ID.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -2691,6 +2696,7 @@ export interface components {
         /** @description A reference to a vendor. */
         VendorRef: {
             /**
+             * Format: uuid
              * @description The vendor's ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -2803,6 +2809,7 @@ export interface components {
         /** @description A user of the organization. */
         User: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -3050,6 +3057,7 @@ export interface components {
         /** @description A location without its jobs and vendors (a vendor's location); null when there is none. */
         LocationSummary: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
              */
@@ -3128,6 +3136,7 @@ export interface components {
         /** @description A kind of vendor; null when the vendor has none. */
         VendorType: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b
              */
@@ -3153,6 +3162,7 @@ export interface components {
         /** @description A vendor (supplier). */
         Vendor: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -3248,6 +3258,7 @@ export interface components {
         /** @description A phase of the flat work-breakdown structure, global (no job) or linked to one job. */
         Phase: {
             /**
+             * Format: uuid
              * @description Unique phase ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -3269,6 +3280,7 @@ export interface components {
              */
             description: string;
             /**
+             * Format: uuid
              * @description ID of the linked job; null for a global phase.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -3379,6 +3391,7 @@ export interface components {
          */
         CostCategory: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d
              */
@@ -3406,6 +3419,7 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description ID of the associated job (job- and phase-level categories); null for a global category.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -3416,6 +3430,7 @@ export interface components {
              */
             jobCode: string | null;
             /**
+             * Format: uuid
              * @description ID of the associated phase (phase-level categories only); null otherwise.
              * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
              */
@@ -3525,6 +3540,7 @@ export interface components {
         /** @description A tag that labels orders, inventory items, requisitions or tools. */
         Tag: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f
              */
@@ -3552,6 +3568,7 @@ export interface components {
         /** @description A general-ledger code as orders and items show it (only its id and code); null when none. */
         GlCodeBrief: {
             /**
+             * Format: uuid
              * @description The GL code's ID.
              * @example 6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f
              */
@@ -3610,6 +3627,7 @@ export interface components {
         /** @description A tax code as orders and items show it (its id, code and rate); null when none. */
         TaxCodeBrief: {
             /**
+             * Format: uuid
              * @description The tax code's ID.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -3629,6 +3647,7 @@ export interface components {
         /** @description A stored file (read-only). */
         File: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4a8f2c1d-9b7e-4e3a-8c5d-6f1b2a3c4d5e
              */
@@ -3659,6 +3678,7 @@ export interface components {
         /** @description A file attached to an order. */
         OrderAttachment: {
             /**
+             * Format: uuid
              * @description Unique ID of the attachment.
              * @example 7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b
              */
@@ -3703,6 +3723,7 @@ export interface components {
         /** @description A purchase order (read-only through this API; orders are written in the application). */
         Order: {
             /**
+             * Format: uuid
              * @description Unique ID; the only unique identifier (draft or cancelled orders may share PO numbers).
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
@@ -3720,26 +3741,31 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who created the order; null when that user no longer exists.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The user who last changed the order; null when unknown.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             updatedById: string | null;
             /**
+             * Format: uuid
              * @description The job the order is for.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor the order is sent to (null for a request for quote not yet awarded).
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
             vendorId: string | null;
             /**
+             * Format: uuid
              * @description Where the material is delivered.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
@@ -3886,6 +3912,7 @@ export interface components {
         /** @description A coded record an item points at (phase, sub-job, cost category, cost type or item code) as items show it; null when none. */
         CodeBrief: {
             /**
+             * Format: uuid
              * @description The record's ID.
              * @example 2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b
              */
@@ -3904,6 +3931,7 @@ export interface components {
         /** @description A line item of a purchase order. */
         Item: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
              */
@@ -3915,6 +3943,7 @@ export interface components {
              */
             lineNumber: number;
             /**
+             * Format: uuid
              * @description The order the item belongs to.
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
@@ -3942,6 +3971,7 @@ export interface components {
              */
             unitsOfMeasure: string | null;
             /**
+             * Format: uuid
              * @description ID of the unit-of-measure record, when the unit is one of the organization's units.
              * @example 6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c
              */
@@ -4047,6 +4077,7 @@ export interface components {
             customColumnValue: string | null;
             itemCode: components["schemas"]["CodeBrief"];
             /**
+             * Format: uuid
              * @description ID of the item code.
              * @example 8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e
              */
@@ -4065,6 +4096,7 @@ export interface components {
             /** @description The inventory ledger entry the item's cost is booked to (only its id; its other fields are not part of this API); null when none. */
             costsInventoryItemLedgerEntry: {
                 /**
+                 * Format: uuid
                  * @description The ledger entry's ID.
                  * @example 9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
@@ -4078,6 +4110,7 @@ export interface components {
             /** @description The inventory ledger the item is received into (only its id); null when none. */
             destinationInventoryItemLedger: {
                 /**
+                 * Format: uuid
                  * @description The ledger's ID.
                  * @example 0d1e2f3a-4b5c-4d6e-9f7a-8b9c0d1e2f3a
                  */
@@ -4126,6 +4159,7 @@ export interface components {
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
              */
@@ -4137,16 +4171,19 @@ export interface components {
              */
             lineNumber: number;
             /**
+             * Format: uuid
              * @description The order the item belongs to.
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
             orderId: string;
             /**
+             * Format: uuid
              * @description The job of the parent order.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor of the parent order.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -4174,6 +4211,7 @@ export interface components {
              */
             unitsOfMeasure: string | null;
             /**
+             * Format: uuid
              * @description ID of the unit-of-measure record, when the unit is one of the organization's units.
              * @example 6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c
              */
@@ -4279,6 +4317,7 @@ export interface components {
             customColumnValue: string | null;
             itemCode: components["schemas"]["CodeBrief"];
             /**
+             * Format: uuid
              * @description ID of the item code.
              * @example 8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e
              */
@@ -4392,6 +4431,7 @@ export interface components {
         /** @description A notification addressed to a user about the integration. */
         Notification: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d
              */
@@ -4399,6 +4439,7 @@ export interface components {
             type: components["schemas"]["NotificationType"];
             payload: components["schemas"]["NotificationPayload"];
             /**
+             * Format: uuid
              * @description The user the notification is addressed to.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -4468,6 +4509,7 @@ export interface components {
          */
         OrderDiff: {
             /**
+             * Format: uuid
              * @description The order.
              * @example 4f3e2d1c-0b9a-4887-a665-544332211009
              */
@@ -4489,6 +4531,7 @@ export interface components {
              */
             deliveryInstructions?: string | null;
             /**
+             * Format: uuid
              * @description Delivery location.
              * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
              */
@@ -4542,6 +4585,7 @@ export interface components {
              */
             integrationState?: string | null;
             /**
+             * Format: uuid
              * @description The job.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -4616,6 +4660,7 @@ export interface components {
              */
             type?: string | null;
             /**
+             * Format: uuid
              * @description The vendor.
              * @example 7c6d5e4f-3a2b-4c1d-9e0f-8a7b6c5d4e3f
              */
@@ -4793,6 +4838,7 @@ export interface components {
          */
         ChangeOrder: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
              */
@@ -4810,11 +4856,13 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who made the change order.
              * @example 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The order.
              * @example 4f3e2d1c-0b9a-4887-a665-544332211009
              */
@@ -4866,6 +4914,7 @@ export interface components {
         /** @description The order line item a release item draws from, with the prices the release is costed at. */
         ReleaseLineItem: {
             /**
+             * Format: uuid
              * @description The order line item's ID.
              * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
              */
@@ -4891,16 +4940,19 @@ export interface components {
         /** @description A quantity released from one order line item. */
         ReleaseItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 6e5f4a3b-2c1d-4e0f-9a8b-7c6d5e4f3a2b
              */
             id: string;
             /**
+             * Format: uuid
              * @description The release.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             releaseId: string;
             /**
+             * Format: uuid
              * @description The order line item released from.
              * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
              */
@@ -4948,11 +5000,13 @@ export interface components {
         /** @description A scheduled material draw against a hold-for-release order. Values match the analytics dashboard. */
         Release: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             id: string;
             /**
+             * Format: uuid
              * @description The hold-for-release order.
              * @example 4f3e2d1c-0b9a-4887-a665-544332211009
              */
@@ -5008,6 +5062,7 @@ export interface components {
             /** @description Where to deliver; only the location's `id` and `name` are returned. Null when not set. */
             deliveryLocation: {
                 /**
+                 * Format: uuid
                  * @description The location's ID.
                  * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
                  */
@@ -5033,6 +5088,7 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who scheduled the release.
              * @example 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
              */
@@ -5067,11 +5123,13 @@ export interface components {
         /** @description A job's bill of materials (one per job); its items are read and written under `/billOfMaterials/{billOfMaterialsId}/items`. */
         BillOfMaterials: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
             id: string;
             /**
+             * Format: uuid
              * @description The job.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -5106,11 +5164,13 @@ export interface components {
         /** @description An estimated material line of a job's bill of materials. */
         BillOfMaterialsItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
              */
             id: string;
             /**
+             * Format: uuid
              * @description The bill of materials the item belongs to.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -5298,6 +5358,7 @@ export interface components {
         /** @description A requisition (field request for material). */
         Requisition: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
@@ -5315,16 +5376,19 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who created it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The user who changed it last (the caller of a state change through the API).
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             updatedById: string | null;
             /**
+             * Format: uuid
              * @description The job the material is for.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
@@ -5336,6 +5400,7 @@ export interface components {
             identifier: string;
             state: components["schemas"]["RequisitionState"];
             /**
+             * Format: uuid
              * @description The purchasing agent (a user) handling it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -5357,6 +5422,7 @@ export interface components {
              */
             deletedById: string | null;
             /**
+             * Format: uuid
              * @description Where to deliver; null when not set.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -5445,6 +5511,7 @@ export interface components {
         /** @description A line of a requisition. */
         RequisitionItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
              */
@@ -5467,21 +5534,25 @@ export interface components {
              */
             allowSubstitution: boolean;
             /**
+             * Format: uuid
              * @description The user who added the item.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The order item it was placed on; null until it is on an order.
              * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
              */
             lineItemId: string | null;
             /**
+             * Format: uuid
              * @description The order it was placed on; null until it is on an order.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
             purchaseOrderId: string | null;
             /**
+             * Format: uuid
              * @description The requisition.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
@@ -5566,6 +5637,7 @@ export interface components {
         /** @description A request for material from a warehouse. */
         WarehouseRequest: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
              */
@@ -5583,16 +5655,19 @@ export interface components {
              */
             needByDateDay: string;
             /**
+             * Format: uuid
              * @description The warehouse location the material comes from.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
             locationId: string;
             /**
+             * Format: uuid
              * @description The job the material is for.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
             jobId: string;
             /**
+             * Format: uuid
              * @description The user who created it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -5626,11 +5701,13 @@ export interface components {
         /** @description A line of a warehouse request. */
         WarehouseRequestItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 8c9d0e1f-2a3b-4c4d-9e5f-6a7b8c9d0e1f
              */
             id: string;
             /**
+             * Format: uuid
              * @description The warehouse request.
              * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
              */
@@ -5683,11 +5760,13 @@ export interface components {
              */
             mpn: string | null;
             /**
+             * Format: uuid
              * @description The requisition the line came from; null when it was added on the warehouse request directly.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
             requisitionId: string | null;
             /**
+             * Format: uuid
              * @description The user who added the line.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -5727,6 +5806,7 @@ export interface components {
         /** @description A field delivery receipt (warehouse deliveries are not part of this service). */
         DeliveryReceipt: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
              */
@@ -5850,11 +5930,13 @@ export interface components {
         /** @description A line of a delivery receipt. */
         DeliveryReceiptItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
              */
             id: string;
             /**
+             * Format: uuid
              * @description The delivery receipt.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
              */
@@ -5885,6 +5967,7 @@ export interface components {
              */
             unitsOfMeasure: string;
             /**
+             * Format: uuid
              * @description The order item delivered; null on a delivery without an order.
              * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
              */
@@ -5943,6 +6026,7 @@ export interface components {
         /** @description A vendor invoice (or credit memo). */
         Invoice: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
              */
@@ -5960,6 +6044,7 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who created it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -5976,16 +6061,19 @@ export interface components {
              */
             title: string | null;
             /**
+             * Format: uuid
              * @description The job billed; null when not assigned.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor who sent it; null when not assigned.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             vendorId: string | null;
             /**
+             * Format: uuid
              * @description The purchase order it bills; null when not matched to one.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -5998,6 +6086,7 @@ export interface components {
              */
             approvedAt: string | null;
             /**
+             * Format: uuid
              * @description Who approved it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6076,6 +6165,7 @@ export interface components {
              */
             paidAt: string | null;
             /**
+             * Format: uuid
              * @description Who recorded the payment.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6180,11 +6270,13 @@ export interface components {
         /** @description A line of an invoice. */
         InvoiceItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a
              */
             id: string;
             /**
+             * Format: uuid
              * @description The invoice.
              * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
              */
@@ -6266,11 +6358,13 @@ export interface components {
         /** @description A line of an invoice as the bulk pull (`GET /invoice-items`) returns it, with the invoice item fields plus flattened codes and the parent invoice's job and vendor. */
         BulkInvoiceItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a
              */
             id: string;
             /**
+             * Format: uuid
              * @description The invoice.
              * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
              */
@@ -6409,11 +6503,13 @@ export interface components {
              */
             costTypeCode: string | null;
             /**
+             * Format: uuid
              * @description The job of the parent invoice.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor of the parent invoice.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
@@ -6421,6 +6517,7 @@ export interface components {
             /** @description The item code charged (id, code, description); null when none. */
             itemCode: {
                 /**
+                 * Format: uuid
                  * @description Unique ID.
                  * @example f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9
                  */
@@ -6458,6 +6555,7 @@ export interface components {
         /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -6483,6 +6581,7 @@ export interface components {
         /** @description Missing, malformed, expired or revoked credentials. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 /**
                  * @description `Bearer`, with `error="invalid_token"` when a credential was sent.
                  * @example Bearer error="invalid_token"
@@ -6511,6 +6610,7 @@ export interface components {
         /** @description A value that must be unique in the organization is already used. */
         Conflict: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -6534,8 +6634,9 @@ export interface components {
             };
         };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        NotFound: {
+        TaxCodeNotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -6556,9 +6657,82 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        UnitOfMeasureNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No unit of measure matches LF.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No unit of measure matches LF."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
+        JobInputNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "body.groupIds: no group 6c5b4a39-2817-4f6e-9d5c-4b3a29181706 exists in your organization.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.groupIds: no group 6c5b4a39-2817-4f6e-9d5c-4b3a29181706 exists in your organization."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        JobNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No job matches J-1042.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No job matches J-1042."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The operation is not enabled for the organization. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -6572,6 +6746,462 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "This operation must be enabled by a support request."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        GroupNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No group matches 6c5b4a39-2817-4f6e-9d5c-4b3a29181706.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No group matches 6c5b4a39-2817-4f6e-9d5c-4b3a29181706."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
+        LocationInputNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        LocationNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No location matches 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No location matches 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        VendorNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No vendor matches V-FERGUSON.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No vendor matches V-FERGUSON."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        PhaseNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No phase matches 03-300.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No phase matches 03-300."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        CostCategoryNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No cost category matches MAT.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No cost category matches MAT."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        UserNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No user matches maria.chen@summitridge.example.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No user matches maria.chen@summitridge.example."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        OrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        SellerOrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No order of buyer 6e7f8a9b-0c1d-4e2f-8a3b-4c5d6e7f8a9b sent to you matches purchase order number J-1042-0007.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No order of buyer 6e7f8a9b-0c1d-4e2f-8a3b-4c5d6e7f8a9b sent to you matches purchase order number J-1042-0007."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        ItemNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        OrderTagNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "The order has no tag 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The order has no tag 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
+        NotificationInputNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "body.recipientId: no user matches 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.recipientId: no user matches 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        ChangeOrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No change order matches 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No change order matches 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        BillOfMaterialsNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No bill of materials matches 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No bill of materials matches 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        BillOfMaterialsItemNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No bill-of-materials item matches 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No bill-of-materials item matches 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        RequisitionNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No requisition matches 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No requisition matches 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        WarehouseRequestNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No warehouse request matches 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No warehouse request matches 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        DeliveryReceiptNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No delivery receipt matches 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No delivery receipt matches 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        InvoiceNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f."
                  *         }
                  *       ]
                  *     }
@@ -12847,7 +13477,15 @@ export interface components {
         };
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The request's ID: the `X-Request-Id` the request sent when it is 1 to 128 letters, digits or
+         *     `._:-`, otherwise one the service made. Problem bodies carry it as `requestId`; quote it when
+         *     reporting a problem.
+         * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+         */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -12875,6 +13513,7 @@ export interface operations {
             /** @description The access token, sent with `Cache-Control: no-store` and `Pragma: no-cache`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /**
                      * @description Always `no-store`.
                      * @example no-store
@@ -12901,6 +13540,7 @@ export interface operations {
             /** @description `invalid_request` or `unsupported_grant_type`. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12916,6 +13556,7 @@ export interface operations {
             /** @description `invalid_client`: unknown client, wrong secret or deleted client. With HTTP Basic, `WWW-Authenticate: Basic` is sent. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /**
                      * @description `Basic realm="oauth2"` when the client authenticated with HTTP Basic.
                      * @example Basic realm="oauth2"
@@ -12970,6 +13611,7 @@ export interface operations {
             /** @description A page of tax codes. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13028,6 +13670,7 @@ export interface operations {
             /** @description The created tax code. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13069,6 +13712,7 @@ export interface operations {
             /** @description The tax code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13089,7 +13733,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TaxCodeNotFound"];
         };
     };
     deleteTaxCode: {
@@ -13110,6 +13754,7 @@ export interface operations {
             /** @description The deleted tax code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13130,7 +13775,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TaxCodeNotFound"];
         };
     };
     updateTaxCode: {
@@ -13161,6 +13806,7 @@ export interface operations {
             /** @description The updated tax code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13181,7 +13827,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TaxCodeNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -13220,6 +13866,7 @@ export interface operations {
             /** @description A page of units of measure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13273,6 +13920,7 @@ export interface operations {
             /** @description The created unit of measure. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13312,6 +13960,7 @@ export interface operations {
             /** @description The unit of measure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13330,7 +13979,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UnitOfMeasureNotFound"];
         };
     };
     updateUnitOfMeasure: {
@@ -13361,6 +14010,7 @@ export interface operations {
             /** @description The updated unit of measure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13379,7 +14029,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UnitOfMeasureNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -13418,6 +14068,7 @@ export interface operations {
             /** @description A page of jobs. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13502,6 +14153,7 @@ export interface operations {
             /** @description The created job. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13534,7 +14186,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobInputNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -13581,6 +14233,7 @@ export interface operations {
             /** @description The upserted jobs, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13648,6 +14301,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13680,7 +14334,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     updateJob: {
@@ -13715,6 +14369,7 @@ export interface operations {
             /** @description The updated job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13747,7 +14402,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -13792,6 +14447,7 @@ export interface operations {
             /** @description A page of the job's locations. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13830,7 +14486,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     addJobLocation: {
@@ -13862,6 +14518,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13894,7 +14551,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     removeJobLocation: {
@@ -13921,6 +14578,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13953,7 +14611,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     listJobUsers: {
@@ -13997,6 +14655,7 @@ export interface operations {
             /** @description A page of the job's users. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14022,7 +14681,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     addJobUser: {
@@ -14049,6 +14708,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14081,7 +14741,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     removeJobUser: {
@@ -14108,6 +14768,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14140,7 +14801,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     getNextPurchaseOrderNumber: {
@@ -14161,6 +14822,7 @@ export interface operations {
             /** @description The next number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14174,7 +14836,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     setNextPurchaseOrderNumber: {
@@ -14204,6 +14866,7 @@ export interface operations {
             /** @description The job, with whether it has job phases and its counter after the change. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14229,7 +14892,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     listGroups: {
@@ -14267,6 +14930,7 @@ export interface operations {
             /** @description A page of groups. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14321,6 +14985,7 @@ export interface operations {
             /** @description The created group. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14361,6 +15026,7 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14380,7 +15046,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["GroupNotFound"];
         };
     };
     updateGroup: {
@@ -14410,6 +15076,7 @@ export interface operations {
             /** @description The updated group. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14429,7 +15096,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["GroupNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -14468,6 +15135,7 @@ export interface operations {
             /** @description A page of locations. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14566,6 +15234,7 @@ export interface operations {
             /** @description The created location. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14596,7 +15265,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationInputNotFound"];
         };
     };
     getLocation: {
@@ -14617,6 +15286,7 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14653,7 +15323,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationNotFound"];
         };
     };
     deleteLocation: {
@@ -14674,6 +15344,7 @@ export interface operations {
             /** @description The deleted location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14711,7 +15382,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationNotFound"];
         };
     };
     updateLocation: {
@@ -14742,6 +15413,7 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14778,7 +15450,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationNotFound"];
         };
     };
     listVendors: {
@@ -14821,6 +15493,7 @@ export interface operations {
             /** @description A page of vendors. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14898,6 +15571,7 @@ export interface operations {
             /** @description The created vendor. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14951,6 +15625,7 @@ export interface operations {
             /** @description The upserted vendors, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15031,6 +15706,7 @@ export interface operations {
             /** @description The vendor. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15072,7 +15748,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
         };
     };
     deleteVendor: {
@@ -15093,6 +15769,7 @@ export interface operations {
             /** @description The deleted vendor. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15134,7 +15811,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
         };
     };
     updateVendor: {
@@ -15165,6 +15842,7 @@ export interface operations {
             /** @description The updated vendor. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15206,7 +15884,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -15237,6 +15915,7 @@ export interface operations {
             /** @description The vendor with its location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15278,7 +15957,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
         };
     };
     listGlobalPhases: {
@@ -15316,6 +15995,7 @@ export interface operations {
             /** @description A page of global phases. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15375,6 +16055,7 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15431,6 +16112,7 @@ export interface operations {
             /** @description The created and updated phases, in the order of `inputs`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15466,6 +16148,7 @@ export interface operations {
             /** @description The list is empty or longer than 1000, or one or more elements were rejected (nothing was saved). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15513,6 +16196,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15534,7 +16218,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
         };
     };
     deleteGlobalPhase: {
@@ -15555,6 +16239,7 @@ export interface operations {
             /** @description The deleted phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15576,7 +16261,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
         };
     };
     updateGlobalPhase: {
@@ -15606,6 +16291,7 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15627,7 +16313,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -15666,6 +16352,7 @@ export interface operations {
             /** @description A page of job phases. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15743,6 +16430,7 @@ export interface operations {
             /** @description A page of the job's phases. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15766,7 +16454,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     createJobPhase: {
@@ -15798,6 +16486,7 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15819,7 +16508,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -15846,6 +16535,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15867,7 +16557,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
         };
     };
     deleteJobPhase: {
@@ -15893,6 +16583,7 @@ export interface operations {
             /** @description The deleted phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15914,7 +16605,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
         };
     };
     updateJobPhase: {
@@ -15950,6 +16641,7 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15971,7 +16663,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -16010,6 +16702,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16070,6 +16763,7 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16113,6 +16807,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16135,7 +16830,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
         };
     };
     deleteGlobalCategory: {
@@ -16156,6 +16851,7 @@ export interface operations {
             /** @description The deleted cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16178,7 +16874,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
         };
     };
     updateGlobalCategory: {
@@ -16208,6 +16904,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16230,7 +16927,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -16269,6 +16966,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16353,6 +17051,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16389,7 +17088,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
         };
     };
     createJobPhaseCategory: {
@@ -16425,6 +17124,7 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16447,7 +17147,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -16479,6 +17179,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16501,7 +17202,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
         };
     };
     deleteJobPhaseCategory: {
@@ -16532,6 +17233,7 @@ export interface operations {
             /** @description The deleted cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16554,7 +17256,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
         };
     };
     updateJobPhaseCategory: {
@@ -16594,6 +17296,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16616,7 +17319,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -16655,6 +17358,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16734,6 +17438,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16770,7 +17475,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     createJobCategory: {
@@ -16801,6 +17506,7 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16823,7 +17529,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -16850,6 +17556,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16872,7 +17579,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
         };
     };
     deleteJobCategory: {
@@ -16898,6 +17605,7 @@ export interface operations {
             /** @description The deleted cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16920,7 +17628,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
         };
     };
     updateJobCategory: {
@@ -16955,6 +17663,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16977,7 +17686,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -17016,6 +17725,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17081,6 +17791,7 @@ export interface operations {
             /** @description The created user. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17125,6 +17836,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17148,7 +17860,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
         };
     };
     listTags: {
@@ -17186,6 +17898,7 @@ export interface operations {
             /** @description A page of tags. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17251,6 +17964,7 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17384,6 +18098,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17455,7 +18170,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     updateOrderIntegrationState: {
@@ -17486,6 +18201,7 @@ export interface operations {
             /** @description The order with its new integration state. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17557,7 +18273,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     listOrderItems: {
@@ -17601,6 +18317,7 @@ export interface operations {
             /** @description A page of the order's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17739,7 +18456,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     findSellerOrder: {
@@ -17765,6 +18482,7 @@ export interface operations {
             /** @description The buyer's order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17836,7 +18554,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SellerOrderNotFound"];
         };
     };
     listItems: {
@@ -17883,106 +18601,10 @@ export interface operations {
             /** @description A page of items with the total. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "meta": {
-                     *         "total": 2,
-                     *         "limit": 500,
-                     *         "offset": 0
-                     *       },
-                     *       "data": [
-                     *         {
-                     *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
-                     *           "lineNumber": 2,
-                     *           "orderId": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
-                     *           "description": "6x6 W2.9xW2.9 welded wire mesh sheet, 8x20 ft",
-                     *           "quantity": 40,
-                     *           "extendedQuantity": 40,
-                     *           "unitsOfMeasure": "EA",
-                     *           "unitsOfMeasureId": "0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
-                     *           "requestedUOM": "EA",
-                     *           "pricingUOM": "EA",
-                     *           "extendedUOM": "EA",
-                     *           "unitPrice": 42.75,
-                     *           "scaledUnitPrice": 42.75,
-                     *           "unitDiscount": null,
-                     *           "extPrice": 1710,
-                     *           "extPriceIncludingTax": 1833.98,
-                     *           "backorderLeadTime": null,
-                     *           "backorderQuantity": null,
-                     *           "needByDate": "2026-10-08T00:00:00.000Z",
-                     *           "expectedDeliveryTime": "2026-10-07T15:00:00.000Z",
-                     *           "manufacturer": "Insteel",
-                     *           "manufacturerPartNumber": "WWM-6629-820",
-                     *           "universalProductCode": null,
-                     *           "vendorPartNumber": "FRG-WWM-820",
-                     *           "notes": null,
-                     *           "customColumnValue": null,
-                     *           "itemCode": null,
-                     *           "itemCodeId": null,
-                     *           "itemCodeText": "MESH-6X6",
-                     *           "costsInventoryItemLedgerEntryId": null,
-                     *           "createdAt": "2026-10-01T15:30:00.000Z",
-                     *           "updatedAt": "2026-10-01T15:30:00.000Z",
-                     *           "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
-                     *           "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
-                     *           "phaseCodeCode": "03-300",
-                     *           "costCategoryCode": "MAT",
-                     *           "glCodeCode": "5100-MAT",
-                     *           "taxCodeCode": "TX-CA",
-                     *           "costTypeCode": "M"
-                     *         },
-                     *         {
-                     *           "id": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a",
-                     *           "lineNumber": 1,
-                     *           "orderId": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
-                     *           "description": "#4 rebar, grade 60, 20 ft",
-                     *           "quantity": 1200,
-                     *           "extendedQuantity": 1200,
-                     *           "unitsOfMeasure": "C",
-                     *           "unitsOfMeasureId": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
-                     *           "requestedUOM": "LF",
-                     *           "pricingUOM": "C",
-                     *           "extendedUOM": "LF",
-                     *           "unitPrice": 86.5,
-                     *           "scaledUnitPrice": 0.865,
-                     *           "unitDiscount": 2.5,
-                     *           "extPrice": 1012.05,
-                     *           "extPriceIncludingTax": 1085.42,
-                     *           "backorderLeadTime": null,
-                     *           "backorderQuantity": null,
-                     *           "needByDate": "2026-10-08T00:00:00.000Z",
-                     *           "expectedDeliveryTime": "2026-10-07T15:00:00.000Z",
-                     *           "manufacturer": "Nucor",
-                     *           "manufacturerPartNumber": "RB4-G60-20",
-                     *           "universalProductCode": "012345678905",
-                     *           "vendorPartNumber": "FRG-RB4-20",
-                     *           "notes": "Bundle by 50.",
-                     *           "customColumnValue": null,
-                     *           "itemCode": {
-                     *             "id": "8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e",
-                     *             "code": "REBAR-4",
-                     *             "description": "Reinforcing bar #4"
-                     *           },
-                     *           "itemCodeId": "8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e",
-                     *           "itemCodeText": null,
-                     *           "costsInventoryItemLedgerEntryId": null,
-                     *           "createdAt": "2026-10-01T15:30:00.000Z",
-                     *           "updatedAt": "2026-10-01T15:30:00.000Z",
-                     *           "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
-                     *           "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
-                     *           "phaseCodeCode": "03-300",
-                     *           "costCategoryCode": "MAT",
-                     *           "glCodeCode": "5100-MAT",
-                     *           "taxCodeCode": "TX-CA",
-                     *           "costTypeCode": "M"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["BulkItemPage"];
                 };
             };
@@ -18008,6 +18630,7 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18083,7 +18706,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ItemNotFound"];
         };
     };
     listOrderTags: {
@@ -18127,6 +18750,7 @@ export interface operations {
             /** @description A page of the order's tags. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18155,7 +18779,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     addOrderTags: {
@@ -18191,6 +18815,7 @@ export interface operations {
             /** @description The tags added to the order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18219,7 +18844,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             409: components["responses"]["Conflict"];
         };
     };
@@ -18246,6 +18871,7 @@ export interface operations {
             /** @description The tag was removed from the order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18255,7 +18881,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderTagNotFound"];
         };
     };
     listNotifications: {
@@ -18293,6 +18919,7 @@ export interface operations {
             /** @description A page of notifications. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18362,6 +18989,7 @@ export interface operations {
             /** @description The created notification. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18387,7 +19015,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotificationInputNotFound"];
         };
     };
     updateNotifications: {
@@ -18417,6 +19045,7 @@ export interface operations {
             /** @description The IDs of the updated notifications. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18431,7 +19060,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotificationInputNotFound"];
         };
     };
     listChangeOrders: {
@@ -18469,6 +19098,7 @@ export interface operations {
             /** @description A page of at most 10 change orders. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18564,6 +19194,7 @@ export interface operations {
             /** @description The change order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18637,7 +19268,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ChangeOrderNotFound"];
         };
     };
     setChangeOrderIntegrationState: {
@@ -18668,6 +19299,7 @@ export interface operations {
             /** @description The state was stored. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18677,7 +19309,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ChangeOrderNotFound"];
         };
     };
     listOrderReleases: {
@@ -18704,6 +19336,7 @@ export interface operations {
             /** @description The order's releases, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18772,7 +19405,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     listReleases: {
@@ -18818,6 +19451,7 @@ export interface operations {
             /** @description A page of releases and the total. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18893,7 +19527,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     getJobBillOfMaterials: {
@@ -18914,6 +19548,7 @@ export interface operations {
             /** @description The job's bill of materials. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18930,7 +19565,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     createJobBillOfMaterials: {
@@ -18951,6 +19586,7 @@ export interface operations {
             /** @description The job already had a bill of materials; it is returned unchanged. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18968,6 +19604,7 @@ export interface operations {
             /** @description The created bill of materials. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18984,7 +19621,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
         };
     };
     listBillOfMaterialsItems: {
@@ -19028,6 +19665,7 @@ export interface operations {
             /** @description A page of items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19084,7 +19722,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsNotFound"];
         };
     };
     createBillOfMaterialsItems: {
@@ -19148,6 +19786,7 @@ export interface operations {
             /** @description The created items, in the order given. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19204,7 +19843,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsNotFound"];
         };
     };
     deleteBillOfMaterialsItem: {
@@ -19225,6 +19864,7 @@ export interface operations {
             /** @description The deleted item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19250,7 +19890,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsItemNotFound"];
         };
     };
     updateBillOfMaterialsItem: {
@@ -19295,6 +19935,7 @@ export interface operations {
             /** @description The updated item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19333,7 +19974,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsItemNotFound"];
         };
     };
     updateBillOfMaterialsItems: {
@@ -19384,6 +20025,7 @@ export interface operations {
             /** @description The updated items, in the order of `inputs`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19445,6 +20087,7 @@ export interface operations {
             /** @description A request-level error, or every rejected element (one line each, prefixed `Position <n>: `). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19503,6 +20146,7 @@ export interface operations {
             /** @description A page of requisitions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19581,6 +20225,7 @@ export interface operations {
             /** @description The requisition. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19614,7 +20259,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RequisitionNotFound"];
         };
     };
     listRequisitionItems: {
@@ -19658,6 +20303,7 @@ export interface operations {
             /** @description A page of the requisition's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19732,7 +20378,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RequisitionNotFound"];
         };
     };
     updateRequisitionState: {
@@ -19759,6 +20405,7 @@ export interface operations {
             /** @description The updated requisition. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19792,7 +20439,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RequisitionNotFound"];
         };
     };
     listWarehouseRequests: {
@@ -19830,6 +20477,7 @@ export interface operations {
             /** @description A page of warehouse requests. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19884,6 +20532,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19905,7 +20554,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
         };
     };
     listWarehouseRequestItems: {
@@ -19949,6 +20598,7 @@ export interface operations {
             /** @description A page of the request's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19997,7 +20647,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
         };
     };
     getWarehouseRequestLegacy: {
@@ -20018,6 +20668,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20039,7 +20690,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
         };
     };
     listWarehouseRequestItemsLegacy: {
@@ -20083,6 +20734,7 @@ export interface operations {
             /** @description A page of the request's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20131,7 +20783,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
         };
     };
     listDeliveryReceipts: {
@@ -20174,6 +20826,7 @@ export interface operations {
             /** @description A page of delivery receipts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20234,6 +20887,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20276,7 +20930,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["DeliveryReceiptNotFound"];
         };
     };
     listDeliveryReceiptItems: {
@@ -20318,6 +20972,7 @@ export interface operations {
             /** @description A page of the receipt's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20368,7 +21023,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["DeliveryReceiptNotFound"];
         };
     };
     updateDeliveryReceiptIntegrationState: {
@@ -20399,6 +21054,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20441,7 +21097,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["DeliveryReceiptNotFound"];
         };
     };
     listOrderDeliveryReceipts: {
@@ -20490,6 +21146,7 @@ export interface operations {
             /** @description A page of the order's delivery receipts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20524,7 +21181,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
         };
     };
     listInvoices: {
@@ -20567,6 +21224,7 @@ export interface operations {
             /** @description A page of invoices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20705,6 +21363,7 @@ export interface operations {
             /** @description The updated invoices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20770,7 +21429,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["InvoiceNotFound"];
         };
     };
     getInvoice: {
@@ -20797,6 +21456,7 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20860,7 +21520,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["InvoiceNotFound"];
         };
     };
     listInvoiceItems: {
@@ -20904,6 +21564,7 @@ export interface operations {
             /** @description A page of the invoice's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20934,7 +21595,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["InvoiceNotFound"];
         };
     };
     listAllInvoiceItems: {
@@ -20981,6 +21642,7 @@ export interface operations {
             /** @description A page of invoice items and the size of the whole set. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
