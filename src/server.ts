@@ -2,8 +2,10 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { listen } from './http/server';
-import { loadConfig } from './config';
+import { ConfigError, loadConfig, loadDotEnv } from './config';
 import { openDatabase } from './db/connect';
+import { startupHint } from './startup-hint';
+import { demoOrganizationId } from './admin/organizations';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
 import { startMailer } from './mail/mailer';
@@ -13,12 +15,14 @@ import { startMailer } from './mail/mailer';
  * embedded database, HTTP server, graceful shutdown.
  */
 async function main(): Promise<void> {
+  loadDotEnv();
   const config = loadConfig();
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, (line) => console.log(line));
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
 
   let demo: Awaited<ReturnType<typeof createDemoOrganization>> | undefined;
   if (database.embedded && !(await database.db('organizations').first('id'))) {
+    console.log('Loading the demo organization and its data…');
     demo = await createDemoOrganization(database.db);
   }
 
@@ -26,8 +30,13 @@ async function main(): Promise<void> {
   const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
-  const base = `http://localhost:${config.port}`;
-  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
+  const address = server.address();
+  const base = `http://localhost:${typeof address === 'object' && address ? address.port : config.port}`;
+  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'})`);
+  console.log(`  Docs:              ${base}/docs  (contract: ${base}/openapi.json)`);
+  // Every start, not only the first: `client create --org <id>` needs it once the first output is gone.
+  const demoId = await demoOrganizationId(database.db);
+  if (demoId) console.log(`  Demo organization: ${demoId}  (npm run admin -- org show --org ${demoId})`);
   if (demo) {
     // Printed once, when the demo organization is created: the secrets are not stored in clear.
     console.log(
@@ -62,6 +71,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
+  // Problems a user can fix (configuration, a taken port) are one line each, not a stack trace.
+  const hint = err instanceof ConfigError ? err.problems : startupHint(err, process.env.PORT);
+  if (hint) for (const line of hint) console.error(`Failed to start: ${line}`);
+  else console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
   process.exit(1);
 });
