@@ -17,7 +17,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { READINESS_PATH, readPrismLog, stripAnsi } from './prism-log.mjs';
 
@@ -45,6 +44,8 @@ for (const file of ['src/server.js', 'src/db/embedded.js', 'test/support/hooks.j
 }
 const { startEmbedded, ensureDatabase, dropDatabase, removeStaleClusters } = require(dist('src/db/embedded.js'));
 const { createDb, migrateLatest } = require(dist('src/db/knex.js'));
+// The tests' helper: a port the kernel chose (binding port 0).
+const { freePort } = require(dist('test/support/ports.js'));
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every child process and the scratch database, on exit and on signals.
@@ -109,17 +110,6 @@ function start(name, command, args, env, onOutput) {
   child.stderr.on('data', (d) => onOutput(d.toString()));
   child.name = name;
   return child;
-}
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.on('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => done(port));
-    });
-  });
 }
 
 async function waitFor(name, child, url, timeoutMs, log) {
