@@ -13,7 +13,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 function resolver(doc) {
   const resolve = (node) => {
     let n = node;
-    for (let hops = 0; n && n.$ref && hops < 20; hops++) n = n.$ref.replace(/^#\//, '').split('/').reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    for (let hops = 0; n && n.$ref && hops < 20; hops++)
+      n = n.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     return n;
   };
   return resolve;

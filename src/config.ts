@@ -16,7 +16,9 @@ const integer = (min: number, max: number) =>
     .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
 const flag = z.enum(['0', '1'], { message: 'must be 1 or 0' }).transform((v) => v === '1');
 const url = (...protocols: string[]) =>
-  z.string().refine((v) => URL.canParse(v) && protocols.includes(new URL(v).protocol), `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`);
+  z
+    .string()
+    .refine((v) => URL.canParse(v) && protocols.includes(new URL(v).protocol), `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`);
 
 // Adding a setting: one line here (config key: environment variable and schema with its default),
 // one row in README's configuration table, one line in .env.example.
@@ -24,7 +26,10 @@ const SETTINGS = {
   port: { env: 'PORT', schema: integer(0, 65535).default(3000) },
   databaseUrl: { env: 'DATABASE_URL', schema: url('postgres:', 'postgresql:').optional() },
   jwtSecret: { env: 'JWT_SECRET', schema: z.string().optional() },
-  mode: { env: 'NODE_ENV', schema: z.enum(['development', 'test', 'production'], { message: 'must be development, test or production' }).default('development') },
+  mode: {
+    env: 'NODE_ENV',
+    schema: z.enum(['development', 'test', 'production'], { message: 'must be development, test or production' }).default('development'),
+  },
   dbPoolMax: { env: 'DB_POOL_MAX', schema: integer(1, 1000).default(10) },
   smtpUrl: { env: 'SMTP_URL', schema: url('smtp:', 'smtps:').optional() },
   mailFrom: { env: 'MAIL_FROM', schema: z.string().optional() },

@@ -41,7 +41,9 @@ describe('configuration and start', function () {
     try {
       const { code, output } = await startFails({ PORT: String(port) });
       expect(code).to.equal(1);
-      expect(output).to.contain(`Failed to start: port ${port} is already in use (another server running?): stop it, or start with PORT=<a free port> (PORT=0 picks one)`);
+      expect(output).to.contain(
+        `Failed to start: port ${port} is already in use (another server running?): stop it, or start with PORT=<a free port> (PORT=0 picks one)`,
+      );
       expect(output).to.not.match(/\n\s+at /);
     } finally {
       await new Promise((resolve) => taken.close(resolve));

@@ -16,7 +16,7 @@ import { Child, startChild, waitForHttp } from './support/child';
  * violations and records the status the upstream gave each operation.
  */
 describe('prism proxy --errors, as proxy-check uses it', function () {
-  this.timeout(120_000);
+  this.timeout(240_000); // Prism parses the whole contract at start: over a minute on a loaded 2-core machine
   const contract = loadContract() as any;
   const valid = contract.paths['/tax-codes/{idOrCode}'].get.responses['200'].content['application/json'].example;
   const forwarded: string[] = [];
@@ -39,7 +39,7 @@ describe('prism proxy --errors, as proxy-check uses it', function () {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     prism = startChild(join(ROOT, 'node_modules', '.bin', 'prism'), ['proxy', join(ROOT, 'generated', 'openapi.yaml'), upstreamUrl, '--errors', '--port', String(port), '--host', '127.0.0.1']);
-    await waitForHttp(prism, base + '/openapi-proxy-readiness', 90_000, 'prism proxy');
+    await waitForHttp(prism, base + '/openapi-proxy-readiness', 170_000, 'prism proxy');
   });
 
   after(async () => {

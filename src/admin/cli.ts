@@ -106,7 +106,10 @@ const COMMANDS: Record<string, Command> = {
 class UsageError extends Error {}
 
 const usageOf = (name: string, c: Command) =>
-  `npm run admin -- ${name}` + Object.entries(c.options).map(([k, o]) => (o.required ? ` --${k} ${o.value}` : ` [--${k} ${o.value}]`)).join('');
+  `npm run admin -- ${name}` +
+  Object.entries(c.options)
+    .map(([k, o]) => (o.required ? ` --${k} ${o.value}` : ` [--${k} ${o.value}]`))
+    .join('');
 
 function commandHelp(name: string): string {
   const c = COMMANDS[name];
@@ -117,14 +120,16 @@ function commandHelp(name: string): string {
 
 function generalHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
-  return [
-    'Usage: npm run admin -- <command> [options]   (`npm run admin -- <command> --help` for its options)',
-    '',
-    'Commands:',
-    ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`),
-    '',
-    'Works against DATABASE_URL, or the embedded PostgreSQL when it is unset. Prints JSON.',
-  ].join('\n') + '\n';
+  return (
+    [
+      'Usage: npm run admin -- <command> [options]   (`npm run admin -- <command> --help` for its options)',
+      '',
+      'Commands:',
+      ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`),
+      '',
+      'Works against DATABASE_URL, or the embedded PostgreSQL when it is unset. Prints JSON.',
+    ].join('\n') + '\n'
+  );
 }
 
 function parseOptions(args: string[], command: Command): Record<string, string> {
@@ -163,7 +168,13 @@ async function main(argv: string[]): Promise<string> {
     return named ? commandHelp(named.name) : generalHelp();
   }
   const found = findCommand(argv);
-  if (!found) throw new UsageError(`unknown command ${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}`);
+  if (!found)
+    throw new UsageError(
+      `unknown command ${argv
+        .filter((a) => !a.startsWith('-'))
+        .slice(0, 2)
+        .join(' ')}`,
+    );
   if (wantsHelp(found.args)) return commandHelp(found.name);
   const command = COMMANDS[found.name];
   const opts = parseOptions(found.args, command);

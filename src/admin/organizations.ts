@@ -3,7 +3,9 @@ import { isUuid } from '../db/columns';
 
 /** Organizations for `org list`: id, name and creation time, oldest first. */
 export async function listOrganizations(db: Knex): Promise<{ id: string; name: string; createdAt: string }[]> {
-  const rows = await db('organizations').select('id', 'name', 'created_at').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('organizations')
+    .select('id', 'name', 'created_at')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((r) => ({ id: r.id, name: r.name, createdAt: new Date(r.created_at).toISOString() }));
 }
 

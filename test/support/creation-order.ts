@@ -9,6 +9,8 @@ import { harness } from './harness';
 export async function staggerCreatedAt(table: string, ids: string[]): Promise<void> {
   const db = harness().db;
   for (const [i, id] of ids.entries()) {
-    await db(table).where({ id }).update({ created_at: db.raw('now() - make_interval(secs => ?)', [ids.length - i]) });
+    await db(table)
+      .where({ id })
+      .update({ created_at: db.raw('now() - make_interval(secs => ?)', [ids.length - i]) });
   }
 }

@@ -19,7 +19,11 @@ describe('the breaking-change check of the contract', () => {
           responses: { '200': { content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Job' } } } } } },
         },
         post: {
-          requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' }, name: { type: 'string' } } } } } },
+          requestBody: {
+            content: {
+              'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' }, name: { type: 'string' } } } },
+            },
+          },
           responses: { '201': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Job' } } } } },
         },
       },
@@ -28,7 +32,14 @@ describe('the breaking-change check of the contract', () => {
     components: {
       parameters: { Limit: { name: 'limit', in: 'query', schema: { type: 'integer' } } },
       schemas: {
-        Job: { type: 'object', properties: { id: { type: 'string' }, state: { type: 'string', enum: ['OPEN', 'CLOSED'] }, groups: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' } } } } } },
+        Job: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            state: { type: 'string', enum: ['OPEN', 'CLOSED'] },
+            groups: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' } } } },
+          },
+        },
       },
     },
   });
