@@ -6608,7 +6608,7 @@ export interface components {
             };
         };
         /** @description A value that must be unique in the organization is already used. */
-        Conflict: {
+        TaxCodeConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -6650,6 +6650,32 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No tax code matches TX-XX."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        UnitOfMeasureConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code LF is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: LF is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -6705,6 +6731,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A value that must be unique in the organization is already used. */
+        JobConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code J-1042 is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: J-1042 is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         JobNotFound: {
             headers: {
@@ -6746,6 +6798,32 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "This operation must be enabled by a support request."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        GroupConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code NORCAL is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: NORCAL is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -6825,6 +6903,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A value that must be unique in the organization is already used. */
+        VendorConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code V-GRAYBAR is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: V-GRAYBAR is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         VendorNotFound: {
             headers: {
@@ -6842,6 +6946,32 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No vendor matches V-FERGUSON."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        GlobalPhaseConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code 03-300 is already used by another global phase.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: 03-300 is already used by another global phase",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -6873,6 +7003,58 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A value that must be unique in the organization is already used. */
+        PhaseConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code 03-300 is already used by another phase of the job.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: 03-300 is already used by another phase of the job",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        CostCategoryConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code MAT is already used by another cost category of the same scope.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: MAT is already used by another cost category of the same scope",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         CostCategoryNotFound: {
             headers: {
@@ -6890,6 +7072,32 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No cost category matches MAT."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        UserConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "email maria.chen@summitridge.example is already used by another user.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.email: maria.chen@summitridge.example is already used by another user",
+                 *           "field": "body.email",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -6986,6 +7194,32 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used. */
+        TagConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "title Owner furnished is already used by another tag.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.title: Owner furnished is already used by another tag",
+                 *           "field": "body.title",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -13691,7 +13925,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["TaxCodeConflict"];
         };
     };
     getTaxCode: {
@@ -13828,7 +14062,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaxCodeNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["TaxCodeConflict"];
         };
     };
     listUnitsOfMeasure: {
@@ -13939,7 +14173,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["UnitOfMeasureConflict"];
         };
     };
     getUnitOfMeasure: {
@@ -14030,7 +14264,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UnitOfMeasureNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["UnitOfMeasureConflict"];
         };
     };
     listJobs: {
@@ -14187,7 +14421,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobInputNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["JobConflict"];
         };
     };
     upsertJobs: {
@@ -14280,7 +14514,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["JobConflict"];
         };
     };
     getJob: {
@@ -14403,7 +14637,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["JobConflict"];
         };
     };
     listJobLocations: {
@@ -15005,7 +15239,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["GroupConflict"];
         };
     };
     getGroup: {
@@ -15097,7 +15331,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GroupNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["GroupConflict"];
         };
     };
     listLocations: {
@@ -15592,7 +15826,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["VendorConflict"];
         };
     };
     upsertVendors: {
@@ -15679,7 +15913,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["VendorConflict"];
         };
     };
     getVendor: {
@@ -15885,7 +16119,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["VendorNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["VendorConflict"];
         };
     };
     setVendorLocation: {
@@ -16077,7 +16311,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["GlobalPhaseConflict"];
         };
     };
     upsertPhases: {
@@ -16314,7 +16548,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["GlobalPhaseConflict"];
         };
     };
     listAllJobPhases: {
@@ -16509,7 +16743,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["PhaseConflict"];
         };
     };
     getJobPhase: {
@@ -16664,7 +16898,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["PhaseConflict"];
         };
     };
     listGlobalCategories: {
@@ -16786,7 +17020,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
         };
     };
     getGlobalCategory: {
@@ -16928,7 +17162,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
         };
     };
     listAllPhaseCategories: {
@@ -17148,7 +17382,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
         };
     };
     getJobPhaseCategory: {
@@ -17320,7 +17554,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
         };
     };
     listAllJobCategories: {
@@ -17530,7 +17764,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
         };
     };
     getJobCategory: {
@@ -17687,7 +17921,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
         };
     };
     listUsers: {
@@ -17815,7 +18049,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["UserConflict"];
         };
     };
     getUser: {
@@ -18845,7 +19079,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["TagConflict"];
         };
     };
     removeOrderTag: {

@@ -6,7 +6,7 @@ import { contractOperations, loadContract } from '../src/http/contract';
 import { customizeAjv } from '../src/http/backend';
 import { ROOT } from '../src/paths';
 import { freePort } from './support/ports';
-import { Child, startChild, waitForHttp } from './support/child';
+import { Child, fetchFrom, startChild, waitForHttp } from './support/child';
 
 /**
  * The Prism mock (`npm run mock`) is faithful and useful: it starts quickly and offline, and for
@@ -31,7 +31,16 @@ function mockScriptOptions(): string[] {
 /** Starts `prism mock` as `npm run mock` does (extra: `-d` for dynamic mode) on a free port; its output is kept. */
 async function startPrism(...extra: string[]): Promise<{ prism: Child; base: string }> {
   const port = await freePort();
-  const prism = startChild(prismBin, ['mock', join(ROOT, 'generated', 'openapi.yaml'), '--port', String(port), '--host', '127.0.0.1', ...mockScriptOptions(), ...extra]);
+  const prism = startChild(prismBin, [
+    'mock',
+    join(ROOT, 'generated', 'openapi.yaml'),
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    ...mockScriptOptions(),
+    ...extra,
+  ]);
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(prism, base + '/openapi-mock-readiness', 170_000, 'prism mock');
@@ -45,7 +54,10 @@ async function startPrism(...extra: string[]): Promise<{ prism: Child; base: str
 function resolveRef(doc: any, obj: any): any {
   if (!obj || typeof obj !== 'object' || !obj.$ref) return obj;
   const path = (obj.$ref as string).replace(/^#\//, '').split('/');
-  return resolveRef(doc, path.reduce((o: any, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc));
+  return resolveRef(
+    doc,
+    path.reduce((o: any, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc),
+  );
 }
 
 /** Placeholder values a generator would produce instead of a written example. */
@@ -109,7 +121,7 @@ describe('the Prism mock of the contract', function () {
   for (const { method, path, operationId, operation } of contractOperations(doc)) {
     it(`${method} ${path} (${operationId}) answers a realistic, valid example`, async () => {
       const { url, init } = exampleRequest(path, { ...operation, method });
-      const res = await fetch(url, init);
+      const res = await fetchFrom(prism, url, init, 'prism mock');
       const text = await res.text();
       expect(res.status, `${operationId}: ${text.slice(0, 500)}`).to.be.within(200, 299);
       expect(res.headers.get('x-request-id'), `${operationId}: X-Request-Id`).to.be.a('string').and.not.equal('');
@@ -125,12 +137,26 @@ describe('the Prism mock of the contract', function () {
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['404'])) {
     it(`${method} ${path} (${operationId}) answers Prefer: code=404 with an example of its own resource`, async () => {
       const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: 'code=404' });
-      const res = await fetch(url, init);
+      const res = await fetchFrom(prism, url, init, 'prism mock');
       const problem = await res.json();
       expect(res.status, JSON.stringify(problem)).to.equal(404);
       expect(res.headers.get('x-request-id'), `${operationId}: X-Request-Id`).to.be.a('string').and.not.equal('');
       const named = notFoundNoun(problem.detail);
       if (named && /\{/.test(path)) expect(nounsOf(path), `${operationId}: "${problem.detail}"`).to.include(named);
+    });
+  }
+
+  // `Prefer: code=409` answers a conflict on a value the resource's own examples use (not another
+  // resource's code).
+  for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['409'])) {
+    it(`${method} ${path} (${operationId}) answers Prefer: code=409 with a value of its own resource`, async () => {
+      const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: 'code=409' });
+      const res = await fetchFrom(prism, url, init, 'prism mock');
+      const problem = await res.json();
+      expect(res.status, JSON.stringify(problem)).to.equal(409);
+      const value = /^[^:]+: (.+) is already used/.exec(problem.errors[0].message)?.[1];
+      expect(value, problem.errors[0].message).to.be.a('string');
+      expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
     });
   }
 
@@ -147,14 +173,53 @@ describe('the Prism mock of the contract', function () {
   });
 });
 
+/** Every example (parameters, bodies, success responses) of the operations under /<segment>, as JSON. */
+function examplesOfResource(doc: any, segment: string): string {
+  const found: unknown[] = [];
+  for (const { path, operation } of contractOperations(doc).filter((o) => o.path.split('/')[1] === segment)) {
+    for (const p of [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((x: any) => resolveRef(doc, x)))
+      found.push(p.example ?? p.schema?.example);
+    const bodies = [
+      resolveRef(doc, operation.requestBody),
+      ...Object.entries(operation.responses ?? {})
+        .filter(([code]) => code.startsWith('2'))
+        .map(([, r]) => resolveRef(doc, r)),
+    ];
+    for (const media of bodies.flatMap((b: any) => Object.values(b?.content ?? {})) as any[]) {
+      found.push(media.example, ...Object.values(media.examples ?? {}).map((e: any) => resolveRef(doc, e).value));
+    }
+  }
+  return JSON.stringify(found);
+}
+
 /** Resource nouns of a path's segments, as the 404 details name them. */
 const NOUNS: Record<string, string[]> = {
-  'tax-codes': ['tax code'], 'units-of-measure': ['unit of measure'], jobs: ['job'], groups: ['group'], locations: ['location'],
-  vendors: ['vendor'], 'global-phases': ['phase'], phases: ['phase'], 'global-categories': ['cost category'], categories: ['cost category'],
-  users: ['user'], orders: ['order'], order: ['order'], tags: ['tag'], items: ['item'], changeOrders: ['change order'],
-  releases: ['order', 'release'], billOfMaterials: ['bill of materials'], billOfMaterialsItem: ['bill-of-materials item'],
-  requisitions: ['requisition'], 'warehouse-requests': ['warehouse request'], warehouseRequests: ['warehouse request'],
-  deliveries: ['delivery receipt'], invoices: ['invoice'], notifications: ['notification'], buyerId: ['order'],
+  'tax-codes': ['tax code'],
+  'units-of-measure': ['unit of measure'],
+  jobs: ['job'],
+  groups: ['group'],
+  locations: ['location'],
+  vendors: ['vendor'],
+  'global-phases': ['phase'],
+  phases: ['phase'],
+  'global-categories': ['cost category'],
+  categories: ['cost category'],
+  users: ['user'],
+  orders: ['order'],
+  order: ['order'],
+  tags: ['tag'],
+  items: ['item'],
+  changeOrders: ['change order'],
+  releases: ['order', 'release'],
+  billOfMaterials: ['bill of materials'],
+  billOfMaterialsItem: ['bill-of-materials item'],
+  requisitions: ['requisition'],
+  'warehouse-requests': ['warehouse request'],
+  warehouseRequests: ['warehouse request'],
+  deliveries: ['delivery receipt'],
+  invoices: ['invoice'],
+  notifications: ['notification'],
+  buyerId: ['order'],
 };
 const nounsOf = (path: string) => path.split('/').flatMap((segment) => NOUNS[segment] ?? []);
 /** "No job matches J-1042." -> "job"; "The order has no tag X." -> "tag"; a generic detail -> undefined. */
@@ -190,9 +255,13 @@ describe('the Prism mock in dynamic mode (prism mock -d)', function () {
     return found;
   }
 
-  for (const [path, operationId] of [['/tax-codes/TX-CA', 'getTaxCode'], ['/orders/0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e', 'getOrder'], ['/vendors', 'listVendors']]) {
+  for (const [path, operationId] of [
+    ['/tax-codes/TX-CA', 'getTaxCode'],
+    ['/orders/0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e', 'getOrder'],
+    ['/vendors', 'listVendors'],
+  ]) {
     it(`GET ${path} invents no field the schema does not list, and uuid ids`, async () => {
-      const res = await fetch(base + path, { headers: { Authorization: 'Bearer pk_mock' } });
+      const res = await fetchFrom(prism, base + path, { headers: { Authorization: 'Bearer pk_mock' } }, 'prism mock -d');
       const body = await res.json();
       expect(res.status, JSON.stringify(body).slice(0, 300)).to.equal(200);
       const op = contractOperations(doc).find((o) => o.operationId === operationId)!;

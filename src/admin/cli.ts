@@ -59,9 +59,10 @@ const COMMANDS: Record<string, Command> = {
     },
     atLeastOne: true,
     run: async (db, o) => {
-      let result: unknown;
-      if (o['po-counter']) result = await setOrganizationSetting(db, o.org, 'po-counter', o['po-counter'] === 'on');
-      return result;
+      // One result per setting given (one line each below), a single one printed as is.
+      const results: unknown[] = [];
+      if (o['po-counter']) results.push(await setOrganizationSetting(db, o.org, 'po-counter', o['po-counter'] === 'on'));
+      return results.length === 1 ? results[0] : results;
     },
   },
   'client create': {

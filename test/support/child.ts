@@ -49,3 +49,17 @@ export async function waitForHttp(child: Child, url: string, timeoutMs: number, 
     }
   }
 }
+
+/**
+ * fetch from a child's server; when the request fails because the child has gone, the error says
+ * how it ended and shows its last output.
+ */
+export async function fetchFrom(child: Child, url: string, init?: RequestInit, name = 'the child process'): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const { exitCode, signalCode } = child.process;
+    const state = exitCode !== null || signalCode !== null ? `${name} has exited (${signalCode ?? `exit code ${exitCode}`})` : `${name} is running`;
+    throw new Error(`${init?.method ?? 'GET'} ${url} failed (${(err as Error).message}; ${(err as { cause?: Error }).cause?.message ?? ''}); ${state}; its last output:\n${child.output().slice(-3000)}`);
+  }
+}
