@@ -49,7 +49,7 @@ async function main(): Promise<void> {
         `  OAuth client secret: ${demo.oauthClient.clientSecret}`,
         `  Try it:              curl -s ${base}/tax-codes -H "Authorization: Bearer ${demo.apiKey}"`,
         `  Get a token:         curl -s -X POST ${base}/oauth2/token -d grant_type=client_credentials -d client_id=${demo.oauthClient.clientId} -d client_secret=${demo.oauthClient.clientSecret}`,
-        'These credentials are shown only now; `npm run admin -- client create --org <id>` issues new ones.',
+        `These credentials are shown only now; "npm run admin -- client create --org ${demo.organization.id}" issues new ones.`,
         '',
       ].join('\n'),
     );
