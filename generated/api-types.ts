@@ -2377,6 +2377,7 @@ export interface components {
         /** @description A tax code applied to orders, items, jobs and locations. */
         TaxCode: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -2467,6 +2468,7 @@ export interface components {
         /** @description A unit of measure used on items. */
         UnitOfMeasure: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d
              */
@@ -2534,6 +2536,7 @@ export interface components {
         /** @description A group of jobs. */
         Group: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
              */
@@ -2567,6 +2570,7 @@ export interface components {
              */
             deletedAt: string | null;
             /**
+             * Format: uuid
              * @description The user who created the group.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -2817,6 +2821,7 @@ export interface components {
         /** @description A reference to a job. */
         JobRef: {
             /**
+             * Format: uuid
              * @description The job's ID.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -2835,6 +2840,7 @@ export interface components {
         /** @description A reference to a vendor. */
         VendorRef: {
             /**
+             * Format: uuid
              * @description The vendor's ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -2947,6 +2953,7 @@ export interface components {
         /** @description A user of the organization. */
         User: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -3194,6 +3201,7 @@ export interface components {
         /** @description A location without its jobs and vendors (a vendor's location); null when there is none. */
         LocationSummary: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
              */
@@ -3272,6 +3280,7 @@ export interface components {
         /** @description A kind of vendor; null when the vendor has none. */
         VendorType: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b
              */
@@ -3297,6 +3306,7 @@ export interface components {
         /** @description A vendor (supplier). */
         Vendor: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -3392,6 +3402,7 @@ export interface components {
         /** @description A phase of the flat work-breakdown structure, global (no job) or linked to one job. */
         Phase: {
             /**
+             * Format: uuid
              * @description Unique phase ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -3413,6 +3424,7 @@ export interface components {
              */
             description: string;
             /**
+             * Format: uuid
              * @description ID of the linked job; null for a global phase.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -3523,6 +3535,7 @@ export interface components {
          */
         CostCategory: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d
              */
@@ -3550,6 +3563,7 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description ID of the associated job (job- and phase-level categories); null for a global category.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -3560,6 +3574,7 @@ export interface components {
              */
             jobCode: string | null;
             /**
+             * Format: uuid
              * @description ID of the associated phase (phase-level categories only); null otherwise.
              * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
              */
@@ -3669,6 +3684,7 @@ export interface components {
         /** @description A tag that labels orders, inventory items, requisitions or tools. */
         Tag: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f
              */
@@ -3696,6 +3712,7 @@ export interface components {
         /** @description A general-ledger code as orders and items show it (only its id and code); null when none. */
         GlCodeBrief: {
             /**
+             * Format: uuid
              * @description The GL code's ID.
              * @example 6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e9f
              */
@@ -3754,6 +3771,7 @@ export interface components {
         /** @description A tax code as orders and items show it (its id, code and rate); null when none. */
         TaxCodeBrief: {
             /**
+             * Format: uuid
              * @description The tax code's ID.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -3773,6 +3791,7 @@ export interface components {
         /** @description A stored file (read-only). */
         File: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4a8f2c1d-9b7e-4e3a-8c5d-6f1b2a3c4d5e
              */
@@ -3803,6 +3822,7 @@ export interface components {
         /** @description A file attached to an order. */
         OrderAttachment: {
             /**
+             * Format: uuid
              * @description Unique ID of the attachment.
              * @example 7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b
              */
@@ -3847,6 +3867,13 @@ export interface components {
         /** @description A purchase order. */
         Order: {
             /**
+             * Format: date-time
+             * @description Only in the reply of a deletion (`DELETE`), when the order was deleted. Reads and lists never return a deleted order.
+             * @example 2026-11-24T03:40:00.000Z
+             */
+            deletedAt?: string;
+            /**
+             * Format: uuid
              * @description Unique ID; the only unique identifier (draft or cancelled orders may share PO numbers).
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
@@ -3870,26 +3897,31 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who created the order; null when that user no longer exists.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The user who last changed the order; null when unknown.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             updatedById: string | null;
             /**
+             * Format: uuid
              * @description The job the order is for.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor the order is sent to (null for a request for quote not yet awarded).
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
             vendorId: string | null;
             /**
+             * Format: uuid
              * @description Where the material is delivered.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
@@ -4382,6 +4414,7 @@ export interface components {
         /** @description A coded record an item points at (phase, sub-job, cost category, cost type or item code) as items show it; null when none. */
         CodeBrief: {
             /**
+             * Format: uuid
              * @description The record's ID.
              * @example 2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b
              */
@@ -4400,6 +4433,13 @@ export interface components {
         /** @description A line item of a purchase order. */
         Item: {
             /**
+             * Format: date-time
+             * @description Only in the reply of a deletion (`DELETE`), when the item was deleted. Reads and lists never return a deleted item.
+             * @example 2026-11-24T03:40:00.000Z
+             */
+            deletedAt?: string;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
              */
@@ -4411,6 +4451,7 @@ export interface components {
              */
             lineNumber: number;
             /**
+             * Format: uuid
              * @description The order the item belongs to.
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
@@ -4438,6 +4479,7 @@ export interface components {
              */
             unitsOfMeasure: string | null;
             /**
+             * Format: uuid
              * @description ID of the unit-of-measure record, when the unit is one of the organization's units.
              * @example 6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c
              */
@@ -4543,6 +4585,7 @@ export interface components {
             customColumnValue: string | null;
             itemCode: components["schemas"]["CodeBrief"];
             /**
+             * Format: uuid
              * @description ID of the item code.
              * @example 8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e
              */
@@ -4561,6 +4604,7 @@ export interface components {
             /** @description The inventory ledger entry the item's cost is booked to (only its id; its other fields are not part of this API); null when none. */
             costsInventoryItemLedgerEntry: {
                 /**
+                 * Format: uuid
                  * @description The ledger entry's ID.
                  * @example 9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f
                  */
@@ -4574,6 +4618,7 @@ export interface components {
             /** @description The inventory ledger the item is received into (only its id); null when none. */
             destinationInventoryItemLedger: {
                 /**
+                 * Format: uuid
                  * @description The ledger's ID.
                  * @example 0d1e2f3a-4b5c-4d6e-9f7a-8b9c0d1e2f3a
                  */
@@ -4622,6 +4667,7 @@ export interface components {
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
              */
@@ -4633,16 +4679,19 @@ export interface components {
              */
             lineNumber: number;
             /**
+             * Format: uuid
              * @description The order the item belongs to.
              * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
              */
             orderId: string;
             /**
+             * Format: uuid
              * @description The job of the parent order.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor of the parent order.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -4670,6 +4719,7 @@ export interface components {
              */
             unitsOfMeasure: string | null;
             /**
+             * Format: uuid
              * @description ID of the unit-of-measure record, when the unit is one of the organization's units.
              * @example 6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c
              */
@@ -4775,6 +4825,7 @@ export interface components {
             customColumnValue: string | null;
             itemCode: components["schemas"]["CodeBrief"];
             /**
+             * Format: uuid
              * @description ID of the item code.
              * @example 8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e
              */
@@ -4997,6 +5048,7 @@ export interface components {
         /** @description A notification addressed to a user about the integration. */
         Notification: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d
              */
@@ -5004,6 +5056,7 @@ export interface components {
             type: components["schemas"]["NotificationType"];
             payload: components["schemas"]["NotificationPayload"];
             /**
+             * Format: uuid
              * @description The user the notification is addressed to.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -5073,6 +5126,7 @@ export interface components {
          */
         OrderDiff: {
             /**
+             * Format: uuid
              * @description The order.
              * @example 4f3e2d1c-0b9a-4887-a665-544332211009
              */
@@ -5094,6 +5148,7 @@ export interface components {
              */
             deliveryInstructions?: string | null;
             /**
+             * Format: uuid
              * @description Delivery location.
              * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
              */
@@ -5147,6 +5202,7 @@ export interface components {
              */
             integrationState?: string | null;
             /**
+             * Format: uuid
              * @description The job.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -5221,6 +5277,7 @@ export interface components {
              */
             type?: string | null;
             /**
+             * Format: uuid
              * @description The vendor.
              * @example 7c6d5e4f-3a2b-4c1d-9e0f-8a7b6c5d4e3f
              */
@@ -5398,6 +5455,7 @@ export interface components {
          */
         ChangeOrder: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
              */
@@ -5415,11 +5473,13 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who made the change order.
              * @example 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The order.
              * @example 4f3e2d1c-0b9a-4887-a665-544332211009
              */
@@ -5477,6 +5537,7 @@ export interface components {
         /** @description The order line item a release item draws from, with the prices the release is costed at. */
         ReleaseLineItem: {
             /**
+             * Format: uuid
              * @description The order line item's ID.
              * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
              */
@@ -5502,16 +5563,19 @@ export interface components {
         /** @description A quantity released from one order line item. */
         ReleaseItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 6e5f4a3b-2c1d-4e0f-9a8b-7c6d5e4f3a2b
              */
             id: string;
             /**
+             * Format: uuid
              * @description The release.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             releaseId: string;
             /**
+             * Format: uuid
              * @description The order line item released from.
              * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
              */
@@ -5559,11 +5623,13 @@ export interface components {
         /** @description A scheduled material draw against a hold-for-release order. Values match the analytics dashboard. */
         Release: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             id: string;
             /**
+             * Format: uuid
              * @description The hold-for-release order.
              * @example 4f3e2d1c-0b9a-4887-a665-544332211009
              */
@@ -5619,6 +5685,7 @@ export interface components {
             /** @description Where to deliver; only the location's `id` and `name` are returned. Null when not set. */
             deliveryLocation: {
                 /**
+                 * Format: uuid
                  * @description The location's ID.
                  * @example 8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a
                  */
@@ -5644,6 +5711,7 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who scheduled the release.
              * @example 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
              */
@@ -5678,11 +5746,13 @@ export interface components {
         /** @description A job's bill of materials (one per job); its items are read and written under `/billOfMaterials/{billOfMaterialsId}/items`. */
         BillOfMaterials: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
             id: string;
             /**
+             * Format: uuid
              * @description The job.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -5717,11 +5787,13 @@ export interface components {
         /** @description An estimated material line of a job's bill of materials. */
         BillOfMaterialsItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
              */
             id: string;
             /**
+             * Format: uuid
              * @description The bill of materials the item belongs to.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -5909,6 +5981,7 @@ export interface components {
         /** @description A requisition (field request for material). */
         Requisition: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
@@ -5926,16 +5999,19 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who created it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The user who changed it last (the caller of a state change through the API).
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             updatedById: string | null;
             /**
+             * Format: uuid
              * @description The job the material is for.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
@@ -5947,6 +6023,7 @@ export interface components {
             identifier: string;
             state: components["schemas"]["RequisitionState"];
             /**
+             * Format: uuid
              * @description The purchasing agent (a user) handling it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -5968,6 +6045,7 @@ export interface components {
              */
             deletedById: string | null;
             /**
+             * Format: uuid
              * @description Where to deliver; null when not set.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
@@ -6056,6 +6134,7 @@ export interface components {
         /** @description A line of a requisition. */
         RequisitionItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
              */
@@ -6078,21 +6157,25 @@ export interface components {
              */
             allowSubstitution: boolean;
             /**
+             * Format: uuid
              * @description The user who added the item.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
             createdById: string | null;
             /**
+             * Format: uuid
              * @description The order item it was placed on; null until it is on an order.
              * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
              */
             lineItemId: string | null;
             /**
+             * Format: uuid
              * @description The order it was placed on; null until it is on an order.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
             purchaseOrderId: string | null;
             /**
+             * Format: uuid
              * @description The requisition.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
@@ -6177,6 +6260,7 @@ export interface components {
         /** @description A request for material from a warehouse. */
         WarehouseRequest: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
              */
@@ -6194,16 +6278,19 @@ export interface components {
              */
             needByDateDay: string;
             /**
+             * Format: uuid
              * @description The warehouse location the material comes from.
              * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
              */
             locationId: string;
             /**
+             * Format: uuid
              * @description The job the material is for.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
             jobId: string;
             /**
+             * Format: uuid
              * @description The user who created it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6237,11 +6324,13 @@ export interface components {
         /** @description A line of a warehouse request. */
         WarehouseRequestItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 8c9d0e1f-2a3b-4c4d-9e5f-6a7b8c9d0e1f
              */
             id: string;
             /**
+             * Format: uuid
              * @description The warehouse request.
              * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
              */
@@ -6294,11 +6383,13 @@ export interface components {
              */
             mpn: string | null;
             /**
+             * Format: uuid
              * @description The requisition the line came from; null when it was added on the warehouse request directly.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
             requisitionId: string | null;
             /**
+             * Format: uuid
              * @description The user who added the line.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6338,6 +6429,7 @@ export interface components {
         /** @description A field delivery receipt (warehouse deliveries are not part of this service). */
         DeliveryReceipt: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
              */
@@ -6461,11 +6553,13 @@ export interface components {
         /** @description A line of a delivery receipt. */
         DeliveryReceiptItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
              */
             id: string;
             /**
+             * Format: uuid
              * @description The delivery receipt.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
              */
@@ -6496,6 +6590,7 @@ export interface components {
              */
             unitsOfMeasure: string;
             /**
+             * Format: uuid
              * @description The order item delivered; null on a delivery without an order.
              * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
              */
@@ -6554,6 +6649,7 @@ export interface components {
         /** @description A vendor invoice (or credit memo). */
         Invoice: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
              */
@@ -6571,6 +6667,7 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description The user who created it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6587,16 +6684,19 @@ export interface components {
              */
             title: string | null;
             /**
+             * Format: uuid
              * @description The job billed; null when not assigned.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor who sent it; null when not assigned.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             vendorId: string | null;
             /**
+             * Format: uuid
              * @description The purchase order it bills; null when not matched to one.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -6609,6 +6709,7 @@ export interface components {
              */
             approvedAt: string | null;
             /**
+             * Format: uuid
              * @description Who approved it.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6687,6 +6788,7 @@ export interface components {
              */
             paidAt: string | null;
             /**
+             * Format: uuid
              * @description Who recorded the payment.
              * @example 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b
              */
@@ -6800,11 +6902,13 @@ export interface components {
         /** @description A line of an invoice. */
         InvoiceItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a
              */
             id: string;
             /**
+             * Format: uuid
              * @description The invoice.
              * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
              */
@@ -6886,11 +6990,13 @@ export interface components {
         /** @description A line of an invoice as the bulk pull (`GET /invoice-items`) returns it, with the invoice item fields plus flattened codes and the parent invoice's job and vendor. */
         BulkInvoiceItem: {
             /**
+             * Format: uuid
              * @description Unique ID.
              * @example d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a
              */
             id: string;
             /**
+             * Format: uuid
              * @description The invoice.
              * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
              */
@@ -7029,11 +7135,13 @@ export interface components {
              */
             costTypeCode: string | null;
             /**
+             * Format: uuid
              * @description The job of the parent invoice.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
             jobId: string | null;
             /**
+             * Format: uuid
              * @description The vendor of the parent invoice.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
@@ -7041,6 +7149,7 @@ export interface components {
             /** @description The item code charged (id, code, description); null when none. */
             itemCode: {
                 /**
+                 * Format: uuid
                  * @description Unique ID.
                  * @example f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9
                  */
@@ -7156,6 +7265,7 @@ export interface components {
         /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -7183,6 +7293,7 @@ export interface components {
         /** @description Missing, malformed, expired or revoked credentials. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 /**
                  * @description `Bearer`, with `error="invalid_token"` when a credential was sent.
                  * @example Bearer error="invalid_token"
@@ -7210,9 +7321,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
-        Conflict: {
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        TaxCodeConflict: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -7265,8 +7377,9 @@ export interface components {
             };
         };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        NotFound: {
+        TaxCodeNotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -7289,9 +7402,172 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        UnitOfMeasureConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code LF is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: LF is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        UnitOfMeasureNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No unit of measure matches LF.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No unit of measure matches LF."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
+        JobInputNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "body.groupIds: no group 6c5b4a39-2817-4f6e-9d5c-4b3a29181706 exists in your organization.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.groupIds: no group 6c5b4a39-2817-4f6e-9d5c-4b3a29181706 exists in your organization."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        JobConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code J-1042 is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: J-1042 is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        JobNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No job matches J-1042.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No job matches J-1042."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code TX-CA is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: TX-CA is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The operation is not enabled for the organization. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -7307,6 +7583,408 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "This operation must be enabled by a support request."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        GroupConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code NORCAL is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: NORCAL is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        GroupNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No group matches 6c5b4a39-2817-4f6e-9d5c-4b3a29181706.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No group matches 6c5b4a39-2817-4f6e-9d5c-4b3a29181706."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
+        LocationInputNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        LocationNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No location matches 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No location matches 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        VendorConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code V-GRAYBAR is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: V-GRAYBAR is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        VendorNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No vendor matches V-FERGUSON.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No vendor matches V-FERGUSON."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        GlobalPhaseConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code 03-300 is already used by another global phase.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: 03-300 is already used by another global phase",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        PhaseNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No phase matches 03-300.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No phase matches 03-300."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        PhaseConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code 03-300 is already used by another phase of the job.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: 03-300 is already used by another phase of the job",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        CostCategoryConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code MAT is already used by another cost category of the same scope.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: MAT is already used by another cost category of the same scope",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        CostCategoryNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No cost category matches MAT.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No cost category matches MAT."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        UserConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "email maria.chen@summitridge.example is already used by another user.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.email: maria.chen@summitridge.example is already used by another user",
+                 *           "field": "body.email",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        UserNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No user matches maria.chen@summitridge.example.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No user matches maria.chen@summitridge.example."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No object of your organization matches the ID given.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No object of your organization matches the ID given."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        OrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e."
                  *         }
                  *       ]
                  *     }
@@ -7334,6 +8012,320 @@ export interface components {
                  *           "message": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
                  *           "field": "header.If-Match",
                  *           "rule": "current-etag"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        SellerOrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No order of buyer 6e7f8a9b-0c1d-4e2f-8a3b-4c5d6e7f8a9b sent to you matches purchase order number J-1042-0007.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No order of buyer 6e7f8a9b-0c1d-4e2f-8a3b-4c5d6e7f8a9b sent to you matches purchase order number J-1042-0007."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        ItemNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
+        TagConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "title Owner furnished is already used by another tag.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.title: Owner furnished is already used by another tag",
+                 *           "field": "body.title",
+                 *           "rule": "unique"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        OrderTagNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "The order has no tag 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The order has no tag 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
+        NotificationInputNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "body.recipientId: no user matches 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.recipientId: no user matches 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        ChangeOrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No change order matches 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No change order matches 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        BillOfMaterialsNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No bill of materials matches 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No bill of materials matches 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        BillOfMaterialsItemNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No bill-of-materials item matches 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No bill-of-materials item matches 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        RequisitionNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No requisition matches 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No requisition matches 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        WarehouseRequestNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No warehouse request matches 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No warehouse request matches 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        DeliveryReceiptNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No delivery receipt matches 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No delivery receipt matches 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        InvoiceNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f."
                  *         }
                  *       ]
                  *     }
@@ -13656,6 +14648,13 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description The request's ID: the `X-Request-Id` the request sent when it is 1 to 128 letters, digits or
+         *     `._:-`, otherwise one the service made. Problem bodies carry it as `requestId`; quote it when
+         *     reporting a problem.
+         * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+         */
+        RequestId: string;
+        /**
          * @description The order's entity tag, `W/"order-<id>-v<version>"`: it changes with every change made to the order or its items in the service. Send it back in `If-Match` to write only if nothing changed since.
          * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
          */
@@ -13715,6 +14714,7 @@ export interface operations {
             /** @description The access token, sent with `Cache-Control: no-store` and `Pragma: no-cache`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /**
                      * @description Always `no-store`.
                      * @example no-store
@@ -13744,6 +14744,7 @@ export interface operations {
             /** @description `invalid_request`, `unsupported_grant_type` or `invalid_scope`. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -13761,6 +14762,7 @@ export interface operations {
             /** @description `invalid_client`: unknown client, wrong secret or deleted client. With HTTP Basic, `WWW-Authenticate: Basic` is sent. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /**
                      * @description `Basic realm="oauth2"` when the client authenticated with HTTP Basic.
                      * @example Basic realm="oauth2"
@@ -13958,6 +14960,7 @@ export interface operations {
             /** @description A page of tax codes. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14025,6 +15028,7 @@ export interface operations {
             /** @description The created tax code. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14055,6 +15059,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14075,7 +15081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["TaxCodeConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -14098,6 +15104,7 @@ export interface operations {
             /** @description The tax code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14120,7 +15127,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TaxCodeNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -14142,6 +15149,7 @@ export interface operations {
             /** @description The deleted tax code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14172,6 +15180,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14192,7 +15202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TaxCodeNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -14224,6 +15234,7 @@ export interface operations {
             /** @description The updated tax code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14254,6 +15265,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14274,8 +15287,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["TaxCodeNotFound"];
+            409: components["responses"]["TaxCodeConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -14314,6 +15327,7 @@ export interface operations {
             /** @description A page of units of measure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14376,6 +15390,7 @@ export interface operations {
             /** @description The created unit of measure. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14404,6 +15419,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14424,7 +15441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["UnitOfMeasureConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -14447,6 +15464,7 @@ export interface operations {
             /** @description The unit of measure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14467,7 +15485,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UnitOfMeasureNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -14499,6 +15517,7 @@ export interface operations {
             /** @description The updated unit of measure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14527,6 +15546,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14547,8 +15568,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["UnitOfMeasureNotFound"];
+            409: components["responses"]["UnitOfMeasureConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -14587,6 +15608,7 @@ export interface operations {
             /** @description A page of jobs. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14680,6 +15702,7 @@ export interface operations {
             /** @description The created job. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14722,6 +15745,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14742,8 +15767,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["JobInputNotFound"];
+            409: components["responses"]["JobConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -14797,6 +15822,7 @@ export interface operations {
             /** @description The upserted jobs, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14853,6 +15879,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14873,7 +15901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["JobConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -14896,6 +15924,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14930,7 +15959,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -14966,6 +15995,7 @@ export interface operations {
             /** @description The updated job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15008,6 +16038,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15028,8 +16060,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["JobNotFound"];
+            409: components["responses"]["JobConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15074,6 +16106,7 @@ export interface operations {
             /** @description A page of the job's locations. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15114,7 +16147,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15153,6 +16186,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15195,6 +16229,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15215,7 +16251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -15245,6 +16281,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15287,6 +16324,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15307,7 +16346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15352,6 +16391,7 @@ export interface operations {
             /** @description A page of the job's users. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15379,7 +16419,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15413,6 +16453,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15455,6 +16496,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15475,7 +16518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -15505,6 +16548,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15547,6 +16591,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15567,7 +16613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15589,6 +16635,7 @@ export interface operations {
             /** @description The next number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15604,7 +16651,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15641,6 +16688,7 @@ export interface operations {
             /** @description The job, with whether it has job phases and its counter after the change. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15668,7 +16716,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -15709,6 +16757,7 @@ export interface operations {
             /** @description A page of groups. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15772,6 +16821,7 @@ export interface operations {
             /** @description The created group. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15801,6 +16851,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15821,7 +16873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["GroupConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -15844,6 +16896,7 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15865,7 +16918,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["GroupNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15896,6 +16949,7 @@ export interface operations {
             /** @description The updated group. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15925,6 +16979,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15945,8 +17001,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["GroupNotFound"];
+            409: components["responses"]["GroupConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -15985,6 +17041,7 @@ export interface operations {
             /** @description A page of locations. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16092,6 +17149,7 @@ export interface operations {
             /** @description The created location. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16132,6 +17190,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16152,7 +17212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationInputNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -16176,6 +17236,7 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16214,7 +17275,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16236,6 +17297,7 @@ export interface operations {
             /** @description The deleted location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16283,6 +17345,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16303,7 +17367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16335,6 +17399,7 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16381,6 +17446,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16401,7 +17468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16445,6 +17512,7 @@ export interface operations {
             /** @description A page of vendors. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16531,6 +17599,7 @@ export interface operations {
             /** @description The created vendor. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16561,6 +17630,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16581,7 +17652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["VendorConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -16622,6 +17693,7 @@ export interface operations {
             /** @description The upserted vendors, in input order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16685,6 +17757,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16705,7 +17779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["VendorConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -16734,6 +17808,7 @@ export interface operations {
             /** @description The vendor. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16777,7 +17852,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16799,6 +17874,7 @@ export interface operations {
             /** @description The deleted vendor. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16850,6 +17926,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16870,7 +17948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16902,6 +17980,7 @@ export interface operations {
             /** @description The updated vendor. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16953,6 +18032,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16973,8 +18054,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["VendorNotFound"];
+            409: components["responses"]["VendorConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17011,6 +18092,7 @@ export interface operations {
             /** @description The vendor with its location. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17062,6 +18144,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17082,7 +18166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["VendorNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -17123,6 +18207,7 @@ export interface operations {
             /** @description A page of global phases. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17191,6 +18276,7 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17222,6 +18308,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17242,7 +18330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["GlobalPhaseConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17285,6 +18373,7 @@ export interface operations {
             /** @description The created and updated phases, in the order of `inputs`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17322,6 +18411,7 @@ export interface operations {
             /** @description The list is empty or longer than 1000, or one or more elements were rejected (nothing was saved). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17353,6 +18443,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17402,6 +18494,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17425,7 +18518,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17447,6 +18540,7 @@ export interface operations {
             /** @description The deleted phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17478,6 +18572,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17498,7 +18594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17529,6 +18625,7 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17560,6 +18657,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17580,8 +18679,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["GlobalPhaseConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17620,6 +18719,7 @@ export interface operations {
             /** @description A page of job phases. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17700,6 +18800,7 @@ export interface operations {
             /** @description A page of the job's phases. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17725,7 +18826,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17764,6 +18865,7 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17795,6 +18897,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17815,8 +18919,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["JobNotFound"];
+            409: components["responses"]["PhaseConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17844,6 +18948,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17867,7 +18972,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17894,6 +18999,7 @@ export interface operations {
             /** @description The deleted phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17925,6 +19031,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17945,7 +19053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17982,6 +19090,7 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18013,6 +19122,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18033,8 +19144,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["PhaseConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18073,6 +19184,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18142,6 +19254,7 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18174,6 +19287,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18194,7 +19309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["CostCategoryConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -18217,6 +19332,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18241,7 +19357,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18263,6 +19379,7 @@ export interface operations {
             /** @description The deleted cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18295,6 +19412,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18315,7 +19434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18346,6 +19465,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18378,6 +19498,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18398,8 +19520,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["CostCategoryConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18438,6 +19560,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18525,6 +19648,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18563,7 +19687,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18606,6 +19730,7 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18638,6 +19763,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18658,8 +19785,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["CostCategoryConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -18692,6 +19819,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18716,7 +19844,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18748,6 +19876,7 @@ export interface operations {
             /** @description The deleted cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18780,6 +19909,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18800,7 +19931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18841,6 +19972,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18873,6 +20005,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18893,8 +20027,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["CostCategoryConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18933,6 +20067,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19015,6 +20150,7 @@ export interface operations {
             /** @description A page of cost categories. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19053,7 +20189,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19091,6 +20227,7 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19123,6 +20260,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19143,8 +20282,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["JobNotFound"];
+            409: components["responses"]["CostCategoryConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -19172,6 +20311,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19196,7 +20336,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19223,6 +20363,7 @@ export interface operations {
             /** @description The deleted cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19255,6 +20396,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19275,7 +20418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19311,6 +20454,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19343,6 +20487,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19363,8 +20509,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["CostCategoryConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19403,6 +20549,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19477,6 +20624,7 @@ export interface operations {
             /** @description The created user. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19510,6 +20658,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19530,7 +20680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["UserConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -19553,6 +20703,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19578,7 +20729,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["UserNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19617,6 +20768,7 @@ export interface operations {
             /** @description A page of tags. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19685,6 +20837,7 @@ export interface operations {
             /** @description A page of orders. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19918,6 +21071,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19963,6 +21118,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20037,7 +21193,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20077,6 +21233,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20160,6 +21318,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20226,6 +21386,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20308,6 +21469,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20328,7 +21491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -20376,6 +21539,7 @@ export interface operations {
             /** @description A page of the order's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20516,7 +21680,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20584,6 +21748,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20633,6 +21799,7 @@ export interface operations {
             /** @description The buyer's order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20707,7 +21874,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["SellerOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20755,108 +21922,12 @@ export interface operations {
             /** @description A page of items with the total. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "meta": {
-                     *         "total": 2,
-                     *         "limit": 500,
-                     *         "offset": 0
-                     *       },
-                     *       "data": [
-                     *         {
-                     *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
-                     *           "lineNumber": 2,
-                     *           "orderId": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
-                     *           "description": "6x6 W2.9xW2.9 welded wire mesh sheet, 8x20 ft",
-                     *           "quantity": 40,
-                     *           "extendedQuantity": 40,
-                     *           "unitsOfMeasure": "EA",
-                     *           "unitsOfMeasureId": "0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d",
-                     *           "requestedUOM": "EA",
-                     *           "pricingUOM": "EA",
-                     *           "extendedUOM": "EA",
-                     *           "unitPrice": 42.75,
-                     *           "scaledUnitPrice": 42.75,
-                     *           "unitDiscount": null,
-                     *           "extPrice": 1710,
-                     *           "extPriceIncludingTax": 1833.98,
-                     *           "backorderLeadTime": null,
-                     *           "backorderQuantity": null,
-                     *           "needByDate": "2026-10-08T00:00:00.000Z",
-                     *           "expectedDeliveryTime": "2026-10-07T15:00:00.000Z",
-                     *           "manufacturer": "Insteel",
-                     *           "manufacturerPartNumber": "WWM-6629-820",
-                     *           "universalProductCode": null,
-                     *           "vendorPartNumber": "FRG-WWM-820",
-                     *           "notes": null,
-                     *           "customColumnValue": null,
-                     *           "itemCode": null,
-                     *           "itemCodeId": null,
-                     *           "itemCodeText": "MESH-6X6",
-                     *           "costsInventoryItemLedgerEntryId": null,
-                     *           "createdAt": "2026-10-01T15:30:00.000Z",
-                     *           "updatedAt": "2026-10-01T15:30:00.000Z",
-                     *           "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
-                     *           "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
-                     *           "phaseCodeCode": "03-300",
-                     *           "costCategoryCode": "MAT",
-                     *           "glCodeCode": "5100-MAT",
-                     *           "taxCodeCode": "TX-CA",
-                     *           "costTypeCode": "M"
-                     *         },
-                     *         {
-                     *           "id": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a",
-                     *           "lineNumber": 1,
-                     *           "orderId": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
-                     *           "description": "#4 rebar, grade 60, 20 ft",
-                     *           "quantity": 1200,
-                     *           "extendedQuantity": 1200,
-                     *           "unitsOfMeasure": "C",
-                     *           "unitsOfMeasureId": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
-                     *           "requestedUOM": "LF",
-                     *           "pricingUOM": "C",
-                     *           "extendedUOM": "LF",
-                     *           "unitPrice": 86.5,
-                     *           "scaledUnitPrice": 0.865,
-                     *           "unitDiscount": 2.5,
-                     *           "extPrice": 1012.05,
-                     *           "extPriceIncludingTax": 1085.42,
-                     *           "backorderLeadTime": null,
-                     *           "backorderQuantity": null,
-                     *           "needByDate": "2026-10-08T00:00:00.000Z",
-                     *           "expectedDeliveryTime": "2026-10-07T15:00:00.000Z",
-                     *           "manufacturer": "Nucor",
-                     *           "manufacturerPartNumber": "RB4-G60-20",
-                     *           "universalProductCode": "012345678905",
-                     *           "vendorPartNumber": "FRG-RB4-20",
-                     *           "notes": "Bundle by 50.",
-                     *           "customColumnValue": null,
-                     *           "itemCode": {
-                     *             "id": "8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e",
-                     *             "code": "REBAR-4",
-                     *             "description": "Reinforcing bar #4"
-                     *           },
-                     *           "itemCodeId": "8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e",
-                     *           "itemCodeText": null,
-                     *           "costsInventoryItemLedgerEntryId": null,
-                     *           "createdAt": "2026-10-01T15:30:00.000Z",
-                     *           "updatedAt": "2026-10-01T15:30:00.000Z",
-                     *           "jobId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
-                     *           "vendorId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
-                     *           "phaseCodeCode": "03-300",
-                     *           "costCategoryCode": "MAT",
-                     *           "glCodeCode": "5100-MAT",
-                     *           "taxCodeCode": "TX-CA",
-                     *           "costTypeCode": "M"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["BulkItemPage"];
                 };
             };
@@ -20883,6 +21954,7 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20960,7 +22032,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ItemNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21006,6 +22078,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21082,6 +22156,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21148,6 +22224,7 @@ export interface operations {
             /** @description A page of the order's tags. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21178,7 +22255,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21221,6 +22298,7 @@ export interface operations {
             /** @description The tags added to the order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21259,6 +22337,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21279,8 +22359,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["TagConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -21308,6 +22388,7 @@ export interface operations {
             /** @description The tag was removed from the order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21327,6 +22408,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21347,7 +22430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderTagNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21386,6 +22469,7 @@ export interface operations {
             /** @description A page of notifications. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21464,6 +22548,7 @@ export interface operations {
             /** @description The created notification. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21499,6 +22584,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21519,7 +22606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotificationInputNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -21552,6 +22639,7 @@ export interface operations {
             /** @description The IDs of the updated notifications. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21576,6 +22664,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21596,7 +22686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotificationInputNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21635,6 +22725,7 @@ export interface operations {
             /** @description A page of at most 10 change orders. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21733,6 +22824,7 @@ export interface operations {
             /** @description The change order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21808,7 +22900,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ChangeOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21846,6 +22938,7 @@ export interface operations {
             /** @description The state was stored. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21865,6 +22958,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21885,7 +22980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ChangeOrderNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -21915,6 +23010,7 @@ export interface operations {
             /** @description The order's releases, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21985,7 +23081,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22032,6 +23128,7 @@ export interface operations {
             /** @description A page of releases and the total. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22109,7 +23206,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22131,6 +23228,7 @@ export interface operations {
             /** @description The job's bill of materials. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22149,7 +23247,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22177,6 +23275,7 @@ export interface operations {
             /** @description The job already had a bill of materials; it is returned unchanged. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22196,6 +23295,7 @@ export interface operations {
             /** @description The created bill of materials. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22222,6 +23322,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22242,7 +23344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["JobNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -22289,6 +23391,7 @@ export interface operations {
             /** @description A page of items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22347,7 +23450,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22418,6 +23521,7 @@ export interface operations {
             /** @description The created items, in the order given. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22484,6 +23588,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22504,7 +23610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -22528,6 +23634,7 @@ export interface operations {
             /** @description The deleted item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22563,6 +23670,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22583,7 +23692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsItemNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22629,6 +23738,7 @@ export interface operations {
             /** @description The updated item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22677,6 +23787,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22697,7 +23809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BillOfMaterialsItemNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22749,6 +23861,7 @@ export interface operations {
             /** @description The updated items, in the order of `inputs`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22812,6 +23925,7 @@ export interface operations {
             /** @description A request-level error, or every rejected element (one line each, prefixed `Position <n>: `). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22843,6 +23957,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22901,6 +24017,7 @@ export interface operations {
             /** @description A page of requisitions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22982,6 +24099,7 @@ export interface operations {
             /** @description The requisition. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23017,7 +24135,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23062,6 +24180,7 @@ export interface operations {
             /** @description A page of the requisition's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23138,7 +24257,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23166,6 +24285,7 @@ export interface operations {
             /** @description The updated requisition. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23209,6 +24329,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23229,7 +24351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23268,6 +24390,7 @@ export interface operations {
             /** @description A page of warehouse requests. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23325,6 +24448,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23348,7 +24472,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23393,6 +24517,7 @@ export interface operations {
             /** @description A page of the request's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23443,7 +24568,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23465,6 +24590,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23488,7 +24614,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23533,6 +24659,7 @@ export interface operations {
             /** @description A page of the request's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23583,7 +24710,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23627,6 +24754,7 @@ export interface operations {
             /** @description A page of delivery receipts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23690,6 +24818,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23734,7 +24863,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23777,6 +24906,7 @@ export interface operations {
             /** @description A page of the receipt's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23829,7 +24959,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23867,6 +24997,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23919,6 +25050,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23939,7 +25072,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["DeliveryReceiptNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -23991,6 +25124,7 @@ export interface operations {
             /** @description A page of the order's delivery receipts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24027,7 +25161,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -24071,6 +25205,7 @@ export interface operations {
             /** @description A page of invoices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24218,6 +25353,7 @@ export interface operations {
             /** @description The updated invoices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24293,6 +25429,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24313,7 +25451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -24343,6 +25481,7 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24408,7 +25547,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -24465,6 +25604,8 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24532,6 +25673,7 @@ export interface operations {
             /** @description A page of the invoice's items. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24564,7 +25706,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -24612,6 +25754,7 @@ export interface operations {
             /** @description A page of invoice items and the size of the whole set. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;

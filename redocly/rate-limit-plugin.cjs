@@ -15,6 +15,12 @@ const yaml = require('js-yaml');
 const COMPONENTS = yaml.load(readFileSync(join(__dirname, '..', 'api', 'components', 'rate-limits.yaml'), 'utf8'));
 const header = (name) => ({ $ref: `#/components/headers/${name}` });
 
+function withHeaders(response) {
+  if (response.$ref) return;
+  response.headers = response.headers || {};
+  for (const name of ['RateLimit-Policy', 'RateLimit']) if (!response.headers[name]) response.headers[name] = header(name);
+}
+
 function responses() {
   return {
     Root: {
@@ -28,15 +34,12 @@ function responses() {
       leave(operation) {
         operation.responses = operation.responses || {};
         if (!operation.responses['429']) operation.responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
+        // Responses another decorator added to the operation (the 403 of procurement/scope-security)
+        // are not visited as Response nodes: give them the headers here.
+        for (const response of Object.values(operation.responses)) withHeaders(response);
       },
     },
-    Response: {
-      leave(response) {
-        if (response.$ref) return;
-        response.headers = response.headers || {};
-        for (const name of ['RateLimit-Policy', 'RateLimit']) if (!response.headers[name]) response.headers[name] = header(name);
-      },
-    },
+    Response: { leave: withHeaders },
   };
 }
 

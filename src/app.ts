@@ -114,6 +114,8 @@ export async function createApp({ db, config, jwtSecret, lifecycle = new Lifecyc
   app.use((req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1).toLowerCase() : req.path.toLowerCase();
+    // The root points a newcomer (browser or curl) at the docs and the contract.
+    if (path === '/') return res.json({ name: 'Construction Procurement API', docs: '/docs', openapi: '/openapi.json', openapiYaml: '/openapi.yaml' });
     if (path === '/openapi.json') return res.sendFile(join(GENERATED_DIR, 'openapi.json'));
     if (path === '/openapi.yaml') return res.type('application/yaml').sendFile(join(GENERATED_DIR, 'openapi.yaml'));
     if (path !== '/docs') {

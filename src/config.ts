@@ -1,58 +1,98 @@
-import { DATA_DIR } from './paths';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DATA_DIR, ROOT } from './paths';
 
-/** Everything the process reads from its environment, in one place (documented in README). */
-export interface Config {
-  port: number;
-  databaseUrl: string | undefined;
-  jwtSecret: string | undefined;
-  /** 'test' validates every response against the contract; 'production' skips that work. */
-  mode: 'development' | 'test' | 'production';
-  dataDir: string;
-  smtpUrl: string | undefined;
-  dbPoolMax: number;
-  /** Named prepared statements per connection (DB_PREPARED_STATEMENTS=off: unnamed, for PgBouncer transaction pooling). */
-  dbPreparedStatements: boolean;
-  /** At most this many per connection, least recently used deallocated (DB_PREPARED_STATEMENTS_MAX). */
-  dbPreparedStatementsMax: number;
-  /** Requests per second per organization and per credential (RATE_LIMIT_BURST, default 20). */
-  rateLimitBurst: number;
-  /** Requests per hour per organization and per credential (RATE_LIMIT_HOURLY, default 3600). */
-  rateLimitHourly: number;
-  /** Browser origins allowed by CORS (CORS_ORIGINS, comma-separated); empty: CORS off. */
-  corsOrigins: string[];
-  /** Bounds on a slow client: whole request (HTTP_REQUEST_TIMEOUT_MS) and headers (HTTP_HEADERS_TIMEOUT_MS). */
-  httpRequestTimeoutMs: number;
-  httpHeadersTimeoutMs: number;
-  /** pino level: one line per request at `info`; `silent` in test mode unless LOG_LEVEL is set. */
-  logLevel: string;
-  /** Bearer token for GET /metrics; unset, /metrics does not exist. */
-  metricsToken: string | undefined;
-  /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */
-  shutdownTimeoutMs: number;
+/**
+ * Everything the process reads from its environment, in one place, validated at start: a bad value
+ * is one clear line naming the variable, never a stack trace from deep inside. README's
+ * configuration table and .env.example list the same settings (test/config.test.ts checks both).
+ */
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+const onOff = z.enum(['on', 'off'], { message: 'must be on or off' }).transform((v) => v === 'on');
+const commaList = z.string().transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean));
+const url = (...protocols: string[]) =>
+  z
+    .string()
+    .refine((v) => URL.canParse(v) && protocols.includes(new URL(v).protocol), `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`);
+
+// Adding a setting: one line here (config key: environment variable and schema with its default),
+// one row in README's configuration table, one line in .env.example.
+const SETTINGS = {
+  port: { env: 'PORT', schema: integer(0, 65535).default(3000) },
+  databaseUrl: { env: 'DATABASE_URL', schema: url('postgres:', 'postgresql:').optional() },
+  jwtSecret: { env: 'JWT_SECRET', schema: z.string().optional() },
+  mode: {
+    env: 'NODE_ENV',
+    schema: z.enum(['development', 'test', 'production'], { message: 'must be development, test or production' }).default('development'),
+  },
+  dbPoolMax: { env: 'DB_POOL_MAX', schema: integer(1, 1000).default(10) },
+  smtpUrl: { env: 'SMTP_URL', schema: url('smtp:', 'smtps:').optional() },
+  mailFrom: { env: 'MAIL_FROM', schema: z.string().optional() },
+  dataDir: { env: 'DATA_DIR', schema: z.string().default(DATA_DIR) },
+  /** Named prepared statements per connection (`off`: unnamed, for PgBouncer transaction pooling). */
+  dbPreparedStatements: { env: 'DB_PREPARED_STATEMENTS', schema: onOff.default(true) },
+  /** At most this many per connection, least recently used deallocated. */
+  dbPreparedStatementsMax: { env: 'DB_PREPARED_STATEMENTS_MAX', schema: integer(1, 100_000).default(200) },
   /** PostgreSQL statement_timeout of every connection: a runaway query becomes a 503. */
-  statementTimeoutMs: number;
+  statementTimeoutMs: { env: 'DB_STATEMENT_TIMEOUT_MS', schema: integer(0, 86_400_000).default(30_000) },
+  /** Requests per second per organization (and per credential where an organization was given more). */
+  rateLimitBurst: { env: 'RATE_LIMIT_BURST', schema: integer(1, 1_000_000).default(20) },
+  /** Requests per hour, likewise. */
+  rateLimitHourly: { env: 'RATE_LIMIT_HOURLY', schema: integer(1, 1_000_000_000).default(3600) },
+  /** Browser origins allowed by CORS (comma-separated); empty: CORS off. */
+  corsOrigins: { env: 'CORS_ORIGINS', schema: commaList.default([]) },
+  /** Bounds on a slow client: the whole request, and its headers. */
+  httpRequestTimeoutMs: { env: 'HTTP_REQUEST_TIMEOUT_MS', schema: integer(1, 3_600_000).default(30_000) },
+  httpHeadersTimeoutMs: { env: 'HTTP_HEADERS_TIMEOUT_MS', schema: integer(1, 3_600_000).default(10_000) },
+  /** pino level: one line per request at `info`; unset in test mode, `silent`. */
+  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be fatal, error, warn, info, debug, trace or silent' }).optional() },
+  /** Bearer token for GET /metrics; unset, /metrics does not exist. */
+  metricsToken: { env: 'METRICS_TOKEN', schema: z.string().optional() },
+  /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */
+  shutdownTimeoutMs: { env: 'SHUTDOWN_TIMEOUT_MS', schema: integer(0, 3_600_000).default(25_000) },
+  /** Days the change feed keeps its entries (src/feed/retention.ts). */
+  changeFeedRetentionDays: { env: 'CHANGE_FEED_RETENTION_DAYS', schema: integer(1, 36_500).default(30) },
+} satisfies Record<string, { env: string; schema: z.ZodType }>;
+
+type Settings = typeof SETTINGS;
+type Parsed = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
+export type Config = Omit<Parsed, 'logLevel'> & { logLevel: string };
+
+/** The environment variables the service reads (for .env.example and the README table). */
+export const SETTING_NAMES: string[] = Object.values(SETTINGS).map((s) => s.env);
+
+/** Bad configuration: one line per problem, naming the variable, the value and what it must be. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const mode = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
-  return {
-    port: env.PORT ? Number(env.PORT) : 3000,
-    databaseUrl: env.DATABASE_URL || undefined,
-    jwtSecret: env.JWT_SECRET || undefined,
-    mode,
-    dataDir: DATA_DIR,
-    smtpUrl: env.SMTP_URL || undefined,
-    dbPoolMax: env.DB_POOL_MAX ? Number(env.DB_POOL_MAX) : 10,
-    dbPreparedStatements: env.DB_PREPARED_STATEMENTS !== 'off',
-    dbPreparedStatementsMax: env.DB_PREPARED_STATEMENTS_MAX ? Number(env.DB_PREPARED_STATEMENTS_MAX) : 200,
-    rateLimitBurst: env.RATE_LIMIT_BURST ? Number(env.RATE_LIMIT_BURST) : 20,
-    rateLimitHourly: env.RATE_LIMIT_HOURLY ? Number(env.RATE_LIMIT_HOURLY) : 3600,
-    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
-    httpRequestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS ? Number(env.HTTP_REQUEST_TIMEOUT_MS) : 30_000,
-    httpHeadersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS ? Number(env.HTTP_HEADERS_TIMEOUT_MS) : 10_000,
-    logLevel: env.LOG_LEVEL || (mode === 'test' ? 'silent' : 'info'),
-    metricsToken: env.METRICS_TOKEN || undefined,
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ? Number(env.SHUTDOWN_TIMEOUT_MS) : 25_000,
-    statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS ? Number(env.DB_STATEMENT_TIMEOUT_MS) : 30_000,
-  };
+  const config: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, { env: name, schema }] of Object.entries(SETTINGS)) {
+    // An empty variable (`PORT=` in .env) means unset, as it always has.
+    const raw = env[name] === '' ? undefined : env[name];
+    const parsed = (schema as z.ZodType).safeParse(raw);
+    if (parsed.success) config[key] = parsed.data;
+    else problems.push(`${name}=${raw}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const parsed = config as Parsed;
+  return { ...parsed, logLevel: parsed.logLevel ?? (parsed.mode === 'test' ? 'silent' : 'info') };
+}
+
+/**
+ * Reads `.env` in the project folder when there is one (the same format as node --env-file).
+ * Variables already set in the environment win over the file.
+ */
+export function loadDotEnv(file = join(ROOT, '.env')): void {
+  if (existsSync(file)) process.loadEnvFile(file);
 }

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { closeApp, createApp } from './app';
 import { listen } from './http/server';
-import { loadConfig } from './config';
+import { ConfigError, loadConfig, loadDotEnv } from './config';
+import { startupHint } from './startup-hint';
+import { demoOrganizationId } from './admin/organizations';
 import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { ensureDemoOrganization } from './admin/demo';
@@ -20,12 +22,13 @@ import { onShutdown } from './ops/stoppables';
  * embedded database, HTTP server, graceful shutdown.
  */
 async function main(): Promise<void> {
+  loadDotEnv();
   const config = loadConfig();
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, (line) => console.log(line));
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
 
   await checkFeedSettings(database.db);
-  const demo = database.embedded ? await ensureDemoOrganization(database.db) : undefined;
+  const demo = database.embedded ? await ensureDemoOrganization(database.db, () => console.log('Loading the demo organization and its data…')) : undefined;
 
   const logger = createLogger(config.logLevel);
   const lifecycle = new Lifecycle();
@@ -34,13 +37,17 @@ async function main(): Promise<void> {
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   // Stopped in reverse order after the HTTP server has drained, before the pool closes.
   onShutdown('credential cache', () => closeApp(app));
-  onShutdown('change feed retention', startFeedRetention(database.db));
+  onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays));
   if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
   watchOutboxBacklog(database.db);
   const port = (server.address() as AddressInfo).port;
   const base = `http://localhost:${port}`;
   logger.info({ port }, 'listening');
-  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
+  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'})`);
+  console.log(`  Docs:              ${base}/docs  (contract: ${base}/openapi.json)`);
+  // Every start, not only the first: `client create --org <id>` needs it once the first output is gone.
+  const demoId = await demoOrganizationId(database.db);
+  if (demoId) console.log(`  Demo organization: ${demoId}  (npm run admin -- org show --org ${demoId})`);
   if (demo) {
     // Printed once, when the demo organization is created: the secrets are not stored in clear.
     console.log(
@@ -53,7 +60,7 @@ async function main(): Promise<void> {
         `  OAuth client secret: ${demo.oauthClient.clientSecret}`,
         `  Try it:              curl -s ${base}/tax-codes -H "Authorization: Bearer ${demo.apiKey}"`,
         `  Get a token:         curl -s -X POST ${base}/oauth2/token -d grant_type=client_credentials -d client_id=${demo.oauthClient.clientId} -d client_secret=${demo.oauthClient.clientSecret}`,
-        'These credentials are shown only now; `npm run admin -- client create --org <id>` issues new ones.',
+        `These credentials are shown only now; "npm run admin -- client create --org ${demo.organization.id}" issues new ones.`,
         '',
       ].join('\n'),
     );
@@ -73,6 +80,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
+  // Problems a user can fix (configuration, a taken port) are one line each, not a stack trace.
+  const hint = err instanceof ConfigError ? err.problems : startupHint(err, process.env.PORT);
+  if (hint) for (const line of hint) console.error(`Failed to start: ${line}`);
+  else console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
   process.exit(1);
 });

@@ -58,4 +58,49 @@ describe('admin CLI', function () {
       expect(stderr).to.match(/^error: /);
     }
   });
+
+  it('answers --help for every command, on stdout with exit code 0, naming each option', async () => {
+    const general = await admin('--help');
+    expect(general.code).to.equal(0);
+    const commands = general.stdout
+      .split('Commands:\n')[1]
+      .split('\n\n')[0]
+      .split('\n')
+      .map((line) => /^ {2}(\S+(?: [a-z-]+)?)\s{2,}/.exec(line)?.[1])
+      .filter((c): c is string => !!c);
+    expect(commands).to.include.members(['org create', 'org list', 'org show', 'org setting', 'client create', 'client delete', 'api-key rotate', 'demo-data', 'demo create', 'vendor link']);
+    for (const command of commands) {
+      const help = await admin(...command.split(' '), '--help');
+      expect(help.code, command).to.equal(0);
+      expect(help.stdout, command).to.match(new RegExp(`^Usage: npm run admin -- ${command}`));
+      for (const option of help.stdout.match(/--[a-z-]+ </g) ?? []) expect(help.stdout).to.contain(`\n  ${option}`);
+    }
+    expect((await admin('help', 'org', 'show')).stdout).to.match(/^Usage: npm run admin -- org show --org <organizationId>/);
+  });
+
+  it('org list shows every organization (id, name, created) and org show its credentials\' ids, never a secret', async () => {
+    const created = JSON.parse((await admin('org', 'create', '--name', 'Basalt Ridge Contractors', '--admin-email', 'ana.silva@basaltridge.example')).stdout);
+    const client = JSON.parse((await admin('client', 'create', '--org', created.organization.id)).stdout);
+    const list = await admin('org', 'list');
+    expect(list.code, list.stderr).to.equal(0);
+    const row = (JSON.parse(list.stdout) as { id: string; name: string; createdAt: string }[]).find((o) => o.id === created.organization.id);
+    expect(row).to.include({ name: 'Basalt Ridge Contractors' });
+    expect(row!.createdAt).to.match(/^\d{4}-\d\d-\d\dT.*Z$/);
+
+    const show = await admin('org', 'show', '--org', created.organization.id);
+    expect(show.code, show.stderr).to.equal(0);
+    const shown = JSON.parse(show.stdout);
+    expect(shown.organization).to.include({ id: created.organization.id, name: 'Basalt Ridge Contractors', demoData: false });
+    expect(shown.apiKeys).to.have.length(1);
+    expect(shown.apiKeys[0]).to.have.keys(['id', 'createdAt', 'revoked']);
+    expect(shown.oauthClients.map((c: { clientId: string }) => c.clientId)).to.have.members([created.oauthClient.clientId, client.clientId]);
+    for (const secret of [created.apiKey, created.oauthClient.clientSecret, client.clientSecret]) expect(show.stdout).to.not.contain(secret);
+    expect(show.stdout).to.not.match(/hash/i);
+
+    for (const args of [['org', 'show', '--org', '00000000-0000-4000-8000-000000000000'], ['org', 'show', '--org', 'nope']]) {
+      const missing = await admin(...args);
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.match(/^error: organization .* does not exist\n$/);
+    }
+  });
 });

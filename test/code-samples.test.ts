@@ -325,7 +325,11 @@ describe('code samples in the contract (x-codeSamples)', function () {
       problems.push(...checkRequest(o, where, { method: request.method, url: new URL(request.url), headers, body }));
       const [status, response] = Object.entries(o.operation.responses as Record<string, any>).find(([code]) => code.startsWith('2'))!;
       const media = response.content?.['application/json'];
-      const example = media?.example ?? (Object.values(media?.examples ?? {})[0] as { value?: unknown } | undefined)?.value;
+      // A page asked for by cursor answers the last-page example where there is one (its
+      // nextCursor is null), so a sample that reads pages until the cursor runs out ends.
+      const named = Object.values(media?.examples ?? {}) as { value?: { meta?: { nextCursor?: unknown } } }[];
+      const followUp = (new URL(request.url).searchParams.get('cursor') ?? 'start') !== 'start' ? named.find((e) => e.value?.meta?.nextCursor === null) : undefined;
+      const example = followUp?.value ?? media?.example ?? named[0]?.value;
       return new Response(example === undefined ? null : JSON.stringify(example), { status: Number(status), headers: { 'Content-Type': 'application/json' } });
     };
     Object.assign(process.env, { TOKEN: 'sample-token', CLIENT_ID: 'cl_4f9a2c7e1b3d', CLIENT_SECRET: 'cs_Q2xpZW50U2VjcmV0RXhhbXBsZQ' });

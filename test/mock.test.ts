@@ -1,23 +1,63 @@
 import { expect } from 'chai';
-import { spawn, ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAPIBackend from 'openapi-backend';
 import { contractOperations, loadContract } from '../src/http/contract';
 import { customizeAjv } from '../src/http/backend';
 import { ROOT } from '../src/paths';
+import { freePort } from '../src/free-port';
+import { Child, fetchFrom, startChild, waitForHttp } from './support/child';
 
 /**
  * The Prism mock (`npm run mock`) is faithful and useful: it starts quickly and offline, and for
  * every operation a request built from the document's own examples gets a response that
  * validates against the schema, with realistic values (no `string`, no placeholder zeros).
  */
-const PORT = 4000 + (process.pid % 900);
-const BASE = `http://127.0.0.1:${PORT}`;
+const prismBin = join(ROOT, 'node_modules', '.bin', 'prism');
+
+/** The options `npm run mock` gives Prism (log level and so on), without its port and host. */
+function mockScriptOptions(): string[] {
+  const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.mock;
+  const words = script.slice(script.indexOf('prism mock ')).split(/\s+/).slice(3);
+  const options: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === '--port' || words[i] === '--host') i++;
+    else if (words[i] === '&&' || words[i] === ';') break;
+    else options.push(words[i]);
+  }
+  return options;
+}
+
+/** Starts `prism mock` as `npm run mock` does (extra: `-d` for dynamic mode) on a free port; its output is kept. */
+async function startPrism(...extra: string[]): Promise<{ prism: Child; base: string }> {
+  const port = await freePort();
+  const prism = startChild(prismBin, [
+    'mock',
+    join(ROOT, 'generated', 'openapi.yaml'),
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    ...mockScriptOptions(),
+    ...extra,
+  ]);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(prism, base + '/openapi-mock-readiness', 170_000, 'prism mock');
+  } catch (err) {
+    await prism.stop();
+    throw err;
+  }
+  return { prism, base };
+}
 
 function resolveRef(doc: any, obj: any): any {
   if (!obj || typeof obj !== 'object' || !obj.$ref) return obj;
   const path = (obj.$ref as string).replace(/^#\//, '').split('/');
-  return resolveRef(doc, path.reduce((o: any, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc));
+  return resolveRef(
+    doc,
+    path.reduce((o: any, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc),
+  );
 }
 
 /** Placeholder values a generator would produce instead of a written example. */
@@ -29,65 +69,205 @@ function placeholders(value: unknown, path = '$', found: string[] = []): string[
 }
 
 describe('the Prism mock of the contract', function () {
-  this.timeout(90_000);
-  let prism: ChildProcess;
+  // Prism parses the whole contract at start: on a loaded 2-core machine, well over a minute.
+  this.timeout(240_000);
+  let prism: Child;
+  let BASE: string;
   const validator = new OpenAPIBackend({ definition: structuredClone(loadContract()) as any, quick: false, validate: true, customizeAjv: customizeAjv as any });
 
   before(async function () {
     await validator.init();
     const started = Date.now();
-    prism = spawn(join(ROOT, 'node_modules', '.bin', 'prism'), ['mock', join(ROOT, 'generated', 'openapi.yaml'), '--port', String(PORT), '--host', '127.0.0.1'], {
-      stdio: 'ignore',
-    });
-    for (;;) {
-      try {
-        await fetch(BASE + '/openapi-mock-readiness');
-        break;
-      } catch {
-        if (Date.now() - started > 60_000) throw new Error('Prism did not start within 60 s');
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    // The README promises about 2 s (offline, on an idle machine); the bound only catches a
-    // pathological start, since a loaded CI machine can be several times slower.
-    const seconds = (Date.now() - started) / 1000;
-    console.log(`    (Prism mock ready in ${seconds.toFixed(1)} s)`);
-    expect(seconds).to.be.below(45);
+    ({ prism, base: BASE } = await startPrism());
+    // Reported, not asserted: a loaded machine is many times slower than an idle one.
+    console.log(`    (Prism mock ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   });
 
-  after(() => {
-    prism?.kill();
+  after(async () => {
+    await prism?.stop();
+  });
+
+  it('starts quietly: a few lines, not a log line per generated request (npm run mock)', () => {
+    expect(prism.output().length, prism.output().slice(0, 2000)).to.be.below(4000);
   });
 
   const doc = loadContract();
+
+  /** The request the document's own examples make for an operation. */
+  function exampleRequest(path: string, operation: any, extraHeaders: Record<string, string> = {}): { url: string; init: RequestInit } {
+    const operationId = operation.operationId;
+    const params = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
+    let url = path;
+    for (const p of params.filter((p: any) => p.in === 'path')) {
+      const value = p.example ?? p.schema?.example;
+      expect(value, `path parameter ${p.name} of ${operationId} needs an example`).to.not.equal(undefined);
+      url = url.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+    }
+    const query = new URLSearchParams();
+    for (const p of params.filter((p: any) => p.in === 'query' && p.required)) query.set(p.name, String(p.example ?? p.schema?.example));
+    const headers: Record<string, string> = { Authorization: 'Bearer pk_mock', ...extraHeaders };
+    let body: string | undefined;
+    const requestBody = resolveRef(doc, operation.requestBody);
+    if (requestBody) {
+      const [type, media] = Object.entries(requestBody.content as Record<string, any>)[0];
+      const example = media.example ?? Object.values(media.examples ?? {}).map((e: any) => resolveRef(doc, e).value)[0];
+      expect(example, `${operationId} needs a request example`).to.not.equal(undefined);
+      headers['Content-Type'] = type;
+      body = type === 'application/x-www-form-urlencoded' ? new URLSearchParams(example).toString() : JSON.stringify(example);
+    }
+    return { url: `${BASE}${url}${query.size ? '?' + query : ''}`, init: { method: operation.method, headers, body } };
+  }
+
   for (const { method, path, operationId, operation } of contractOperations(doc)) {
     it(`${method} ${path} (${operationId}) answers a realistic, valid example`, async () => {
-      const params = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
-      let url = path;
-      for (const p of params.filter((p: any) => p.in === 'path')) {
-        const value = p.example ?? p.schema?.example;
-        expect(value, `path parameter ${p.name} of ${operationId} needs an example`).to.not.equal(undefined);
-        url = url.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-      }
-      const query = new URLSearchParams();
-      for (const p of params.filter((p: any) => p.in === 'query' && p.required)) query.set(p.name, String(p.example ?? p.schema?.example));
-      const headers: Record<string, string> = { Authorization: 'Bearer pk_mock' };
-      let body: string | undefined;
-      const requestBody = resolveRef(doc, operation.requestBody);
-      if (requestBody) {
-        const [type, media] = Object.entries(requestBody.content as Record<string, any>)[0];
-        const example = media.example ?? Object.values(media.examples ?? {}).map((e: any) => resolveRef(doc, e).value)[0];
-        expect(example, `${operationId} needs a request example`).to.not.equal(undefined);
-        headers['Content-Type'] = type;
-        body = type === 'application/x-www-form-urlencoded' ? new URLSearchParams(example).toString() : JSON.stringify(example);
-      }
-      const res = await fetch(`${BASE}${url}${query.size ? '?' + query : ''}`, { method, headers, body });
+      const { url, init } = exampleRequest(path, { ...operation, method });
+      const res = await fetchFrom(prism, url, init, 'prism mock');
       const text = await res.text();
       expect(res.status, `${operationId}: ${text.slice(0, 500)}`).to.be.within(200, 299);
+      expect(res.headers.get('x-request-id'), `${operationId}: X-Request-Id`).to.be.a('string').and.not.equal('');
       const parsed = text ? JSON.parse(text) : undefined;
       const result = validator.validateResponse(parsed, operationId, res.status);
       expect(result.errors ?? [], `${operationId} mock response violates its schema`).to.deep.equal([]);
       expect(placeholders(parsed), `${operationId} mock response has placeholder values`).to.deep.equal([]);
+    });
+  }
+
+  // `Prefer: code=404` answers the operation's own 404 example: it names the resource of the
+  // path (a referenced input's resource on collection paths), never another resource's.
+  for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['404'])) {
+    it(`${method} ${path} (${operationId}) answers Prefer: code=404 with an example of its own resource`, async () => {
+      const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: 'code=404' });
+      const res = await fetchFrom(prism, url, init, 'prism mock');
+      const problem = await res.json();
+      expect(res.status, JSON.stringify(problem)).to.equal(404);
+      expect(res.headers.get('x-request-id'), `${operationId}: X-Request-Id`).to.be.a('string').and.not.equal('');
+      const named = notFoundNoun(problem.detail);
+      if (named && /\{/.test(path)) expect(nounsOf(path), `${operationId}: "${problem.detail}"`).to.include(named);
+    });
+  }
+
+  // `Prefer: code=409` answers a conflict on a value the resource's own examples use (not another
+  // resource's code).
+  for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['409'])) {
+    it(`${method} ${path} (${operationId}) answers Prefer: code=409 with a value of its own resource`, async () => {
+      const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: 'code=409' });
+      const res = await fetchFrom(prism, url, init, 'prism mock');
+      const problem = await res.json();
+      expect(res.status, JSON.stringify(problem)).to.equal(409);
+      const value = /^[^:]+: (.+) is already used/.exec(problem.errors[0].message)?.[1];
+      expect(value, problem.errors[0].message).to.be.a('string');
+      expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
+    });
+  }
+
+  it('serves the named examples the README shows (Prefer: example=<name>), with nextCursor in the bulk page', async () => {
+    const get = (prefer?: string) => fetch(`${BASE}/items`, { headers: { Authorization: 'Bearer pk_mock', ...(prefer ? { Prefer: prefer } : {}) } });
+    const first = await (await get()).json();
+    expect(first.meta.nextCursor).to.be.a('string').and.not.equal('');
+    const last = await get('example=lastPage');
+    expect(last.status).to.equal(200);
+    const lastPage = await last.json();
+    expect(lastPage.meta.nextCursor).to.equal(null);
+    expect(lastPage.data).to.have.length(1);
+    expect((await get('example=cursorPage').then((r) => r.json())).meta.nextCursor).to.equal(first.meta.nextCursor);
+  });
+});
+
+/** Every example (parameters, bodies, success responses) of the operations under /<segment>, as JSON. */
+function examplesOfResource(doc: any, segment: string): string {
+  const found: unknown[] = [];
+  for (const { path, operation } of contractOperations(doc).filter((o) => o.path.split('/')[1] === segment)) {
+    for (const p of [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((x: any) => resolveRef(doc, x)))
+      found.push(p.example ?? p.schema?.example);
+    const bodies = [
+      resolveRef(doc, operation.requestBody),
+      ...Object.entries(operation.responses ?? {})
+        .filter(([code]) => code.startsWith('2'))
+        .map(([, r]) => resolveRef(doc, r)),
+    ];
+    for (const media of bodies.flatMap((b: any) => Object.values(b?.content ?? {})) as any[]) {
+      found.push(media.example, ...Object.values(media.examples ?? {}).map((e: any) => resolveRef(doc, e).value));
+    }
+  }
+  return JSON.stringify(found);
+}
+
+/** Resource nouns of a path's segments, as the 404 details name them. */
+const NOUNS: Record<string, string[]> = {
+  'tax-codes': ['tax code'],
+  'units-of-measure': ['unit of measure'],
+  jobs: ['job'],
+  groups: ['group'],
+  locations: ['location'],
+  vendors: ['vendor'],
+  'global-phases': ['phase'],
+  phases: ['phase'],
+  'global-categories': ['cost category'],
+  categories: ['cost category'],
+  users: ['user'],
+  orders: ['order'],
+  order: ['order'],
+  tags: ['tag'],
+  items: ['item'],
+  changeOrders: ['change order'],
+  releases: ['order', 'release'],
+  billOfMaterials: ['bill of materials'],
+  billOfMaterialsItem: ['bill-of-materials item'],
+  requisitions: ['requisition'],
+  'warehouse-requests': ['warehouse request'],
+  warehouseRequests: ['warehouse request'],
+  deliveries: ['delivery receipt'],
+  invoices: ['invoice'],
+  notifications: ['notification'],
+  buyerId: ['order'],
+};
+const nounsOf = (path: string) => path.split('/').flatMap((segment) => NOUNS[segment] ?? []);
+/** "No job matches J-1042." -> "job"; "The order has no tag X." -> "tag"; a generic detail -> undefined. */
+function notFoundNoun(detail: string): string | undefined {
+  return /^No ([a-z][a-z -]*?) (?:matches|of buyer)/.exec(detail)?.[1] ?? /has no ([a-z]+)/.exec(detail)?.[1];
+}
+
+describe('the Prism mock in dynamic mode (prism mock -d)', function () {
+  this.timeout(240_000);
+  let prism: Child;
+  let base: string;
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const doc = loadContract();
+
+  before(async () => {
+    ({ prism, base } = await startPrism('-d', '--seed', 'procurement'));
+  });
+  after(async () => {
+    await prism?.stop();
+  });
+
+  /** Keys of an object that its (closed) schema does not list, and id fields that are not uuids. */
+  function invented(value: any, schema: any, at: string, found: string[]): string[] {
+    schema = resolveRef(doc, schema);
+    if (Array.isArray(value)) value.forEach((v, i) => invented(v, schema.items, `${at}[${i}]`, found));
+    else if (value && typeof value === 'object' && schema?.properties) {
+      for (const [key, v] of Object.entries(value)) {
+        if (!(key in schema.properties)) found.push(`${at}.${key} is not in the schema`);
+        else if ((key === 'id' || key.endsWith('Id')) && typeof v === 'string' && !UUID.test(v)) found.push(`${at}.${key} = ${v} is not a uuid`);
+        else invented(v, schema.properties[key], `${at}.${key}`, found);
+      }
+    }
+    return found;
+  }
+
+  for (const [path, operationId] of [
+    ['/tax-codes/TX-CA', 'getTaxCode'],
+    ['/orders/0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e', 'getOrder'],
+    ['/vendors', 'listVendors'],
+  ]) {
+    it(`GET ${path} invents no field the schema does not list, and uuid ids`, async () => {
+      const res = await fetchFrom(prism, base + path, { headers: { Authorization: 'Bearer pk_mock' } }, 'prism mock -d');
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body).slice(0, 300)).to.equal(200);
+      const op = contractOperations(doc).find((o) => o.operationId === operationId)!;
+      const schema = op.operation.responses['200'].content['application/json'].schema;
+      expect(invented(body, schema, '$', [])).to.deep.equal([]);
+      if (!Array.isArray(body)) expect(body.id).to.match(UUID);
     });
   }
 });

@@ -15,6 +15,7 @@ import {
 } from './support/purchasing-fixtures';
 import { addItems, removeItem, setIntegrationState, updateItem, updateOrder } from '../src/resources/orders/store';
 import { itDirect, PRISM } from './support/proxy';
+import { staggerCreatedAt } from './support/creation-order';
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -74,6 +75,7 @@ describe('orders', () => {
     rfq = await makeOrder(org, { mode: 'REQUEST_FOR_QUOTE', state: 'BID_ACTIVE', purchase_order_number: 'J-1042-0003', header_custom_field_value: 'CC-2' });
     hfr = await makeOrder(org, { type: 'HOLD_FOR_RELEASE', state: 'DRAFT', purchase_order_number: 'J-1042-0004' });
     deleted = await makeOrder(org, { purchase_order_number: 'J-1042-0005' });
+    await staggerCreatedAt('orders', [full, major, rfq, hfr, deleted]);
     await softDeleteOrder(org.id, deleted);
     await setIntegrationState(harness().db, org.id, major, 'LINKED', null);
     await setIntegrationState(harness().db, org.id, rfq, 'ERROR', 'Vendor not mapped');

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadContract } from '../src/http/contract';
 import { ROOT } from '../src/paths';
+import { freePort } from '../src/free-port';
+import { Child, startChild, waitForHttp } from './support/child';
 
 /**
  * What `npm run proxy-check` relies on, checked against a stand-in upstream: `prism proxy --errors`
@@ -15,13 +16,13 @@ import { ROOT } from '../src/paths';
  * violations and records the status the upstream gave each operation.
  */
 describe('prism proxy --errors, as proxy-check uses it', function () {
-  this.timeout(120_000);
+  this.timeout(240_000); // Prism parses the whole contract at start: over a minute on a loaded 2-core machine
   const contract = loadContract() as any;
   const valid = contract.paths['/tax-codes/{idOrCode}'].get.responses['200'].content['application/json'].example;
   const forwarded: string[] = [];
   let upstream: Server;
-  let prism: ChildProcess;
-  let log = '';
+  let prism: Child;
+  const log = () => prism.output();
   let base: string;
 
   before(async () => {
@@ -35,27 +36,14 @@ describe('prism proxy --errors, as proxy-check uses it', function () {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-    const port = 5000 + (process.pid % 900);
+    const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    prism = spawn(join(ROOT, 'node_modules', '.bin', 'prism'), ['proxy', join(ROOT, 'generated', 'openapi.yaml'), upstreamUrl, '--errors', '--port', String(port), '--host', '127.0.0.1'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    prism.stdout!.on('data', (d) => (log += d));
-    prism.stderr!.on('data', (d) => (log += d));
-    const started = Date.now();
-    for (;;) {
-      try {
-        await fetch(base + '/openapi-proxy-readiness');
-        break;
-      } catch {
-        if (Date.now() - started > 90_000) throw new Error(`Prism did not start within 90 s:\n${log.slice(-2000)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    prism = startChild(join(ROOT, 'node_modules', '.bin', 'prism'), ['proxy', join(ROOT, 'generated', 'openapi.yaml'), upstreamUrl, '--errors', '--port', String(port), '--host', '127.0.0.1']);
+    await waitForHttp(prism, base + '/openapi-proxy-readiness', 170_000, 'prism proxy');
   });
 
   after(async () => {
-    prism?.kill();
+    await prism?.stop();
     await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
   });
 
@@ -89,8 +77,8 @@ describe('prism proxy --errors, as proxy-check uses it', function () {
   it("proxy-check's reading of the log counts both violations and records the upstream statuses", async () => {
     const { readPrismLog } = await import(pathToFileURL(join(ROOT, 'scripts', 'prism-log.mjs')).href);
     // Prism logs asynchronously: wait for the last request's line.
-    for (let i = 0; i < 50 && !/UNAUTHORIZED/.test(log); i++) await new Promise((r) => setTimeout(r, 100));
-    const read = readPrismLog(log, contract);
+    for (let i = 0; i < 50 && !/UNAUTHORIZED/.test(log()); i++) await new Promise((r) => setTimeout(r, 100));
+    const read = readPrismLog(log(), contract);
     expect(read.requests).to.equal(4);
     expect(read.violations).to.have.length(3);
     expect(read.violations.join('\n')).to.match(/^GET \/tax-codes: VIOLATIONS/m).and.match(/UNPROCESSABLE_ENTITY/).and.match(/UNAUTHORIZED/);

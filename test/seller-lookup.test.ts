@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { MISSING_ID } from './support/tenancy';
-import { ageOrder, insertVendor, makeOrder, sleep, softDeleteOrder } from './support/purchasing-fixtures';
+import { ageOrder, insertVendor, makeOrder, softDeleteOrder } from './support/purchasing-fixtures';
 import { updateOrder } from '../src/resources/orders/store';
 import { ROOT } from '../src/paths';
 
@@ -63,7 +63,9 @@ describe('seller order lookup', function () {
     expect(expectStatus(await seller.api.get(path(b.id, 'PO-100')), 200).body.id).to.equal(exactOlder);
     const older = await makeOrder(b, { vendor_id: v, purchase_order_number: 'PO/200', state: 'ACTIVE' });
     const newer = await makeOrder(b, { vendor_id: v, purchase_order_number: 'po.200', state: 'COMPLETE' });
-    await sleep(5);
+    // Explicit update times: two orders made one after the other may share one.
+    await ageOrder(b.id, older, 2);
+    await ageOrder(b.id, newer, 1);
     expect(expectStatus(await seller.api.get(path(b.id, 'PO 200')), 200).body.id).to.equal(newer);
     await updateOrder(harness().db, b.id, b.userId, older, { notes: 'touched' });
     expect(expectStatus(await seller.api.get(path(b.id, 'PO 200')), 200).body.id).to.equal(older);

@@ -3,6 +3,7 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { Basics, basics, requisition, warehouseRequest } from './support/billing-fixtures';
 import { itDirect, PRISM } from './support/proxy';
+import { staggerCreatedAt } from './support/creation-order';
 
 describe('warehouse requests', () => {
   let org: TestOrg;
@@ -29,6 +30,7 @@ describe('warehouse requests', () => {
     ids.sent = await warehouseRequest(org, b, { identifier: 'WR-001', state: 'SENT', need_by_date_day: '2026-11-12T00:00:00Z' }, items);
     ids.draft = await warehouseRequest(org, b2, { identifier: 'WR-002', state: 'DRAFT', need_by_date_day: '2026-11-18T00:00:00Z', created_by_id: b2.otherUserId });
     ids.ack = await warehouseRequest(org, b, { identifier: 'WR-003', state: 'ACKNOWLEDGED', need_by_date_day: '2026-11-05T00:00:00Z' });
+    await staggerCreatedAt('warehouse_requests', [ids.sent, ids.draft, ids.ack]);
   });
 
   it('reads a request with every field under both spellings', async () => {

@@ -1,135 +1,235 @@
-import { parseScopes, type Scope } from '../auth/scopes';
-import { loadConfig } from '../config';
+#!/usr/bin/env node
+import type { Knex } from 'knex';
+import { ConfigError, loadConfig, loadDotEnv } from '../config';
 import { openDatabase } from '../db/connect';
+import { parseScopes, type Scope } from '../auth/scopes';
 import { createDemoOrganization, loadDemoData } from './demo';
 import { linkVendor } from './vendor-link';
+import { listOrganizations, showOrganization } from './organizations';
 import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey, setOrganizationSetting } from './provision';
 import { setRateLimits } from './rate-limits';
 
 /**
- * The admin CLI: `npm run admin -- <command>`. Works against DATABASE_URL, or the embedded
- * PostgreSQL when it is unset. Prints JSON on stdout; errors go to stderr with a non-zero exit.
+ * The admin CLI: `npm run admin -- <command>` (compiled code: scripts/admin.mjs builds first only
+ * when src/ changed since the last build). Works against DATABASE_URL, or the embedded PostgreSQL
+ * when it is unset. Prints JSON on stdout; errors go to stderr with a non-zero exit.
+ *
+ * Each command is one entry of COMMANDS: its options (with the text `--help` shows) and what it
+ * does. A new option is one line in `options` and its use in `run`.
  */
-const USAGE = `Usage: npm run admin -- <command> [options]
+interface Option {
+  /** How the value is shown in the help, e.g. `<organizationId>`. */
+  value: string;
+  help: string;
+  required?: boolean;
+  choices?: string[];
+}
+interface Command {
+  summary: string;
+  options: Record<string, Option>;
+  /** For commands that need at least one of their optional options (`org setting`). */
+  atLeastOne?: boolean;
+  run(db: Knex, opts: Record<string, string>): Promise<unknown>;
+}
 
-Commands:
-  org create --name <name> --admin-email <email>   create an organization, its admin user, an API key and an OAuth client
-  client create --org <organizationId> [--scopes read|read,write]
-                                                   issue a new OAuth client (id and secret are printed once);
-                                                   --scopes read: its tokens may only read (default: read,write)
-  client delete --client <clientId>                delete an OAuth client; its tokens stop working at once
-  api-key rotate --org <organizationId> [--scopes read|read,write]
-                                                   issue a new API key; the previous one stops working at once
-  demo-data --org <organizationId>                 load the demo dataset into an organization
-  demo create                                      create a new organization holding the demo dataset
-  org setting --org <organizationId> [--po-counter <on|off>] [--rate-limit-burst <n>] [--rate-limit-hourly <n>]
-                                                   --po-counter: enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber (support request)
-                                                   --rate-limit-burst/--rate-limit-hourly: the organization's requests per
-                                                   second / per hour (a positive integer, or "default" for RATE_LIMIT_*)
-  vendor link --org <buyerOrgId> --vendor <vendorCode> --seller-org <sellerOrgId>
-                                                   link a buyer's vendor to the seller organization it stands for
-                                                   (the seller can then look up the buyer's orders to that vendor)
-`;
+const ORG: Option = { value: '<organizationId>', help: 'the organization (`org list` shows the ids)', required: true };
+const SCOPES: Option = { value: '<read|read,write>', help: 'what its credentials may do: `read` only reads (default: read,write)' };
+const RATE: Option = { value: '<n|default>', help: '' };
+
+/** `--scopes`: the scopes, or undefined for the default (full access). */
+function scopesOf(text: string | undefined): Scope[] | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseScopes(text);
+  } catch (err) {
+    throw new UsageError(`--scopes: ${(err as Error).message}`);
+  }
+}
+
+/** `--rate-limit-*`: a positive integer, `default` (null: back to RATE_LIMIT_*), or not given. */
+function limitOf(opts: Record<string, string>, key: string): number | null | undefined {
+  const v = opts[key];
+  if (v === undefined) return undefined;
+  if (v === 'default') return null;
+  if (!/^[1-9][0-9]{0,8}$/.test(v)) throw new UsageError(`--${key} must be a positive integer or default`);
+  return Number(v);
+}
+
+const COMMANDS: Record<string, Command> = {
+  'org create': {
+    summary: 'create an organization, its admin user, an API key and an OAuth client (secrets are printed once)',
+    options: {
+      name: { value: '<name>', help: "the organization's name", required: true },
+      'admin-email': { value: '<email>', help: "the admin user's e-mail address", required: true },
+    },
+    run: (db, o) => createOrganization(db, { name: o.name, adminEmail: o['admin-email'] }),
+  },
+  'org list': {
+    summary: 'list the organizations: id, name, creation time',
+    options: {},
+    run: (db) => listOrganizations(db),
+  },
+  'org show': {
+    summary: "show an organization and its credentials' ids (API keys, OAuth clients; never a secret)",
+    options: { org: ORG },
+    run: async (db, o) => (await showOrganization(db, o.org)) ?? Promise.reject(new ProvisionError(`organization ${o.org} does not exist`)),
+  },
+  'org setting': {
+    summary: 'change settings switched on by a support request (give at least one)',
+    options: {
+      org: ORG,
+      'po-counter': { value: '<on|off>', help: 'enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber', choices: ['on', 'off'] },
+      'rate-limit-burst': { ...RATE, help: "the organization's requests per second (`default`: RATE_LIMIT_BURST)" },
+      'rate-limit-hourly': { ...RATE, help: "the organization's requests per hour (`default`: RATE_LIMIT_HOURLY)" },
+    },
+    atLeastOne: true,
+    run: async (db, o) => {
+      // One result per setting given (one line each below), a single one printed as is.
+      const results: unknown[] = [];
+      const burst = limitOf(o, 'rate-limit-burst');
+      const hourly = limitOf(o, 'rate-limit-hourly');
+      if (burst !== undefined || hourly !== undefined) results.push(await setRateLimits(db, o.org, { burst, hourly }));
+      if (o['po-counter']) results.push(await setOrganizationSetting(db, o.org, 'po-counter', o['po-counter'] === 'on'));
+      return results.length === 1 ? results[0] : results;
+    },
+  },
+  'client create': {
+    summary: 'issue a new OAuth client (id and secret are printed once)',
+    options: { org: ORG, scopes: SCOPES },
+    run: (db, o) => createClient(db, o.org, scopesOf(o.scopes)),
+  },
+  'client delete': {
+    summary: 'delete an OAuth client; its tokens stop working at once',
+    options: { client: { value: '<clientId>', help: 'the client id (`org show` lists them)', required: true } },
+    run: (db, o) => deleteClient(db, o.client),
+  },
+  'api-key rotate': {
+    summary: 'issue a new API key (printed once); the previous one stops working at once',
+    options: { org: ORG, scopes: SCOPES },
+    run: (db, o) => rotateApiKey(db, o.org, scopesOf(o.scopes)),
+  },
+  'demo-data': {
+    summary: 'load the demo dataset into an organization',
+    options: { org: ORG },
+    run: async (db, o) => {
+      await loadDemoData(db, o.org);
+      return { organization: { id: o.org }, demoData: 'loaded' };
+    },
+  },
+  'demo create': {
+    summary: 'create a new organization holding the demo dataset',
+    options: {},
+    run: (db) => createDemoOrganization(db),
+  },
+  'vendor link': {
+    summary: "link a buyer's vendor to the seller organization it stands for (the seller can then look up the buyer's orders to that vendor)",
+    options: {
+      org: { ...ORG, value: '<buyerOrgId>', help: 'the buyer organization' },
+      vendor: { value: '<vendorCode>', help: "the buyer's vendor code", required: true },
+      'seller-org': { value: '<sellerOrgId>', help: 'the seller organization', required: true },
+    },
+    run: (db, o) => linkVendor(db, o.org, o.vendor, o['seller-org']),
+  },
+};
 
 class UsageError extends Error {}
 
-function parseOptions(args: string[]): Record<string, string> {
+const usageOf = (name: string, c: Command) =>
+  `npm run admin -- ${name}` +
+  Object.entries(c.options)
+    .map(([k, o]) => (o.required ? ` --${k} ${o.value}` : ` [--${k} ${o.value}]`))
+    .join('');
+
+function commandHelp(name: string): string {
+  const c = COMMANDS[name];
+  const width = Math.max(0, ...Object.entries(c.options).map(([k, o]) => k.length + o.value.length + 3));
+  const options = Object.entries(c.options).map(([k, o]) => `  ${`--${k} ${o.value}`.padEnd(width)}  ${o.help}${o.required ? '' : ' (optional)'}`);
+  return [`Usage: ${usageOf(name, c)}`, '', c.summary, ...(options.length ? ['', 'Options:', ...options] : [])].join('\n') + '\n';
+}
+
+function generalHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  return (
+    [
+      'Usage: npm run admin -- <command> [options]   (`npm run admin -- <command> --help` for its options)',
+      '',
+      'Commands:',
+      ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`),
+      '',
+      'Works against DATABASE_URL, or the embedded PostgreSQL when it is unset. Prints JSON.',
+    ].join('\n') + '\n'
+  );
+}
+
+function parseOptions(args: string[], command: Command): Record<string, string> {
   const opts: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`);
     const [key, inline] = a.slice(2).split('=', 2);
+    if (!(key in command.options)) throw new UsageError(`unknown option --${key}`);
     const value = inline ?? args[++i];
     if (value === undefined || value.startsWith('--')) throw new UsageError(`--${key} needs a value`);
+    const choices = command.options[key].choices;
+    if (choices && !choices.includes(value)) throw new UsageError(`--${key} must be ${choices.join(' or ')}`);
     opts[key] = value;
   }
+  for (const [key, o] of Object.entries(command.options)) if (o.required && !opts[key]) throw new UsageError(`--${key} is required`);
+  const optional = Object.keys(command.options).filter((k) => !command.options[k].required);
+  if (command.atLeastOne && !optional.some((k) => opts[k])) throw new UsageError(`give at least one of ${optional.map((k) => '--' + k).join(', ')}`);
   return opts;
 }
 
-function need(opts: Record<string, string>, ...keys: string[]): void {
-  const allowed = new Set(keys);
-  for (const k of Object.keys(opts)) if (!allowed.has(k)) throw new UsageError(`unknown option --${k}`);
-  for (const k of keys) if (!opts[k]) throw new UsageError(`--${k} is required`);
+/** The command named by the first one or two words, and the arguments after it. */
+function findCommand(argv: string[]): { name: string; args: string[] } | undefined {
+  for (const words of [2, 1]) {
+    const name = argv.slice(0, words).join(' ');
+    if (COMMANDS[name]) return { name, args: argv.slice(words) };
+  }
+  return undefined;
 }
 
-async function run(argv: string[]): Promise<unknown> {
-  const [group, action, ...rest] = argv;
-  const command = [group, action].filter(Boolean).join(' ');
-  const known = ['org create', 'client create', 'client delete', 'api-key rotate', 'demo create', 'org setting', 'vendor link'];
-  const isDemoData = group === 'demo-data';
-  if (!group || (!isDemoData && !known.includes(command))) throw new UsageError(group ? `unknown command ${command}` : 'a command is required');
-  const opts = parseOptions(isDemoData ? argv.slice(1) : rest);
-  // The one optional option: taken out before each command's required options are checked.
-  const scopesOption = opts.scopes;
-  delete opts.scopes;
-  if (command === 'org create') need(opts, 'name', 'admin-email');
-  else if (command === 'client create' || command === 'api-key rotate' || isDemoData) need(opts, 'org');
-  else if (command === 'client delete') need(opts, 'client');
-  else if (command === 'demo create') need(opts);
-  else if (command === 'vendor link') need(opts, 'org', 'vendor', 'seller-org');
-  else if (command === 'org setting') {
-    const settings = ['po-counter', 'rate-limit-burst', 'rate-limit-hourly'].filter((k) => k in opts);
-    need(opts, 'org', ...settings);
-    if (!settings.length) throw new UsageError('org setting needs --po-counter, --rate-limit-burst or --rate-limit-hourly');
-    if ('po-counter' in opts && !['on', 'off'].includes(opts['po-counter'])) throw new UsageError('--po-counter must be on or off');
-    for (const k of ['rate-limit-burst', 'rate-limit-hourly']) {
-      if (k in opts && opts[k] !== 'default' && !/^[1-9][0-9]{0,8}$/.test(opts[k])) throw new UsageError(`--${k} must be a positive integer or default`);
-    }
+async function main(argv: string[]): Promise<string> {
+  const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+  if (argv.length === 0) throw new UsageError('a command is required');
+  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    const named = findCommand(argv.slice(1));
+    return named ? commandHelp(named.name) : generalHelp();
   }
+  const found = findCommand(argv);
+  if (!found)
+    throw new UsageError(
+      `unknown command ${argv
+        .filter((a) => !a.startsWith('-'))
+        .slice(0, 2)
+        .join(' ')}`,
+    );
+  if (wantsHelp(found.args)) return commandHelp(found.name);
+  const command = COMMANDS[found.name];
+  const opts = parseOptions(found.args, command);
 
-  let scopes: Scope[] | undefined;
-  if (scopesOption !== undefined) {
-    if (command !== 'client create' && command !== 'api-key rotate') throw new UsageError('--scopes applies to client create and api-key rotate');
-    try {
-      scopes = parseScopes(scopesOption);
-    } catch (err) {
-      throw new UsageError(`--scopes: ${(err as Error).message}`);
-    }
-  }
-
+  loadDotEnv();
   const database = await openDatabase(loadConfig());
   try {
-    const db = database.db;
-    if (isDemoData) {
-      await loadDemoData(db, opts.org);
-      return { organization: { id: opts.org }, demoData: 'loaded' };
-    }
-    switch (command) {
-      case 'org create':
-        return await createOrganization(db, { name: opts.name, adminEmail: opts['admin-email'] });
-      case 'client create':
-        return await createClient(db, opts.org, scopes);
-      case 'client delete':
-        return await deleteClient(db, opts.client);
-      case 'api-key rotate':
-        return await rotateApiKey(db, opts.org, scopes);
-      case 'demo create':
-        return await createDemoOrganization(db);
-      case 'org setting': {
-        const limit = (k: string) => (k in opts ? (opts[k] === 'default' ? null : Number(opts[k])) : undefined);
-        const burst = limit('rate-limit-burst');
-        const hourly = limit('rate-limit-hourly');
-        const rateLimits = burst !== undefined || hourly !== undefined ? await setRateLimits(db, opts.org, { burst, hourly }) : undefined;
-        if (!('po-counter' in opts)) return rateLimits;
-        const poCounter = await setOrganizationSetting(db, opts.org, 'po-counter', opts['po-counter'] === 'on');
-        return rateLimits ? { ...poCounter, rateLimits: rateLimits.rateLimits } : poCounter;
-      }
-      case 'vendor link':
-        return await linkVendor(db, opts.org, opts.vendor, opts['seller-org']);
-    }
+    return JSON.stringify(await command.run(database.db, opts)) + '\n';
   } finally {
     await database.close();
   }
 }
 
-run(process.argv.slice(2)).then(
+main(process.argv.slice(2)).then(
   (out) => {
-    process.stdout.write(JSON.stringify(out) + '\n');
+    process.stdout.write(out);
   },
   (err) => {
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
+      const named = findCommand(process.argv.slice(2));
+      process.stderr.write(`error: ${err.message}\n\n${named ? commandHelp(named.name) : generalHelp()}`);
       process.exit(2);
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(err.problems.map((p) => `error: ${p}\n`).join(''));
+      process.exit(1);
     }
     const known = err instanceof ProvisionError || /does not exist|already loaded|has no user/.test(String(err?.message));
     process.stderr.write(`error: ${known ? err.message : 'unexpected failure: ' + (err?.message ?? err)}\n`);

@@ -9,7 +9,8 @@ import { createDemoOrganization, loadDemoData } from '../../seeds/demo';
 export { createDemoOrganization, loadDemoData };
 
 /** Creates the demo organization when the database holds no organization yet; undefined otherwise. */
-export async function ensureDemoOrganization(db: Db): Promise<ProvisionedOrganization | undefined> {
+export async function ensureDemoOrganization(db: Db, loading: () => void = () => undefined): Promise<ProvisionedOrganization | undefined> {
   if (await db('organizations').first('id')) return undefined;
+  loading();
   return createDemoOrganization(db);
 }

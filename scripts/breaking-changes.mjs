@@ -1,0 +1,127 @@
+// Breaking changes between two versions of the bundled contract (generated/openapi.yaml): what a
+// client written against the old one would trip on. CI compares the previous commit's document
+// with this one (.ci/run). Checked: removed operations and success responses, removed or newly
+// required parameters, newly required request fields, removed response fields, removed enum
+// values. `node scripts/breaking-changes.mjs <old.yaml> <new.yaml>`: lists them, exit code 1 when
+// there is any (a deliberate break says "BREAKING CHANGE" in its commit message and CHANGELOG).
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import yaml from 'js-yaml';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+function resolver(doc) {
+  const resolve = (node) => {
+    let n = node;
+    for (let hops = 0; n && n.$ref && hops < 20; hops++)
+      n = n.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    return n;
+  };
+  return resolve;
+}
+
+function operations(doc) {
+  const resolve = resolver(doc);
+  const ops = new Map();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const params = new Map();
+      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve)) params.set(`${p.in} ${p.name}`, p);
+      ops.set(`${method.toUpperCase()} ${path}`, { op, params });
+    }
+  }
+  return { ops, resolve };
+}
+
+/** Every property path a schema describes (`.a.b`, `[].c`), through $ref, allOf and items. */
+function fields(schema, resolve, prefix = '', out = new Set(), seen = []) {
+  const s = resolve(schema);
+  if (!s || typeof s !== 'object' || seen.includes(s) || seen.length > 12) return out;
+  const next = [...seen, s];
+  for (const part of [...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])]) fields(part, resolve, prefix, out, next);
+  if (s.items) fields(s.items, resolve, prefix + '[]', out, next);
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    out.add(prefix + '.' + name);
+    fields(prop, resolve, prefix + '.' + name, out, next);
+  }
+  return out;
+}
+
+function requiredFields(schema, resolve) {
+  const s = resolve(schema);
+  return new Set([...(s?.required ?? []), ...(s?.allOf ?? []).flatMap((p) => resolve(p)?.required ?? [])]);
+}
+
+/** Every enum in the document by its location, so a value removed anywhere is seen. */
+function enums(node, at = '#', out = new Map()) {
+  if (Array.isArray(node)) node.forEach((n, i) => enums(n, `${at}/${i}`, out));
+  else if (node && typeof node === 'object') {
+    if (Array.isArray(node.enum)) out.set(at, node.enum);
+    for (const [k, v] of Object.entries(node)) if (k !== 'enum' && k !== 'example' && k !== 'examples') enums(v, `${at}/${k}`, out);
+  }
+  return out;
+}
+
+const jsonSchemaOf = (content) => content?.['application/json']?.schema ?? content?.['application/problem+json']?.schema;
+
+export function breakingChanges(before, after) {
+  const a = operations(before);
+  const b = operations(after);
+  const found = [];
+  for (const [key, old] of a.ops) {
+    const now = b.ops.get(key);
+    if (!now) {
+      found.push(`${key}: operation removed`);
+      continue;
+    }
+    for (const [name, p] of old.params) {
+      const q = now.params.get(name);
+      if (!q) found.push(`${key}: parameter ${name} removed`);
+      else if (q.required && !p.required) found.push(`${key}: parameter ${name} is now required`);
+    }
+    for (const [name, q] of now.params) if (q.required && !old.params.has(name)) found.push(`${key}: new required parameter ${name}`);
+    const oldBody = jsonSchemaOf(a.resolve(old.op.requestBody)?.content);
+    const newBody = jsonSchemaOf(b.resolve(now.op.requestBody)?.content);
+    if (oldBody && newBody) {
+      const was = requiredFields(oldBody, a.resolve);
+      for (const field of requiredFields(newBody, b.resolve)) if (!was.has(field)) found.push(`${key}: request field ${field} is now required`);
+    }
+    for (const [status, response] of Object.entries(old.op.responses ?? {})) {
+      const newResponse = now.op.responses?.[status];
+      if (!newResponse) {
+        if (status.startsWith('2')) found.push(`${key}: response ${status} removed`);
+        continue;
+      }
+      const oldFields = fields(jsonSchemaOf(a.resolve(response)?.content), a.resolve);
+      const newFields = fields(jsonSchemaOf(b.resolve(newResponse)?.content), b.resolve);
+      for (const f of oldFields) if (!newFields.has(f)) found.push(`${key}: response ${status} field ${f || '(body)'} removed`);
+    }
+  }
+  const newEnums = enums(after);
+  for (const [at, values] of enums(before)) {
+    const now = newEnums.get(at);
+    if (!now) continue; // the schema itself moved or went: reported above where it matters
+    for (const v of values) if (!now.includes(v)) found.push(`${at}: enum value ${JSON.stringify(v)} removed`);
+  }
+  return found;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [oldFile, newFile] = process.argv.slice(2);
+  if (!oldFile || !newFile) {
+    console.error('usage: node scripts/breaking-changes.mjs <old openapi.yaml> <new openapi.yaml>');
+    process.exit(2);
+  }
+  const found = breakingChanges(yaml.load(readFileSync(oldFile, 'utf8')), yaml.load(readFileSync(newFile, 'utf8')));
+  if (found.length) {
+    console.log(`Breaking changes to the contract (${found.length}):`);
+    for (const f of found) console.log(`  ${f}`);
+    process.exit(1);
+  }
+  console.log('No breaking change to the contract.');
+}

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from '../../src/paths';
+
+/** scripts/breaking-changes.mjs, as CI runs it on the previous commit's contract and this one's. */
+describe('the breaking-change check of the contract', () => {
+  let breakingChanges: (before: unknown, after: unknown) => string[];
+  before(async () => {
+    ({ breakingChanges } = await import(pathToFileURL(join(ROOT, 'scripts', 'breaking-changes.mjs')).href));
+  });
+
+  const doc = () => ({
+    openapi: '3.0.3',
+    paths: {
+      '/jobs': {
+        get: {
+          parameters: [{ $ref: '#/components/parameters/Limit' }, { name: 'q', in: 'query', schema: { type: 'string' } }],
+          responses: { '200': { content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Job' } } } } } },
+        },
+        post: {
+          requestBody: {
+            content: {
+              'application/json': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' }, name: { type: 'string' } } } },
+            },
+          },
+          responses: { '201': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Job' } } } } },
+        },
+      },
+      '/jobs/{id}': { get: { responses: { '200': { description: 'x' } } } },
+    },
+    components: {
+      parameters: { Limit: { name: 'limit', in: 'query', schema: { type: 'integer' } } },
+      schemas: {
+        Job: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            state: { type: 'string', enum: ['OPEN', 'CLOSED'] },
+            groups: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' } } } },
+          },
+        },
+      },
+    },
+  });
+
+  it('finds nothing between a document and itself, nor in additions', () => {
+    const after = doc() as any;
+    after.paths['/groups'] = { get: { responses: {} } };
+    after.components.schemas.Job.properties.name = { type: 'string' };
+    after.components.schemas.Job.properties.state.enum.push('ARCHIVED');
+    expect(breakingChanges(doc(), doc())).to.deep.equal([]);
+    expect(breakingChanges(doc(), after)).to.deep.equal([]);
+  });
+
+  it('names removed operations, parameters, response fields and enum values, and new requirements', () => {
+    const after = doc() as any;
+    delete after.paths['/jobs/{id}'];
+    after.paths['/jobs'].get.parameters = [{ name: 'limit', in: 'query', required: true, schema: { type: 'integer' } }];
+    after.paths['/jobs'].post.requestBody.content['application/json'].schema.required.push('name');
+    delete after.components.schemas.Job.properties.groups.items.properties.code;
+    after.components.schemas.Job.properties.state.enum = ['OPEN'];
+    expect(breakingChanges(doc(), after)).to.have.members([
+      'GET /jobs/{id}: operation removed',
+      'GET /jobs: parameter query limit is now required',
+      'GET /jobs: parameter query q removed',
+      'POST /jobs: request field name is now required',
+      'GET /jobs: response 200 field [].groups[].code removed',
+      'POST /jobs: response 201 field .groups[].code removed',
+      '#/components/schemas/Job/properties/state: enum value "CLOSED" removed',
+    ]);
+  });
+});
