@@ -34,6 +34,9 @@ import { deliveryReceiptHandlers } from './delivery-receipts/handlers';
 import { invoiceHandlers } from './invoices/handlers';
 import { invoiceItemHandlers } from './invoice-items/handlers';
 
+// --- imports: webhooks ---
+import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
+
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
  * or extra operationId, or a handler whose types disagree with the contract, a compile error.
@@ -74,6 +77,9 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...deliveryReceiptHandlers,
     ...invoiceHandlers,
     ...invoiceItemHandlers,
+
+    // --- handlers: webhooks ---
+    ...webhookEndpointHandlers,
 
   } satisfies HandlerMap;
 }
