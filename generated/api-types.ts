@@ -2157,7 +2157,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Removes the endpoint and its delivery log; nothing more is delivered to it. An attempt already in flight may still arrive.
+         * @description Removes the endpoint and its delivery log and returns it as it was; nothing more is delivered to it. An attempt already in flight may still arrive.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -6668,7 +6668,7 @@ export interface components {
              */
             nextAttemptAt: string | null;
             /**
-             * @description What went wrong on the last failed attempt.
+             * @description What went wrong on the last attempt; null once an attempt succeeds.
              * @example null
              */
             lastError: string | null;
@@ -21730,12 +21730,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
+            /** @description The deleted endpoint. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *       "description": "ERP sync",
+                     *       "types": [
+                     *         "vendor.created",
+                     *         "vendor.updated",
+                     *         "vendor.deleted"
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "failingSince": null,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "lastSuccessAt": "2026-11-24T03:10:00.000Z",
+                     *       "disabledAt": null,
+                     *       "disabledReason": null,
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": "2026-11-24T03:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T03:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

@@ -7,6 +7,7 @@ import { openDatabase } from './db/connect';
 import { resolveJwtSecret } from './auth/secrets';
 import { createDemoOrganization } from '../seeds/demo';
 import { startMailer } from './mail/mailer';
+import { startWebhookWorker } from './webhooks/worker';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
   const server: Server = await listen(app, config.port);
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   const stopMailer = config.smtpUrl ? startMailer(database.db, config.smtpUrl) : undefined;
+  // Webhook deliveries (src/webhooks/worker.ts): every instance runs a worker; they share the work.
+  const webhooks = await startWebhookWorker({ db: database.db, connectionString: database.url });
   const base = `http://localhost:${config.port}`;
   console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'}); docs at ${base}/docs`);
   if (demo) {
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
     stopMailer?.();
     server.close();
     server.closeAllConnections?.();
+    await webhooks.stop().catch((err) => console.error('webhooks: stopping:', err));
     await database.close().catch(() => undefined);
     process.exit(0);
   };

@@ -59,9 +59,10 @@ export const webhookEndpointHandlers: Handlers<
   },
 
   deleteWebhookEndpoint: async ({ db, caller, params, changes }) => {
-    if (!(await q.deleteEndpoint(db, caller.organizationId, params.id))) throw missing(params.id);
-    emit(changes, 'deleted', params.id, { id: params.id, deletedAt: new Date().toISOString() });
-    return { status: 204, body: undefined as never };
+    const row = await q.deleteEndpoint(db, caller.organizationId, params.id);
+    if (!row) throw missing(params.id);
+    emit(changes, 'deleted', row.id, { id: row.id, deletedAt: new Date().toISOString() });
+    return { status: 200, body: q.endpointJson(row) };
   },
 
   rotateWebhookEndpointSecret: async ({ db, caller, params, changes }) => {

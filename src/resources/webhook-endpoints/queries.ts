@@ -87,9 +87,11 @@ export async function updateEndpoint(trx: Queryable, orgId: string, id: string, 
   return row;
 }
 
-export async function deleteEndpoint(trx: Queryable, orgId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  return (await trx('webhook_endpoints').where({ organization_id: orgId, id }).delete()) > 0;
+/** The deleted row, or undefined when it is not the organization's. */
+export async function deleteEndpoint(trx: Queryable, orgId: string, id: string): Promise<any | undefined> {
+  if (!isUuid(id)) return undefined;
+  const [row] = await trx('webhook_endpoints').where({ organization_id: orgId, id }).delete().returning('*');
+  return row;
 }
 
 /** A new secret; the one it replaces keeps signing for `overlapMs`. */
