@@ -208,7 +208,7 @@ async function main() {
     'the service',
     process.execPath,
     [join(root, 'scripts', 'proxy-check.mjs'), '--service'],
-    { ...baseEnv, NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: jwtSecret, PORT: String(serverPort) },
+    { ...baseEnv, NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: jwtSecret, PORT: String(serverPort), WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
     (s) => (serverLog += s),
   );
   const upstream = `http://127.0.0.1:${serverPort}`;
