@@ -22,7 +22,8 @@ export function encodeCursor(orgId: string, position: number): string {
 export function decodeCursor(orgId: string, cursor: string): number | undefined {
   if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(cursor)) return undefined;
   const buf = Buffer.from(cursor, 'base64url');
-  if (buf.length !== 8 + TAG_BYTES) return undefined;
+  // Canonical form only: the last character's spare bits could otherwise spell one cursor four ways.
+  if (buf.length !== 8 + TAG_BYTES || buf.toString('base64url') !== cursor) return undefined;
   const big = buf.readBigUInt64BE();
   if (big > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
   const position = Number(big);

@@ -103,40 +103,57 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   let position = Number(ep.delivered_position);
   let failures: number = ep.head_attempts;
   let failingSince: Date | null = ep.failing_since;
-  while (!deps.stopping()) {
-    const { rows: entries } = (await db.raw(
-      `SELECT position, type, resource, resource_id, occurred_at, data::text AS data FROM change_feed
-        WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
-        ORDER BY position LIMIT ?`,
-      [orgId, position, ep.types, ep.types, BATCH],
-    )) as { rows: Entry[] };
-    if (!entries.length) return;
-    for (const entry of entries) {
-      if (deps.stopping()) return;
-      entry.position = Number(entry.position);
-      const id = messageId(ep.id, entry.position);
-      const body = bodyOf(orgId, entry);
-      const now = new Date();
-      const secrets = ep.previous_secret && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];
-      const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signatureHeader(secrets, id, now, body) };
-      const result = await deps.sender.send(ep.url, headers, body);
-      const attempt = failures + 1;
-      if (result.outcome === 'retry') {
-        const since = failingSince ?? now;
-        if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {
-          await giveUp(deps, ep, owner, entry, id, attempt, result, since);
+  // The bookkeeping of a success runs while the next entry is being sent (it is awaited before
+  // anything else is decided), so a slow commit does not add to every event's time. If it finds
+  // the lease lost, the entry sent meanwhile is the one duplicate in flight.
+  let pending: Promise<boolean> | undefined;
+  const settled = async () => {
+    const kept = pending ? await pending : true;
+    pending = undefined;
+    return kept;
+  };
+  try {
+    while (!deps.stopping()) {
+      const { rows: entries } = (await db.raw(
+        `SELECT position, type, resource, resource_id, occurred_at, data::text AS data FROM change_feed
+          WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
+          ORDER BY position LIMIT ?`,
+        [orgId, position, ep.types, ep.types, BATCH],
+      )) as { rows: Entry[] };
+      if (!entries.length) return;
+      for (const entry of entries) {
+        if (deps.stopping()) return;
+        entry.position = Number(entry.position);
+        const id = messageId(ep.id, entry.position);
+        const body = bodyOf(orgId, entry);
+        const now = new Date();
+        const secrets = ep.previous_secret && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signatureHeader(secrets, id, now, body) };
+        const result = await deps.sender.send(ep.url, headers, body);
+        if (!(await settled())) return;
+        const attempt = failures + 1;
+        if (result.outcome === 'retry') {
+          const since = failingSince ?? now;
+          if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {
+            await giveUp(deps, ep, owner, entry, id, attempt, result, since);
+            return;
+          }
+          const next = new Date(Date.now() + retryDelay(settings, attempt, result, deps.random));
+          if (!(await record(db, ep, owner, entry, id, attempt, result, 'retrying', next, since))) return;
+          await wake(db, ep.id, next, 'replace');
           return;
         }
-        const next = new Date(Date.now() + retryDelay(settings, attempt, result, deps.random));
-        if (!(await record(db, ep, owner, entry, id, attempt, result, 'retrying', next, since))) return;
-        await wake(db, ep.id, next, 'replace');
-        return;
+        pending = record(db, ep, owner, entry, id, attempt, result, result.outcome, null, null);
+        // Without a handler a rejection could be reported as unhandled before it is awaited.
+        pending.catch(() => undefined);
+        position = entry.position;
+        failures = 0;
+        failingSince = null;
       }
-      if (!(await record(db, ep, owner, entry, id, attempt, result, result.outcome, null, null))) return;
-      position = entry.position;
-      failures = 0;
-      failingSince = null;
+      if (!(await settled())) return;
     }
+  } finally {
+    await settled();
   }
 }
 
