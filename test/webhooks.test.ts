@@ -98,7 +98,8 @@ describe('webhook endpoints', () => {
     for (const a of ['8.8.8.8', '151.101.1.69', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).to.equal(true);
   });
 
-  itDirect('validates bodies: url required, type names, no unknown fields', PRISM.invalidRequest('bodies that break the schema'), async () => {
+  itDirect('validates requests: url required, type names, no unknown fields, page size', PRISM.invalidRequest('bodies and a limit that break the schema'), async () => {
+    problemOf(await org.api.get('/webhook-endpoints?limit=0'), 400);
     problemOf(await org.api.post('/webhook-endpoints', { description: 'no url' }), 400);
     problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, types: ['Vendor Updated'] }), 400);
     problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, types: [] }), 400);
