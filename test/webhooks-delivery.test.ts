@@ -94,7 +94,10 @@ describe('webhook deliveries', function () {
     expect(first.data).to.include.keys('cursor', 'type', 'resource', 'id', 'occurredAt', 'data');
     expect(first.timestamp).to.equal(first.data.occurredAt);
 
-    const log = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`), 200).body as any[];
+    // The receiver answers before the worker records the attempt: wait for the last record.
+    const deliveries = async () => expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`), 200).body as any[];
+    await eventually('every success recorded', async () => (await deliveries()).filter((d) => d.status === 'succeeded').length === expected.length);
+    const log = await deliveries();
     const forFirst = log.filter((d) => d.messageId === ids[0]).reverse();
     expect(forFirst.map((d) => [d.attempt, d.status, d.responseStatus])).to.deep.equal([
       [1, 'retrying', 503],
