@@ -2228,6 +2228,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Lists the organization's webhook endpoints, oldest first. Secrets are never listed.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Subscribes a URL to the organization's change feed. From now on every committed change whose
+         *     type is in `types` (every change when `types` is omitted) is POSTed to it, in feed order, signed
+         *     per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; see the
+         *     guide "Receiving webhooks"). Earlier changes can be sent with `replay`.
+         *
+         *     The answer carries the signing `secret` (`whsec_...`): the only time it is shown.
+         *
+         *     The URL must be `https` and its host must resolve to public addresses only: loopback, private,
+         *     link-local (including the cloud metadata address 169.254.169.254), CGNAT and unique-local IPv6
+         *     targets are refused with a 400, and every delivery checks the address it connects to again.
+         *     Hosts listed in the service's `WEBHOOK_ALLOWED_HOSTS` setting are exempt and may use `http`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Reads one endpoint with its delivery status (`status`, `failingSince`, `nextAttemptAt`, `lastError`). The secret is not shown.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint and its delivery log and returns it as it was; nothing more is delivered to it. An attempt already in flight may still arrive.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the given fields. A new `url` is checked as at creation. `enabled: false` pauses
+         *     deliveries (entries wait, nothing is skipped); `enabled: true` resumes them, also after the
+         *     service disabled the endpoint (status `failing`): delivery restarts with the entry that failed.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Issues a new signing secret, returned in this answer only. During the overlap (24 hours by
+         *     default, the service's `WEBHOOK_SECRET_OVERLAP_HOURS` setting; see `previousSecretExpiresAt`)
+         *     every delivery carries two signatures in `webhook-signature`, one with the previous secret and
+         *     one with the new, so receivers verify with either while they switch. Rotating again during an
+         *     overlap ends the earlier one: only the secret just replaced keeps signing.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every attempt to deliver an entry to the endpoint, newest first: its status, the receiver's
+         *     HTTP status, the duration, the error and, while retrying, when the next attempt is due.
+         *     Attempts are kept 30 days by default (`WEBHOOK_DELIVERY_RETENTION_DAYS`).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay deliveries from a feed cursor
+         * @description Delivers again, in feed order, every entry after the cursor `after` that the endpoint's
+         *     `types` select, then carries on with new changes. Entries keep their `webhook-id`, so a
+         *     receiver that de-duplicates by it must forget the ids it wants to see again. Entries older than
+         *     the feed's retention are no longer there to send. A cursor that is malformed or belongs to
+         *     another organization is a 400. On a disabled endpoint the replay starts when it is enabled.
+         */
+        post: operations["replayWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7191,15 +7349,17 @@ export interface components {
          *     created, updated, deleted; `phase` and `cost_category` created, updated, deleted; `user`
          *     created; `tag` created, updated (a tag created or recolored through an order); `order_tag`
          *     created, deleted (a tag put on or taken off an order; data is the tag plus `orderId`); `order`
-         *     integration_state_changed; `notification` created, updated; `change_order`
-         *     integration_state_changed; `bill_of_materials` created; `bom_item` created, updated, deleted;
-         *     `requisition` state_changed; `delivery_receipt` integration_state_changed; `invoice` paid.
-         *     Resources that gain write operations report them under the same names (`order`, `item`,
-         *     `change_order`, `invoice`, `release`, `warehouse_request`, `invoice_item`).
+         *     created, updated, deleted, integration_state_changed; `item` created, updated, deleted (its
+         *     tombstone carries `orderId`); `change_order` created, integration_state_changed; `notification`
+         *     created, updated; `bill_of_materials` created; `bom_item` created, updated, deleted;
+         *     `requisition` state_changed; `delivery_receipt` integration_state_changed; `invoice` paid,
+         *     integration_state_changed; `webhook_endpoint` created, updated, deleted (never with its secret).
+         *     `release`, `warehouse_request` and `invoice_item` have no write operation yet; they will report
+         *     under these names.
          * @example vendor
          * @enum {string}
          */
-        ChangeResource: "bill_of_materials" | "bom_item" | "change_order" | "cost_category" | "delivery_receipt" | "group" | "invoice" | "invoice_item" | "item" | "job" | "location" | "notification" | "order" | "order_tag" | "phase" | "release" | "requisition" | "tag" | "tax_code" | "unit_of_measure" | "user" | "vendor" | "warehouse_request";
+        ChangeResource: "bill_of_materials" | "bom_item" | "change_order" | "cost_category" | "delivery_receipt" | "group" | "invoice" | "invoice_item" | "item" | "job" | "location" | "notification" | "order" | "order_tag" | "phase" | "release" | "requisition" | "tag" | "tax_code" | "unit_of_measure" | "user" | "vendor" | "warehouse_request" | "webhook_endpoint";
         /**
          * @description One committed change of one object. `data` is the object exactly as its own read endpoint
          *     returned it at this change (for example a `vendor.*` entry carries a Vendor); for a
@@ -7259,6 +7419,312 @@ export interface components {
              * @example false
              */
             hasMore: boolean;
+        };
+        /**
+         * @description A subscription that pushes the organization's change-feed entries to a URL, signed per the
+         *     Standard Webhooks specification. The signing secret is shown only when the endpoint is created
+         *     and when it is rotated.
+         */
+        WebhookEndpoint: {
+            /**
+             * @description Unique ID.
+             * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /**
+             * @description Where deliveries are POSTed.
+             * @example https://erp.granitepeak.example/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description Free text for the integrator.
+             * @example ERP sync
+             */
+            description: string;
+            /**
+             * @description Event types delivered (for example `vendor.updated`); null delivers every type.
+             * @example [
+             *       "vendor.created",
+             *       "vendor.updated",
+             *       "vendor.deleted"
+             *     ]
+             */
+            types: string[] | null;
+            /**
+             * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description - `active`: enabled, the last attempt succeeded (or none was needed yet)
+             *     - `retrying`: enabled, the next entry failed and is being retried (see `nextAttemptAt`, `lastError`)
+             *     - `failing`: disabled by the service after retrying one entry for the whole retry period; enable it again to resume from that entry
+             *     - `disabled`: disabled by a user
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "retrying" | "failing" | "disabled";
+            /**
+             * Format: date-time
+             * @description First failed attempt of the entry now being retried; null when not failing.
+             * @example null
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the next retry is due; null when none is scheduled.
+             * @example null
+             */
+            nextAttemptAt: string | null;
+            /**
+             * @description What went wrong on the last attempt; null once an attempt succeeds.
+             * @example null
+             */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description Time of the last successful delivery.
+             * @example 2026-11-24T03:10:00.000Z
+             */
+            lastSuccessAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the service disabled the endpoint (status `failing`).
+             * @example null
+             */
+            disabledAt: string | null;
+            /**
+             * @description Why the service disabled the endpoint.
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when deliveries are also signed with the previous secret.
+             * @example null
+             */
+            previousSecretExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             * @example 2026-11-24T03:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change.
+             * @example 2026-11-24T03:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A new webhook endpoint. */
+        WebhookEndpointCreate: {
+            /**
+             * @description Where deliveries are POSTed: an `https` URL whose host resolves to public addresses only.
+             *     Plain `http` and private addresses are allowed only for hosts listed in the service's
+             *     `WEBHOOK_ALLOWED_HOSTS` setting.
+             * @example https://erp.granitepeak.example/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description Free text for the integrator.
+             * @example ERP sync
+             */
+            description?: string;
+            /**
+             * @description Event types to deliver (`resource.event`, as in the change feed); omitted or null delivers every type.
+             * @example [
+             *       "vendor.created",
+             *       "vendor.updated",
+             *       "vendor.deleted"
+             *     ]
+             */
+            types?: string[] | null;
+            /**
+             * @description Start delivering at once (default) or not yet.
+             * @default true
+             * @example true
+             */
+            enabled: boolean;
+        };
+        /** @description An endpoint with its signing secret, shown only in this answer. */
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The signing secret (`whsec_` and base64). Keep it; it is never shown again. Give it to a Standard Webhooks library to verify deliveries.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description Changes to a webhook endpoint; only the given fields change. */
+        WebhookEndpointUpdate: {
+            /**
+             * @description New target, under the same rules as at creation.
+             * @example https://erp.granitepeak.example/hooks/procurement-v2
+             */
+            url?: string;
+            /**
+             * @description Free text for the integrator.
+             * @example ERP sync (v2)
+             */
+            description?: string;
+            /**
+             * @description Event types to deliver; null delivers every type.
+             * @example [
+             *       "vendor.updated"
+             *     ]
+             */
+            types?: string[] | null;
+            /**
+             * @description false pauses deliveries (entries wait, nothing is lost); true resumes them, also after the service disabled a failing endpoint, starting with the entry that failed.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        /** @description One delivery attempt of one change-feed entry to an endpoint. */
+        WebhookDelivery: {
+            /**
+             * @description Unique ID of the attempt.
+             * @example 2c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f
+             */
+            id: string;
+            /**
+             * @description The `webhook-id` header sent; the same for every attempt of this entry to this endpoint.
+             * @example msg_7d0c4b1e2f3a4c5d8e9f0a1b2c3d4e5f_1042
+             */
+            messageId: string;
+            /**
+             * @description Feed cursor of the entry (as in `GET /changes` and the delivered body).
+             * @example AAAAAAAABBIrYw0Q8xE1pA
+             */
+            cursor: string;
+            /**
+             * @description Event type of the entry.
+             * @example vendor.updated
+             */
+            type: string;
+            /**
+             * Format: int32
+             * @description 1 for the first attempt of this entry, then 2, 3...
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * @description - `succeeded`: the receiver answered 2xx
+             *     - `retrying`: timeout, network error, refused address, 429 or 5xx; another attempt is due at `nextAttemptAt`
+             *     - `failed`: final; another status (other 4xx, 3xx: redirects are not followed), or the retry period ended and the endpoint was disabled
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "succeeded" | "retrying" | "failed";
+            /**
+             * Format: int32
+             * @description HTTP status of the answer; null when there was none.
+             * @example 200
+             */
+            responseStatus: number | null;
+            /**
+             * Format: int32
+             * @description Milliseconds from sending to the answer or the error.
+             * @example 42
+             */
+            durationMs: number;
+            /**
+             * @description What went wrong; null on success.
+             * @example null
+             */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the retry is due (status `retrying`).
+             * @example null
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the attempt was made.
+             * @example 2026-11-24T03:10:00.000Z
+             */
+            attemptedAt: string;
+        };
+        /** @description Where a replay starts. */
+        WebhookReplay: {
+            /**
+             * @description A feed cursor of this organization (from `GET /changes`, a delivered body's `data.cursor`, or a delivery attempt); every entry after it is delivered again, in feed order.
+             * @example AAAAAAAABBIrYw0Q8xE1pA
+             */
+            after: string;
+        };
+        /** @description A replay was scheduled. */
+        WebhookReplayAccepted: {
+            /**
+             * @description The endpoint.
+             * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+             */
+            endpointId: string;
+            /**
+             * @description The cursor deliveries resume after.
+             * @example AAAAAAAABBIrYw0Q8xE1pA
+             */
+            after: string;
+        };
+        /**
+         * @description The body of every webhook delivery (Standard Webhooks: `type`, `timestamp`, `data`). `data` is
+         *     the change-feed entry as `GET /changes` returns it, with its `cursor`: a receiver orders and
+         *     de-duplicates by it (or by the `webhook-id` header), and can resume from it with
+         *     `POST /webhook-endpoints/{id}/replay` or `GET /changes?after=`.
+         */
+        WebhookEvent: {
+            /**
+             * @description Event type, `resource.event`.
+             * @example vendor.updated
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed to the feed.
+             * @example 2026-11-24T03:10:00.000Z
+             */
+            timestamp: string;
+            /** @description The change-feed entry. */
+            data: {
+                /**
+                 * @description Opaque feed cursor of this entry.
+                 * @example AAAAAAAABBIrYw0Q8xE1pA
+                 */
+                cursor: string;
+                /**
+                 * @description Event type (same as the top-level `type`).
+                 * @example vendor.updated
+                 */
+                type: string;
+                /**
+                 * @description Resource name.
+                 * @example vendor
+                 */
+                resource: string;
+                /**
+                 * @description ID of the changed object.
+                 * @example 3a4b5c6d-7e8f-4a9b-8c0d-1e2f3a4b5c6d
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the change was committed to the feed.
+                 * @example 2026-11-24T03:10:00.000Z
+                 */
+                occurredAt: string;
+                /**
+                 * @description The object as its own read endpoint returns it at this change; for a deletion its tombstone (`id`, `deletedAt`, and the parent id of a sub-resource).
+                 * @example {
+                 *       "id": "3a4b5c6d-7e8f-4a9b-8c0d-1e2f3a4b5c6d",
+                 *       "code": "V-ACME",
+                 *       "name": "Acme Supply"
+                 *     }
+                 */
+                data: {
+                    [key: string]: unknown;
+                };
+            };
         };
     };
     responses: {
@@ -14644,6 +15110,11 @@ export interface components {
              */
             hasException_not?: boolean;
         };
+        /**
+         * @description The webhook endpoint's ID.
+         * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+         */
+        WebhookEndpointId: string;
     };
     requestBodies: never;
     headers: {
@@ -25929,6 +26400,631 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *         "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *         "description": "ERP sync",
+                     *         "types": [
+                     *           "vendor.created",
+                     *           "vendor.updated",
+                     *           "vendor.deleted"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "nextAttemptAt": null,
+                     *         "lastError": null,
+                     *         "lastSuccessAt": "2026-11-24T03:10:00.000Z",
+                     *         "disabledAt": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-24T03:00:00.000Z",
+                     *         "updatedAt": "2026-11-24T03:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                 *       "description": "ERP sync",
+                 *       "types": [
+                 *         "vendor.created",
+                 *         "vendor.updated",
+                 *         "vendor.deleted"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown only now). */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *       "description": "ERP sync",
+                     *       "types": [
+                     *         "vendor.created",
+                     *         "vendor.updated",
+                     *         "vendor.deleted"
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "failingSince": null,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "lastSuccessAt": null,
+                     *       "disabledAt": null,
+                     *       "disabledReason": null,
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": "2026-11-24T03:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T03:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *       "description": "ERP sync",
+                     *       "types": [
+                     *         "vendor.created",
+                     *         "vendor.updated",
+                     *         "vendor.deleted"
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "failingSince": null,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "lastSuccessAt": "2026-11-24T03:10:00.000Z",
+                     *       "disabledAt": null,
+                     *       "disabledReason": null,
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": "2026-11-24T03:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T03:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted endpoint. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *       "description": "ERP sync",
+                     *       "types": [
+                     *         "vendor.created",
+                     *         "vendor.updated",
+                     *         "vendor.deleted"
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "failingSince": null,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "lastSuccessAt": "2026-11-24T03:10:00.000Z",
+                     *       "disabledAt": null,
+                     *       "disabledReason": null,
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": "2026-11-24T03:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T03:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *       "description": "ERP sync",
+                     *       "types": [
+                     *         "vendor.created",
+                     *         "vendor.updated",
+                     *         "vendor.deleted"
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "failingSince": null,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "lastSuccessAt": "2026-11-24T03:10:00.000Z",
+                     *       "disabledAt": null,
+                     *       "disabledReason": null,
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": "2026-11-24T03:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T04:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "url": "https://erp.granitepeak.example/hooks/procurement",
+                     *       "description": "ERP sync",
+                     *       "types": [
+                     *         "vendor.created",
+                     *         "vendor.updated",
+                     *         "vendor.deleted"
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": "active",
+                     *       "failingSince": null,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "lastSuccessAt": "2026-11-24T03:10:00.000Z",
+                     *       "disabledAt": null,
+                     *       "disabledReason": null,
+                     *       "previousSecretExpiresAt": "2026-11-25T04:00:00.000Z",
+                     *       "createdAt": "2026-11-24T03:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T04:00:00.000Z",
+                     *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (at most 1000).
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Number of objects to skip before the page starts.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "2c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f",
+                     *         "messageId": "msg_7d0c4b1e2f3a4c5d8e9f0a1b2c3d4e5f_1042",
+                     *         "cursor": "AAAAAAAABBIrYw0Q8xE1pA",
+                     *         "type": "vendor.updated",
+                     *         "attempt": 2,
+                     *         "status": "succeeded",
+                     *         "responseStatus": 200,
+                     *         "durationMs": 38,
+                     *         "error": null,
+                     *         "nextAttemptAt": null,
+                     *         "attemptedAt": "2026-11-24T03:10:04.500Z"
+                     *       },
+                     *       {
+                     *         "id": "1b8c7d6e-5f4a-4b3c-8d1e-0f9a8b7c6d5e",
+                     *         "messageId": "msg_7d0c4b1e2f3a4c5d8e9f0a1b2c3d4e5f_1042",
+                     *         "cursor": "AAAAAAAABBIrYw0Q8xE1pA",
+                     *         "type": "vendor.updated",
+                     *         "attempt": 1,
+                     *         "status": "retrying",
+                     *         "responseStatus": 503,
+                     *         "durationMs": 12,
+                     *         "error": "The receiver answered 503.",
+                     *         "nextAttemptAt": "2026-11-24T03:10:04.500Z",
+                     *         "attemptedAt": "2026-11-24T03:10:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    replayWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's ID.
+                 * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "after": "AAAAAAAABBIrYw0Q8xE1pA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookReplay"];
+            };
+        };
+        responses: {
+            /** @description The replay is scheduled. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpointId": "7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f",
+                     *       "after": "AAAAAAAABBIrYw0Q8xE1pA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookReplayAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
+            403: {
+                headers: {
+                    /**
+                     * @description On a missing scope: `Bearer error="insufficient_scope", scope="write"` (RFC 6750 section 3.1).
+                     * @example Bearer error="insufficient_scope", scope="write"
+                     */
+                    "WWW-Authenticate"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This credential may only read: the operation needs the `write` scope.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This credential may only read: the operation needs the `write` scope."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

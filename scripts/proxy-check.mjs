@@ -198,7 +198,7 @@ async function main() {
     process.execPath,
     [join(root, 'scripts', 'proxy-check.mjs'), '--service'],
     // The suites' many requests per organization must not be throttled (as test/support/harness.ts).
-    { RATE_LIMIT_BURST: '100000', RATE_LIMIT_HOURLY: '10000000', ...baseEnv, NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: jwtSecret, PORT: String(serverPort) },
+    { RATE_LIMIT_BURST: '100000', RATE_LIMIT_HOURLY: '10000000', ...baseEnv, NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: jwtSecret, PORT: String(serverPort), WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
     (s) => (serverLog += s),
   );
   const upstream = `http://127.0.0.1:${serverPort}`;

@@ -16,6 +16,7 @@ import { createLogger } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
+import { startWebhookWorker } from './webhooks/worker';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -39,6 +40,9 @@ async function main(): Promise<void> {
   onShutdown('credential cache', () => closeApp(app));
   onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays));
   if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
+  // Webhook deliveries (src/webhooks/worker.ts): every instance runs a worker; they share the work.
+  const webhooks = await startWebhookWorker({ db: database.db, connectionString: database.url });
+  onShutdown('webhook worker', () => webhooks.stop());
   watchOutboxBacklog(database.db);
   const port = (server.address() as AddressInfo).port;
   const base = `http://localhost:${port}`;

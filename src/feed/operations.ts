@@ -57,6 +57,7 @@ export const FEED_RESOURCES = [
   'user',
   'vendor',
   'warehouse_request',
+  'webhook_endpoint',
 ] as const;
 export type FeedResource = (typeof FEED_RESOURCES)[number];
 
@@ -240,6 +241,7 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
  */
 export const FEED_EXCLUDED: Partial<Record<OperationId, string>> = {
   issueToken: 'issues an access token (credentials are not a resource of the contract)',
+  replayWebhookDeliveries: 're-sends entries already in the feed; it changes no object',
 };
 
 /**
@@ -258,4 +260,9 @@ export const FEED_BY_HANDLER: Partial<Record<OperationId, string>> = {
   updateOrderIntegrationState: 'order.integration_state_changed',
   setChangeOrderIntegrationState: 'change_order.integration_state_changed',
   updateInvoiceIntegrationState: 'invoice.integration_state_changed',
+  // The reply of an endpoint write holds its secret, which never enters the feed.
+  createWebhookEndpoint: 'webhook_endpoint.created (without its secret)',
+  updateWebhookEndpoint: 'webhook_endpoint.updated',
+  deleteWebhookEndpoint: 'webhook_endpoint.deleted',
+  rotateWebhookEndpointSecret: 'webhook_endpoint.updated (without its secret)',
 };

@@ -37,6 +37,8 @@ import { invoiceItemHandlers } from './invoice-items/handlers';
 
 // --- imports: change feed ---
 import { changeHandlers } from './changes/handlers';
+// --- imports: webhooks ---
+import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
@@ -82,6 +84,8 @@ export function allHandlers(jwtSecret: string): HandlerMap {
 
     // --- handlers: change feed ---
     ...changeHandlers,
+    // --- handlers: webhooks ---
+    ...webhookEndpointHandlers,
 
   } satisfies HandlerMap;
 }

@@ -1,0 +1,91 @@
+import { invalidField, notFound } from '../../http/errors';
+import type { Handlers } from '../../http/handler';
+import { decodeCursor, encodeCursor } from '../../feed/cursor';
+import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
+import { webhookSettings } from '../../webhooks/settings';
+import type { ChangeCollector } from '../../feed/append';
+import * as q from './queries';
+
+const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
+
+/** Refuses a target that would reach our own network (see src/webhooks/ssrf.ts). */
+async function checkUrl(url: string): Promise<void> {
+  // Read per request: the setting is a list of host names an operator may change between starts.
+  const { allowedHosts } = webhookSettings();
+  const problem = urlProblem(url, allowedHosts) ?? (await resolvedProblem(url, allowedHosts));
+  if (problem) throw invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
+}
+
+/** Endpoint changes are changes of the organization's data like any other: they enter the feed. */
+const emit = (changes: ChangeCollector, event: 'created' | 'updated' | 'deleted', id: string, data: unknown) =>
+  changes.add({ type: `webhook_endpoint.${event}`, resource: 'webhook_endpoint', id, data });
+
+export const webhookEndpointHandlers: Handlers<
+  | 'listWebhookEndpoints'
+  | 'createWebhookEndpoint'
+  | 'getWebhookEndpoint'
+  | 'updateWebhookEndpoint'
+  | 'deleteWebhookEndpoint'
+  | 'rotateWebhookEndpointSecret'
+  | 'listWebhookDeliveries'
+  | 'replayWebhookDeliveries'
+> = {
+  listWebhookEndpoints: async ({ db, caller, query }) => ({
+    status: 200,
+    body: await q.listEndpoints(db, caller.organizationId, query.limit ?? 100, query.offset ?? 0),
+  }),
+
+  createWebhookEndpoint: async ({ db, caller, body, changes }) => {
+    await checkUrl(body.url);
+    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, body);
+    const endpoint = q.endpointJson(row);
+    emit(changes, 'created', row.id, endpoint);
+    return { status: 201, body: { ...endpoint, secret } };
+  },
+
+  getWebhookEndpoint: async ({ db, caller, params }) => {
+    const row = await q.endpointRow(db, caller.organizationId, params.id);
+    if (!row) throw missing(params.id);
+    return { status: 200, body: q.endpointJson(row) };
+  },
+
+  updateWebhookEndpoint: async ({ db, caller, params, body, changes }) => {
+    if (body.url !== undefined) await checkUrl(body.url);
+    const row = await q.updateEndpoint(db, caller.organizationId, params.id, body);
+    if (!row) throw missing(params.id);
+    const endpoint = q.endpointJson(row);
+    emit(changes, 'updated', row.id, endpoint);
+    return { status: 200, body: endpoint };
+  },
+
+  deleteWebhookEndpoint: async ({ db, caller, params, changes }) => {
+    const row = await q.deleteEndpoint(db, caller.organizationId, params.id);
+    if (!row) throw missing(params.id);
+    emit(changes, 'deleted', row.id, { id: row.id, deletedAt: new Date().toISOString() });
+    return { status: 200, body: q.endpointJson(row) };
+  },
+
+  rotateWebhookEndpointSecret: async ({ db, caller, params, changes }) => {
+    const rotated = await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings().secretOverlapMs);
+    if (!rotated) throw missing(params.id);
+    const endpoint = q.endpointJson(rotated.row);
+    emit(changes, 'updated', rotated.row.id, endpoint);
+    return { status: 200, body: { ...endpoint, secret: rotated.secret } };
+  },
+
+  listWebhookDeliveries: async ({ db, caller, params, query }) => {
+    const orgId = caller.organizationId;
+    if (!(await q.endpointRow(db, orgId, params.id))) throw missing(params.id);
+    return {
+      status: 200,
+      body: await q.listDeliveries(db, orgId, params.id, query.limit ?? 100, query.offset ?? 0, (p) => encodeCursor(orgId, p)),
+    };
+  },
+
+  replayWebhookDeliveries: async ({ db, caller, params, body }) => {
+    const position = decodeCursor(caller.organizationId, body.after);
+    if (position === undefined) throw invalidField('body.after', 'cursor', 'after: not a feed cursor of this organization.');
+    if (!(await q.replayFrom(db, caller.organizationId, params.id, position))) throw missing(params.id);
+    return { status: 202, body: { endpointId: params.id, after: body.after } };
+  },
+};

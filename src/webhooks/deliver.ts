@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/knex';
+import { encodeCursor } from '../feed/cursor';
+import { writeTransaction } from '../feed/append';
+import { endpointJson, wake } from '../resources/webhook-endpoints/queries';
+import { createNotification } from '../resources/notifications/queries';
+import type { Sender, SendResult } from './send';
+import { signatureHeader } from './signing';
+import type { WebhookSettings } from './settings';
+
+/**
+ * Delivering to one endpoint: its entries after `delivered_position`, in feed order, one at a time.
+ *
+ * One worker at a time per endpoint, across every instance: a run first takes the endpoint's
+ * lease (an UPDATE that succeeds only when no live lease exists); each attempt's bookkeeping renews
+ * it and is conditional on still holding it with the same `generation`, so a run that lost its
+ * lease (stalled past it) or whose endpoint was reconfigured, replayed or disabled meanwhile stops
+ * at once. A lease outlives the attempt timeout, so a live worker never loses it mid-attempt; a
+ * crashed worker's lease lapses and the sweep wakes the endpoint again. Progress is written after
+ * every attempt: a restart repeats at most the attempt that was in flight (at least once).
+ *
+ * A failing entry blocks only its own endpoint (feed order): it is retried with exponential backoff
+ * and jitter, or after the receiver's Retry-After, by a job scheduled for that time, while other
+ * endpoints' jobs run on. After `giveUpAfterMs` of failures the endpoint is disabled (status
+ * `failing`) and its creator notified.
+ */
+export interface DeliveryDeps {
+  db: Db;
+  sender: Sender;
+  settings: WebhookSettings;
+  workerId: string;
+  /** True once the worker is stopping: the run ends after the attempt in flight. */
+  stopping(): boolean;
+  random?: () => number;
+}
+
+const BATCH = 100;
+
+interface Entry {
+  position: number;
+  type: string;
+  resource: string;
+  resource_id: string;
+  occurred_at: Date;
+  data: string;
+}
+
+/** The lease: long enough for an attempt and its bookkeeping, renewed by every attempt. */
+const leaseMs = (s: WebhookSettings) => s.timeoutMs + 30_000;
+
+/** Backoff before attempt `failures + 1`: base * 2^(failures-1), capped, half of it random. */
+export function retryDelay(s: WebhookSettings, failures: number, result: Pick<SendResult, 'retryAfterMs'>, random = Math.random): number {
+  if (result.retryAfterMs !== undefined) return Math.min(result.retryAfterMs, s.retryMaxMs);
+  const full = Math.min(s.retryBaseMs * 2 ** Math.min(failures - 1, 40), s.retryMaxMs);
+  return Math.round(full / 2 + (random() * full) / 2);
+}
+
+/** The request body, built around the stored JSON text (no parse and re-serialize per entry). */
+function bodyOf(orgId: string, e: Entry): string {
+  const occurredAt = e.occurred_at.toISOString();
+  const head = JSON.stringify({ cursor: encodeCursor(orgId, e.position), type: e.type, resource: e.resource, id: e.resource_id, occurredAt });
+  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"data":${e.data}}}`;
+}
+
+export const messageId = (endpointId: string, position: number) => `msg_${endpointId.replace(/-/g, '')}_${position}`;
+
+export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): Promise<void> {
+  const { db, settings } = deps;
+  const owner = `${deps.workerId}/${randomUUID()}`;
+  const acquired = await db.raw(
+    `UPDATE webhook_endpoints SET lease_owner = ?, lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
+      WHERE id = ? AND enabled AND (lease_owner IS NULL OR lease_expires_at < clock_timestamp())
+      RETURNING *`,
+    [owner, leaseMs(settings), endpointId],
+  );
+  const ep = acquired.rows[0];
+  if (!ep) return; // disabled, deleted, or another worker is on it (it looks again when done)
+  try {
+    await drain(deps, ep, owner);
+  } finally {
+    await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
+  }
+  // Entries committed while this run was finishing rang a doorbell this run may have ignored (it
+  // held the lease): look once more after letting go of it.
+  const due = await db.raw(
+    `SELECT 1 FROM webhook_endpoints e
+      WHERE e.id = ? AND e.enabled AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())
+        AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
+                      AND (e.types IS NULL OR f.type = ANY(e.types)))`,
+    [endpointId],
+  );
+  if (due.rows.length && !deps.stopping()) await wake(db, endpointId, null, 'preserve_run_at');
+}
+
+async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> {
+  const { db, settings } = deps;
+  const orgId: string = ep.organization_id;
+  if (ep.next_attempt_at && ep.next_attempt_at.getTime() > Date.now()) {
+    // Woken early (a new entry, a sweep): the entry at the head still waits for its backoff.
+    await wake(db, ep.id, ep.next_attempt_at, 'replace');
+    return;
+  }
+  let position = Number(ep.delivered_position);
+  let failures: number = ep.head_attempts;
+  let failingSince: Date | null = ep.failing_since;
+  // The bookkeeping of a success runs while the next entry is being sent (it is awaited before
+  // anything else is decided), so a slow commit does not add to every event's time. If it finds
+  // the lease lost, the entry sent meanwhile is the one duplicate in flight.
+  let pending: Promise<boolean> | undefined;
+  const settled = async () => {
+    const kept = pending ? await pending : true;
+    pending = undefined;
+    return kept;
+  };
+  try {
+    while (!deps.stopping()) {
+      const { rows: entries } = (await db.raw(
+        `SELECT position, type, resource, resource_id, occurred_at, data::text AS data FROM change_feed
+          WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
+          ORDER BY position LIMIT ?`,
+        [orgId, position, ep.types, ep.types, BATCH],
+      )) as { rows: Entry[] };
+      if (!entries.length) return;
+      for (const entry of entries) {
+        if (deps.stopping()) return;
+        entry.position = Number(entry.position);
+        const id = messageId(ep.id, entry.position);
+        const body = bodyOf(orgId, entry);
+        const now = new Date();
+        const secrets = ep.previous_secret && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signatureHeader(secrets, id, now, body) };
+        const result = await deps.sender.send(ep.url, headers, body);
+        if (!(await settled())) return;
+        const attempt = failures + 1;
+        if (result.outcome === 'retry') {
+          const since = failingSince ?? now;
+          if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {
+            await giveUp(deps, ep, owner, entry, id, attempt, result, since);
+            return;
+          }
+          const next = new Date(Date.now() + retryDelay(settings, attempt, result, deps.random));
+          if (!(await record(db, ep, owner, entry, id, attempt, result, 'retrying', next, since))) return;
+          await wake(db, ep.id, next, 'replace');
+          return;
+        }
+        pending = record(db, ep, owner, entry, id, attempt, result, result.outcome, null, null);
+        // Without a handler a rejection could be reported as unhandled before it is awaited.
+        pending.catch(() => undefined);
+        position = entry.position;
+        failures = 0;
+        failingSince = null;
+      }
+      if (!(await settled())) return;
+    }
+  } finally {
+    await settled();
+  }
+}
+
+/**
+ * Logs an attempt and moves the endpoint on (after a success or a final failure) or marks it
+ * retrying, in one statement. False when the run no longer holds the lease with the same
+ * generation: it must stop (the attempt is still logged while the endpoint exists).
+ *
+ * Committed without waiting for the WAL flush (synchronous_commit off for this statement only):
+ * losing the last progress marks in a database crash only means re-sending those entries, which
+ * at-least-once delivery allows (the entries themselves were committed durably by their writers),
+ * and waiting for a flush per event would bound throughput by the disk's flush latency.
+ */
+async function record(
+  db: Db,
+  ep: any,
+  owner: string,
+  entry: Entry,
+  id: string,
+  attempt: number,
+  r: SendResult,
+  status: 'succeeded' | 'failed' | 'retrying',
+  next: Date | null,
+  failingSince: Date | null,
+): Promise<boolean> {
+  const advance = status !== 'retrying';
+  const { rows } = await db.raw(
+    `WITH ep AS (
+       UPDATE webhook_endpoints SET
+         delivered_position = CASE WHEN ? THEN ?::bigint ELSE delivered_position END,
+         head_attempts = CASE WHEN ? THEN 0 ELSE ?::int END,
+         failing_since = ?::timestamptz,
+         next_attempt_at = ?::timestamptz,
+         last_error = ?,
+         last_success_at = CASE WHEN ? THEN clock_timestamp() ELSE last_success_at END,
+         lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
+       WHERE id = ? AND lease_owner = ? AND generation = ? AND enabled
+       RETURNING 1
+     ), log AS (
+       INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at)
+       SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM webhook_endpoints WHERE id = ?
+     ), relaxed AS (
+       SELECT set_config('synchronous_commit', 'off', true)
+     )
+     SELECT count(*)::int AS kept FROM ep, relaxed`,
+    [
+      advance,
+      entry.position,
+      advance,
+      attempt,
+      failingSince,
+      next,
+      status === 'succeeded' ? null : r.error,
+      status === 'succeeded',
+      r.durationMs + 30_000,
+      ep.id,
+      owner,
+      ep.generation,
+      entry.position,
+      entry.type,
+      id,
+      attempt,
+      status,
+      r.status,
+      r.durationMs,
+      r.error,
+      next,
+      ep.id,
+    ],
+  );
+  return rows[0].kept > 0;
+}
+
+/**
+ * The entry failed for the whole retry period: the attempt is logged as final, the endpoint is
+ * disabled (status `failing`, resumable from this entry by enabling it) and its creator gets an
+ * `integration_issue` notification, all in one transaction whose changes enter the feed.
+ */
+async function giveUp(deps: DeliveryDeps, ep: any, owner: string, entry: Entry, id: string, attempt: number, r: SendResult, since: Date): Promise<void> {
+  const reason = `Deliveries failed for ${Math.round((Date.now() - since.getTime()) / 60_000)} min since ${since.toISOString()} (last error: ${r.error})`;
+  await writeTransaction(deps.db, ep.organization_id, async (trx, changes) => {
+    const [row] = await trx('webhook_endpoints')
+      .where({ id: ep.id, lease_owner: owner, generation: ep.generation, enabled: true })
+      .update({
+        enabled: false,
+        disabled_at: trx.fn.now(),
+        disabled_reason: reason,
+        next_attempt_at: null,
+        last_error: r.error,
+        generation: trx.raw('generation + 1'),
+        updated_at: trx.fn.now(),
+      })
+      .returning('*');
+    if (!row) return;
+    await trx('webhook_deliveries').insert({
+      organization_id: ep.organization_id,
+      endpoint_id: ep.id,
+      position: entry.position,
+      type: entry.type,
+      message_id: id,
+      attempt,
+      status: 'failed',
+      response_status: r.status,
+      duration_ms: r.durationMs,
+      error: `${r.error} The endpoint is disabled after retrying since ${since.toISOString()}.`,
+    });
+    changes.add({ type: 'webhook_endpoint.updated', resource: 'webhook_endpoint', id: ep.id, data: endpointJson(row) });
+    const recipient = ep.created_by && (await trx('users').where({ organization_id: ep.organization_id, id: ep.created_by }).first('id'));
+    if (recipient) {
+      const notification = await createNotification(trx, ep.organization_id, {
+        recipientId: ep.created_by,
+        type: 'integration_issue',
+        payload: { lastSyncTime: (row.last_success_at ?? row.created_at).toISOString(), webhookEndpoint: { id: ep.id, url: ep.url }, reason },
+      });
+      // The notification as its read endpoint returns it (a JSON text built by PostgreSQL).
+      const data = JSON.parse(notification) as { id: string };
+      changes.add({ type: 'notification.created', resource: 'notification', id: data.id, data });
+    }
+  });
+}

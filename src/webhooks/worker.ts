@@ -1,0 +1,91 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Logger, run, Runner, TaskList } from 'graphile-worker';
+import type { Db } from '../db/knex';
+import { deliverEndpoint } from './deliver';
+import { Sender } from './send';
+import { webhookSettings, WebhookSettings } from './settings';
+
+/**
+ * The webhook delivery worker: graphile-worker jobs in our PostgreSQL.
+ *
+ * Why graphile-worker: its `add_job` is a SQL function, so the change's own transaction creates
+ * the job (the doorbell trigger in migrations/20261124040000_webhooks.ts), with no second
+ * connection and no outbox to poll; jobs are taken with SKIP LOCKED and announced by
+ * LISTEN/NOTIFY (polling where NOTIFY does not reach, e.g. behind PgBouncer), and a job key folds
+ * the doorbells of one endpoint into one pending job. pg-boss would need its JavaScript `send`
+ * inside our transaction. What must be delivered is not the jobs but the feed itself, from each
+ * endpoint's `delivered_position` (src/webhooks/deliver.ts), so the periodic sweep below makes a
+ * lost or stuck job (a crashed worker's stays locked for hours in graphile-worker) harmless.
+ */
+export interface WebhookWorker {
+  /** Wakes every endpoint with undelivered entries and prunes old attempts (also run every minute). */
+  sweep(): Promise<void>;
+  /** Finishes the attempts in flight, then stops; nothing undelivered is lost. */
+  stop(): Promise<void>;
+}
+
+export interface WebhookWorkerOptions {
+  db: Db;
+  connectionString: string;
+  settings?: Partial<WebhookSettings>;
+  /** Names this instance in leases (for logs); unique per process by default. */
+  workerId?: string;
+  /** How often to look for jobs when no NOTIFY arrives (ms). */
+  pollInterval?: number;
+}
+
+/** graphile-worker's own messages: warnings and errors only (job failures are in our delivery log). */
+const quietLogger = new Logger(() => (level, message) => {
+  if (level === 'error' || level === 'warning') console.error(`webhooks: ${message}`);
+});
+
+async function sweep(db: Db, settings: WebhookSettings): Promise<void> {
+  await db.raw(
+    `SELECT webhook_wake(e.id, greatest(e.next_attempt_at, now()), 'preserve_run_at') FROM webhook_endpoints e
+      WHERE e.enabled AND (e.lease_expires_at IS NULL OR e.lease_expires_at < now())
+        AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
+                      AND (e.types IS NULL OR f.type = ANY(e.types)))`,
+  );
+  await db.raw(`DELETE FROM webhook_deliveries WHERE attempted_at < now() - ? * interval '1 millisecond'`, [settings.deliveryRetentionMs]);
+}
+
+export async function startWebhookWorker(options: WebhookWorkerOptions): Promise<WebhookWorker> {
+  const settings = { ...webhookSettings(), ...options.settings };
+  const sender = new Sender(settings.allowedHosts, settings.timeoutMs);
+  let stopping = false;
+  const deps = {
+    db: options.db,
+    sender,
+    settings,
+    workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    stopping: () => stopping,
+  };
+  const taskList: TaskList = {
+    webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
+    webhook_sweep: async () => sweep(options.db, settings),
+  };
+  const runner: Runner = await run({
+    connectionString: options.connectionString,
+    concurrency: settings.concurrency,
+    maxPoolSize: settings.concurrency + 2,
+    noHandleSignals: true,
+    pollInterval: options.pollInterval ?? 2000,
+    logger: quietLogger,
+    taskList,
+    crontab: '* * * * * webhook_sweep ?max=1',
+  });
+  // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
+  // committed before (or while no worker was running).
+  await sweep(options.db, settings);
+  let stopped: Promise<void> | undefined;
+  return {
+    sweep: () => sweep(options.db, settings),
+    stop: () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        await runner.stop();
+        sender.close();
+      })()),
+  };
+}

@@ -1,0 +1,254 @@
+import { expect } from 'chai';
+import { harness } from './support/harness';
+import { expectStatus, newOrg, TestOrg } from './support/client';
+import { onlyDirect } from './support/proxy';
+import { eventually, Receiver } from './support/webhook-receiver';
+import { writeTransaction } from '../src/feed/append';
+import { decodeCursor, encodeCursor } from '../src/feed/cursor';
+import { startWebhookWorker, WebhookWorker } from '../src/webhooks/worker';
+import type { WebhookSettings } from '../src/webhooks/settings';
+
+// The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
+process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
+
+/** Fast retries and a short timeout, so the suite does not wait for production delays. */
+const FAST: Partial<WebhookSettings> = { allowedHosts: ['127.0.0.1'], timeoutMs: 400, retryBaseMs: 20, retryMaxMs: 200, giveUpAfterMs: 3_600_000, concurrency: 3 };
+
+const workers: WebhookWorker[] = [];
+async function startWorker(settings: Partial<WebhookSettings> = {}): Promise<WebhookWorker> {
+  const w = await startWebhookWorker({ db: harness().db, connectionString: harness().databaseUrl, settings: { ...FAST, ...settings }, pollInterval: 100 });
+  workers.push(w);
+  return w;
+}
+async function stopWorkers(): Promise<void> {
+  for (const w of workers.splice(0)) await w.stop();
+}
+
+/** Feed entries written the way every API write writes them (tests do not depend on which API writes emit yet). */
+async function emit(org: TestOrg, n: number, type = 'vendor.updated'): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await writeTransaction(harness().db, org.id, async (_trx, changes) => {
+      changes.add({ type, resource: type.split('.')[0], id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', data: { id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', n: i } });
+    });
+  }
+}
+
+/** The entries the endpoint should receive: the organization's feed after `after`, of its types. */
+async function feedAfter(org: TestOrg, after: number, types?: string[]): Promise<{ position: number; type: string }[]> {
+  const q = harness().db('change_feed').where('organization_id', org.id).andWhere('position', '>', after).orderBy('position').select('position', 'type');
+  if (types) q.whereIn('type', types);
+  return (await q).map((r: any) => ({ position: Number(r.position), type: r.type }));
+}
+
+async function createEndpoint(org: TestOrg, receiver: Receiver, path: string, extra: object = {}) {
+  const head = await harness().db('feed_heads').where('organization_id', org.id).first('position');
+  const created = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url(path), ...extra }), 201).body;
+  receiver.secrets.set(path, [created.secret]);
+  return { endpoint: created, start: Number(head?.position ?? 0) };
+}
+
+const positions = (org: TestOrg, received: { body: any }[]) => received.map((r) => decodeCursor(org.id, r.body.data.cursor));
+
+describe('webhook deliveries', function () {
+  this.timeout(60_000);
+  let receiver: Receiver;
+
+  before(async function () {
+    onlyDirect(this, 'runs a delivery worker and a webhook receiver in the test process, on the database of the in-process service');
+    receiver = await new Receiver().start();
+  });
+  afterEach(stopWorkers);
+  after(async () => {
+    await stopWorkers();
+    await receiver?.stop();
+  });
+
+  it('delivers every change once, in feed order, signed, through 5xx, a timeout and a 429 with Retry-After', async () => {
+    const org = await newOrg();
+    const { endpoint, start } = await createEndpoint(org, receiver, '/order');
+    await emit(org, 3);
+    // API writes too (vendor writes emit vendor.* entries once the feed covers them).
+    const vendor = expectStatus(await org.api.post('/vendors', { code: 'V-HOOK', name: 'Hook Supply' }), 201).body;
+    expectStatus(await org.api.patch(`/vendors/${vendor.id}`, { name: 'Hook Supply Co' }), 200);
+    await emit(org, 4);
+    const expected = await feedAfter(org, start);
+    const ids = expected.map((e) => `msg_${endpoint.id.replace(/-/g, '')}_${e.position}`);
+    receiver.reply = (r, attempt) => {
+      if (r.id === ids[0] && attempt <= 2) return { status: 503 };
+      if (r.id === ids[1] && attempt === 1) return 'hold';
+      if (r.id === ids[2] && attempt === 1) return { status: 429, headers: { 'Retry-After': '0' } };
+      return { status: 200 };
+    };
+    await startWorker();
+    await eventually('every entry accepted', () => receiver.accepted('/order').length >= expected.length);
+
+    const accepted = receiver.accepted('/order');
+    expect(positions(org, accepted)).to.deep.equal(expected.map((e) => e.position));
+    expect(accepted.map((r) => r.id)).to.deep.equal(ids);
+    expect(accepted.map((r) => r.body.type)).to.deep.equal(expected.map((e) => e.type));
+    const all = receiver.requests.filter((r) => r.path === '/order');
+    expect(all.every((r) => r.verifiedBy.length === 1), 'every request verifies with the secret').to.equal(true);
+    expect(all.length).to.equal(expected.length + 4);
+    const first = accepted[0].body;
+    expect(first).to.have.keys('type', 'timestamp', 'data');
+    expect(first.data).to.include.keys('cursor', 'type', 'resource', 'id', 'occurredAt', 'data');
+    expect(first.timestamp).to.equal(first.data.occurredAt);
+
+    // The receiver answers before the worker records the attempt: wait for the last record.
+    const deliveries = async () => expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`), 200).body as any[];
+    await eventually('every success recorded', async () => (await deliveries()).filter((d) => d.status === 'succeeded').length === expected.length);
+    const log = await deliveries();
+    const forFirst = log.filter((d) => d.messageId === ids[0]).reverse();
+    expect(forFirst.map((d) => [d.attempt, d.status, d.responseStatus])).to.deep.equal([
+      [1, 'retrying', 503],
+      [2, 'retrying', 503],
+      [3, 'succeeded', 200],
+    ]);
+    expect(forFirst[0].nextAttemptAt).to.be.a('string');
+    expect(forFirst[0].error).to.match(/503/);
+    const timedOut = log.find((d) => d.messageId === ids[1] && d.attempt === 1);
+    expect(timedOut).to.include({ status: 'retrying', responseStatus: null });
+    expect(timedOut.error).to.match(/No answer within 400 ms/);
+    expect(log.find((d) => d.messageId === ids[2] && d.attempt === 1)).to.include({ status: 'retrying', responseStatus: 429 });
+    expect(log.filter((d) => d.status === 'succeeded')).to.have.length(expected.length);
+    expect(log[0].cursor).to.equal(encodeCursor(org.id, expected[expected.length - 1].position));
+    const status = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}`), 200).body;
+    expect(status).to.include({ status: 'active', failingSince: null, nextAttemptAt: null, lastError: null });
+    expect(status.lastSuccessAt).to.be.a('string');
+  });
+
+  it('loses nothing when the worker stops mid-queue and another one starts', async () => {
+    const org = await newOrg();
+    const { start } = await createEndpoint(org, receiver, '/restart');
+    await emit(org, 40);
+    const expected = await feedAfter(org, start);
+    let stopped: Promise<void> | undefined;
+    const first = await startWorker();
+    receiver.reply = (r) => {
+      // Stop the first worker while the queue is still long (it finishes the attempt in flight).
+      if (r.path === '/restart' && receiver.accepted('/restart').length === 10) stopped ??= first.stop();
+      return { status: 200 };
+    };
+    await eventually('the first worker to stop', () => stopped !== undefined);
+    await stopped;
+    expect(receiver.accepted('/restart').length).to.be.lessThan(expected.length);
+    await startWorker();
+    await eventually('every entry accepted', () => receiver.accepted('/restart').length >= expected.length);
+    expect(positions(org, receiver.accepted('/restart'))).to.deep.equal(expected.map((e) => e.position));
+  });
+
+  it('two instances on one database send each message once, in order per endpoint; a failing endpoint delays no other', async () => {
+    const a = await newOrg();
+    const b = await newOrg();
+    const paths = ['/two-a1', '/two-a2', '/two-b1'];
+    const eps = [await createEndpoint(a, receiver, paths[0]), await createEndpoint(a, receiver, paths[1]), await createEndpoint(b, receiver, paths[2])];
+    const broken = await createEndpoint(a, receiver, '/two-broken');
+    receiver.reply = (r) => (r.path === '/two-broken' ? { status: 500 } : { status: 200 });
+    await startWorker();
+    await startWorker();
+    await Promise.all([emit(a, 25), emit(b, 25)]);
+    const expected = [await feedAfter(a, eps[0].start), await feedAfter(a, eps[1].start), await feedAfter(b, eps[2].start)];
+    await eventually('every entry accepted', () => paths.every((p, i) => receiver.accepted(p).length >= expected[i].length));
+    paths.forEach((p, i) => {
+      const got = receiver.requests.filter((r) => r.path === p);
+      expect(got.map((r) => r.id), p).to.deep.equal([...new Set(got.map((r) => r.id))]);
+      expect(positions(i < 2 ? a : b, got), p).to.deep.equal(expected[i].map((e) => e.position));
+    });
+    const stuck = expectStatus(await a.api.get(`/webhook-endpoints/${broken.endpoint.id}`), 200).body;
+    expect(stuck.status).to.equal('retrying');
+    expect(stuck.lastError).to.match(/500/);
+    expectStatus(await a.api.delete(`/webhook-endpoints/${broken.endpoint.id}`), 200);
+  });
+
+  it('a final 4xx is logged and skipped; after the retry period the endpoint is disabled, notified, and resumes when enabled', async () => {
+    const org = await newOrg();
+    const { endpoint, start } = await createEndpoint(org, receiver, '/giveup', { types: ['vendor.updated'] });
+    await emit(org, 3);
+    const expected = await feedAfter(org, start, ['vendor.updated']);
+    const ids = expected.map((e) => `msg_${endpoint.id.replace(/-/g, '')}_${e.position}`);
+    let healthy = false;
+    receiver.reply = (r) => (r.id === ids[0] ? { status: 422 } : healthy ? { status: 200 } : { status: 502 });
+    await startWorker({ giveUpAfterMs: 150 });
+    await eventually('the endpoint to be disabled', async () => (await org.api.get(`/webhook-endpoints/${endpoint.id}`)).body.status === 'failing');
+    const failing = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}`), 200).body;
+    expect(failing).to.include({ enabled: false, status: 'failing' });
+    expect(failing.disabledReason).to.match(/502/);
+    const log = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`), 200).body as any[];
+    expect(log.find((d) => d.messageId === ids[0])).to.include({ status: 'failed', responseStatus: 422, attempt: 1 });
+    expect(log[0]).to.include({ messageId: ids[1], status: 'failed', responseStatus: 502 });
+    expect(log.filter((d) => d.messageId === ids[1]).slice(1).every((d) => d.status === 'retrying')).to.equal(true);
+    const notes = expectStatus(await org.api.get('/notifications'), 200).body as any[];
+    const note = notes.find((n) => n.payload.webhookEndpoint?.id === endpoint.id);
+    expect(note).to.include({ type: 'integration_issue', recipientId: org.userId });
+
+    healthy = true;
+    expectStatus(await org.api.patch(`/webhook-endpoints/${endpoint.id}`, { enabled: true }), 200);
+    await eventually('the rest to be accepted', () => receiver.accepted('/giveup').length >= expected.length - 1);
+    expect(receiver.accepted('/giveup').map((r) => r.id)).to.deep.equal(ids.slice(1));
+  });
+
+  it('signs with the previous and the new secret during a rotation overlap, then with the new one only', async () => {
+    const org = await newOrg();
+    const { endpoint } = await createEndpoint(org, receiver, '/rotate', { types: ['vendor.updated'] });
+    const old = receiver.secrets.get('/rotate')![0];
+    const rotated = expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200).body;
+    expect(rotated.secret).to.match(/^whsec_/).and.not.equal(old);
+    expect(rotated.previousSecretExpiresAt).to.be.a('string');
+    receiver.secrets.set('/rotate', [old, rotated.secret]);
+    receiver.reply = () => ({ status: 200 });
+    await startWorker();
+    await emit(org, 1);
+    await eventually('the overlap delivery', () => receiver.accepted('/rotate').length === 1);
+    const during = receiver.accepted('/rotate')[0];
+    expect(during.verifiedBy).to.deep.equal([0, 1]);
+    expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
+
+    const saved = process.env.WEBHOOK_SECRET_OVERLAP_HOURS;
+    process.env.WEBHOOK_SECRET_OVERLAP_HOURS = '0';
+    try {
+      const again = expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200).body;
+      receiver.secrets.set('/rotate', [old, rotated.secret, again.secret]);
+    } finally {
+      if (saved === undefined) delete process.env.WEBHOOK_SECRET_OVERLAP_HOURS;
+      else process.env.WEBHOOK_SECRET_OVERLAP_HOURS = saved;
+    }
+    await emit(org, 1);
+    await eventually('the delivery after the overlap', () => receiver.accepted('/rotate').length === 2);
+    expect(receiver.accepted('/rotate')[1].verifiedBy).to.deep.equal([2]);
+  });
+
+  it('replays every entry after a cursor, in order', async () => {
+    const org = await newOrg();
+    const { endpoint, start } = await createEndpoint(org, receiver, '/replay', { types: ['vendor.updated'] });
+    receiver.reply = () => ({ status: 200 });
+    await startWorker();
+    await emit(org, 6);
+    const expected = await feedAfter(org, start, ['vendor.updated']);
+    await eventually('the first pass', () => receiver.accepted('/replay').length === 6);
+    const after = receiver.accepted('/replay')[2].body.data.cursor;
+    expect(expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/replay`, { after }), 202).body).to.deep.equal({ endpointId: endpoint.id, after });
+    await eventually('the replay', () => receiver.accepted('/replay').length === 9);
+    expect(positions(org, receiver.accepted('/replay'))).to.deep.equal([...expected, ...expected.slice(3)].map((e) => e.position));
+  });
+
+  it('checks the address it connects to: a name resolving to 127.0.0.1 is refused when it is not allowed', async () => {
+    const org = await newOrg();
+    const saved = process.env.WEBHOOK_ALLOWED_HOSTS;
+    process.env.WEBHOOK_ALLOWED_HOSTS = '127.0.0.1,localhost';
+    let endpoint: any;
+    try {
+      endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: `https://localhost:${receiver.port}/ssrf`, types: ['vendor.updated'] }), 201).body;
+    } finally {
+      process.env.WEBHOOK_ALLOWED_HOSTS = saved;
+    }
+    // This worker allows 127.0.0.1 by address but not the name localhost: the lookup refuses it.
+    await startWorker({ allowedHosts: ['127.0.0.1'] });
+    await emit(org, 1);
+    await eventually('a refused attempt', async () => ((await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries`)).body as any[]).length > 0);
+    const [attempt] = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries`), 200).body as any[];
+    expect(attempt).to.include({ status: 'retrying', responseStatus: null });
+    expect(attempt.error).to.match(/localhost resolves to (127\.0\.0\.1|::1)/);
+    expect(receiver.requests.filter((r) => r.path === '/ssrf')).to.have.length(0);
+    expectStatus(await org.api.delete(`/webhook-endpoints/${endpoint.id}`), 200);
+  });
+});
