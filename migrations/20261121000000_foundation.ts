@@ -9,14 +9,14 @@ export async function up(knex: Knex): Promise<void> {
     AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$`);
 
   await knex.schema.createTable('organizations', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
-    t.text('name').notNullable();
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The organization (tenant) ID.');
+    t.text('name').notNullable().comment('The organization\'s name.');
     // Switched on by a support request (admin CLI): POST /jobs/{idOrCode}/nextPurchaseOrderNumber.
-    t.boolean('po_counter_enabled').notNullable().defaultTo(false);
+    t.boolean('po_counter_enabled').notNullable().defaultTo(false).comment('Whether the next-purchase-order-number operations are enabled.');
     // Set when the demo dataset was loaded (admin CLI `demo-data`), so it is never loaded twice.
-    t.specificType('demo_loaded_at', 'timestamptz(3)');
-    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
-    t.specificType('updated_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+    t.specificType('demo_loaded_at', 'timestamptz(3)').comment('When the demo dataset was loaded, if it was.');
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the organization was created.');
+    t.specificType('updated_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the organization last changed.');
   });
 
   await knex.schema.createTable('users', (t) => {
@@ -37,26 +37,26 @@ export async function up(knex: Knex): Promise<void> {
 
   // Legacy API keys: only a SHA-256 hash of the (high-entropy) key is kept.
   await knex.schema.createTable('api_keys', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
-    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE');
-    t.uuid('user_id').notNullable();
-    t.text('key_hash').notNullable().unique();
-    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
-    t.specificType('revoked_at', 'timestamptz(3)');
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The key\'s row ID (never shown).');
+    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization the key acts in.');
+    t.uuid('user_id').notNullable().comment('The user the key acts as.');
+    t.text('key_hash').notNullable().unique().comment('SHA-256 of the key; the key itself is never stored.');
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the key was issued.');
+    t.specificType('revoked_at', 'timestamptz(3)').comment('When the key was revoked (rotated); NULL while it is live.');
     t.foreign(['organization_id', 'user_id']).references(['organization_id', 'id']).inTable('users').onDelete('CASCADE');
   });
   // At most one live key per organization: issuing a new one revokes the previous one.
   await knex.raw('CREATE UNIQUE INDEX api_keys_one_live_per_org ON api_keys (organization_id) WHERE revoked_at IS NULL');
 
   await knex.schema.createTable('oauth_clients', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
-    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE');
-    t.uuid('user_id').notNullable();
-    t.text('client_id').notNullable().unique();
-    t.text('secret_hash').notNullable();
-    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The client\'s row ID (the cid claim of its tokens).');
+    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization the client acts in.');
+    t.uuid('user_id').notNullable().comment('The user the client\'s tokens act as.');
+    t.text('client_id').notNullable().unique().comment('The public client_id (OAuth 2.0 client credentials).');
+    t.text('secret_hash').notNullable().comment('SHA-256 of the client secret; the secret itself is never stored.');
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the client was created.');
     // Deleting a client keeps the row (so its tokens are recognised as revoked) and stamps this.
-    t.specificType('deleted_at', 'timestamptz(3)');
+    t.specificType('deleted_at', 'timestamptz(3)').comment('When the client was deleted (its tokens are refused from then on).');
     t.foreign(['organization_id', 'user_id']).references(['organization_id', 'id']).inTable('users').onDelete('CASCADE');
   });
 

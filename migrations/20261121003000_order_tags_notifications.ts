@@ -9,7 +9,7 @@ import { orderIndexes, tenantRef, tenantTable } from '../src/db/schema-helpers';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('organizations', (t) => {
     // The label of the org-configured custom header field on orders; NULL: not configured.
-    t.text('header_custom_field_name');
+    t.text('header_custom_field_name').comment('The label of the organization\'s custom header field on orders; NULL: not configured.');
   });
 
   await knex.schema.createTable('order_tags', (t) => {

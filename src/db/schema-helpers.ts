@@ -7,11 +7,11 @@ import type { Knex } from 'knex';
  * organization, and a distributed engine can co-locate one organization's rows).
  */
 export function tenantTable(t: Knex.CreateTableBuilder, knex: Knex, opts: { softDelete?: boolean } = {}): void {
-  t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
-  t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE');
-  t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
-  t.specificType('updated_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
-  if (opts.softDelete) t.specificType('deleted_at', 'timestamptz(3)');
+  t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The object\'s ID in the API.');
+  t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization (tenant) the row belongs to; every query is scoped by it.');
+  t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the row was created (API createdAt, milliseconds).');
+  t.specificType('updated_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the row last changed (API updatedAt, milliseconds).');
+  if (opts.softDelete) t.specificType('deleted_at', 'timestamptz(3)').comment('Set when the object is deleted (soft delete); NULL while it is live.');
   t.unique(['organization_id', 'id']);
 }
 
@@ -22,7 +22,7 @@ export function tenantRef(
   table: string,
   opts: { notNullable?: boolean; onDelete?: 'CASCADE' | 'SET NULL' | 'RESTRICT' } = {},
 ): void {
-  const col = t.uuid(column);
+  const col = t.uuid(column).comment(`References ${table}.id in the same organization.`);
   if (opts.notNullable) col.notNullable();
   const fk = t.foreign(['organization_id', column]).references(['organization_id', 'id']).inTable(table);
   // SET NULL on a composite key would null organization_id too; name the column (PostgreSQL 15+).
