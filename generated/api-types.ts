@@ -11482,12 +11482,12 @@ export interface components {
             /** @description Matches when `state` is none of the listed values: repeat `filter[state_not_in][]=` or give one comma-separated value. */
             state_not_in?: ("DRAFT" | "BID_ACTIVE" | "BID_CANCELLED" | "FINALIZING" | "ACTIVE" | "CANCELLED" | "COMPLETE")[];
             /**
-             * @description Matches when taxExempt (`taxExempt` as stored: an order whose taxExempt is null (never set) matches neither `true` nor `false`) equals the value.
+             * @description Matches when taxExempt (`taxExempt` as stored: an order whose taxExempt is null (never set) matches neither `true` nor `false`, and does match `taxExempt_not`) equals the value.
              * @example true
              */
             taxExempt?: boolean;
             /**
-             * @description Matches when taxExempt (`taxExempt` as stored: an order whose taxExempt is null (never set) matches neither `true` nor `false`) does not equal the value.
+             * @description Matches when taxExempt (`taxExempt` as stored: an order whose taxExempt is null (never set) matches neither `true` nor `false`, and does match `taxExempt_not`) does not equal the value.
              * @example true
              */
             taxExempt_not?: boolean;
@@ -14750,12 +14750,12 @@ export interface components {
             /** @description Matches when `integrationState` is one of the listed values: repeat `filter[integrationState_in][]=` or give one comma-separated value. */
             integrationState_in?: ("NOT_LINKED" | "LINKING" | "LINKED" | "ERROR")[];
             /**
-             * @description Matches when taxExempt (`taxExempt` as stored: an invoice whose taxExempt is null (never set) matches neither `true` nor `false`) equals the value.
+             * @description Matches when taxExempt (`taxExempt` as stored: an invoice whose taxExempt is null (never set) matches neither `true` nor `false`, and does match `taxExempt_not`) equals the value.
              * @example true
              */
             taxExempt?: boolean;
             /**
-             * @description Matches when taxExempt (`taxExempt` as stored: an invoice whose taxExempt is null (never set) matches neither `true` nor `false`) does not equal the value.
+             * @description Matches when taxExempt (`taxExempt` as stored: an invoice whose taxExempt is null (never set) matches neither `true` nor `false`, and does match `taxExempt_not`) does not equal the value.
              * @example true
              */
             taxExempt_not?: boolean;

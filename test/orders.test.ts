@@ -176,9 +176,9 @@ describe('orders', () => {
     expect(await ids_('filter[state_in]=DRAFT,FINALIZING')).to.have.members([hfr, major]);
     expect(await ids_('filter[flagged]=true')).to.deep.equal([full]);
     expect(await ids_('filter[taxExempt]=true')).to.deep.equal([major]);
-    // null (never set: rfq, hfr) is not false.
+    // null (never set: rfq, hfr) is not false; it is "not true" (_not is IS DISTINCT FROM).
     expect(await ids_('filter[taxExempt]=false')).to.deep.equal([full]);
-    expect(await ids_('filter[taxExempt_not]=true')).to.deep.equal([full]);
+    expect(await ids_('filter[taxExempt_not]=true')).to.have.members([full, rfq, hfr]);
     expect(await ids_('filter[purchaseOrderNumber_starts_with]=j-1042-000&filter[purchaseOrderNumber_not]=J-1042-0001')).to.have.members([major, rfq, hfr]);
     expect(await ids_(`filter[id]=${full}`)).to.deep.equal([full]);
     expect(await ids_('filter[flaggedAt_gt]=2026-10-01T00:00:00Z')).to.deep.equal([full]);
