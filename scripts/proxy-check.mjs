@@ -192,7 +192,7 @@ async function main() {
   const serverPort = await freePort();
   let serverLog = '';
   const baseEnv = { ...process.env };
-  for (const k of ['API_BASE_URL', 'SMTP_URL', 'COVERAGE_STRICT', 'PORT']) delete baseEnv[k];
+  for (const k of ['API_BASE_URL', 'SMTP_URL', 'LOG_LEVEL', 'COVERAGE_STRICT', 'PORT']) delete baseEnv[k];
   const server = start(
     'the service',
     process.execPath,
