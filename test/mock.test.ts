@@ -132,15 +132,21 @@ describe('the Prism mock of the contract', function () {
     });
   }
 
+  /** The problem body the mock answers an operation's example request with `Prefer: code=<status>`. */
+  async function errorExample(path: string, method: string, operation: any, status: number): Promise<any> {
+    const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: `code=${status}` });
+    const res = await fetchFrom(prism, url, init, 'prism mock');
+    const problem = await res.json();
+    expect(res.status, JSON.stringify(problem)).to.equal(status);
+    expect(res.headers.get('x-request-id'), `${operation.operationId}: X-Request-Id`).to.be.a('string').and.not.equal('');
+    return problem;
+  }
+
   // `Prefer: code=404` answers the operation's own 404 example: it names the resource of the
   // path (a referenced input's resource on collection paths), never another resource's.
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['404'])) {
     it(`${method} ${path} (${operationId}) answers Prefer: code=404 with an example of its own resource`, async () => {
-      const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: 'code=404' });
-      const res = await fetchFrom(prism, url, init, 'prism mock');
-      const problem = await res.json();
-      expect(res.status, JSON.stringify(problem)).to.equal(404);
-      expect(res.headers.get('x-request-id'), `${operationId}: X-Request-Id`).to.be.a('string').and.not.equal('');
+      const problem = await errorExample(path, method, operation, 404);
       const named = notFoundNoun(problem.detail);
       if (named && /\{/.test(path)) expect(nounsOf(path), `${operationId}: "${problem.detail}"`).to.include(named);
     });
@@ -150,10 +156,7 @@ describe('the Prism mock of the contract', function () {
   // resource's code).
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['409'])) {
     it(`${method} ${path} (${operationId}) answers Prefer: code=409 with a value of its own resource`, async () => {
-      const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: 'code=409' });
-      const res = await fetchFrom(prism, url, init, 'prism mock');
-      const problem = await res.json();
-      expect(res.status, JSON.stringify(problem)).to.equal(409);
+      const problem = await errorExample(path, method, operation, 409);
       const value = /^[^:]+: (.+) is already used/.exec(problem.errors[0].message)?.[1];
       expect(value, problem.errors[0].message).to.be.a('string');
       expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
