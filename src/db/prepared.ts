@@ -100,3 +100,27 @@ export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder |
   const native = 'toSQL' in query ? query.toSQL().toNative() : query;
   return (await runPrepared(db, native.sql, native.bindings))[0];
 }
+
+/** A pg-Pool-like client (`query(config)`) over the knex pool, for libraries that take one. */
+export interface PoolLike {
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: Record<string, any>[] }>;
+}
+
+/**
+ * The knex pool as a pg Pool for a library that names its statements (rate-limiter-flexible
+ * does, on every query): the names are dropped, so its few statements are never prepared on our
+ * connections. They neither count against the per-connection cap above nor break PgBouncer's
+ * transaction pooling, where a statement prepared on one server connection is missing on the next.
+ */
+export function unnamedPool(db: Knex): PoolLike {
+  return {
+    async query({ text, values }) {
+      const connection = (await db.client.acquireConnection()) as PgConnection;
+      try {
+        return await connection.query({ text, values: values ?? [] });
+      } finally {
+        await db.client.releaseConnection(connection);
+      }
+    },
+  };
+}

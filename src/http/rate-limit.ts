@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex';
+import { unnamedPool, type PoolLike } from '../db/prepared';
 import { ApiError } from './errors';
 import type { Caller } from './handler';
 
@@ -59,15 +60,20 @@ export function tooManyRequests(retryAfterMs: number, message: string, headers: 
 export class LimiterSet {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
 
-  constructor(private readonly db: Db) {}
+  private readonly pool: PoolLike;
+
+  constructor(db: Db) {
+    this.pool = unnamedPool(db);
+  }
 
   get(points: number, duration: number): RateLimiterPostgres {
     const id = `${points}/${duration}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       limiter = new RateLimiterPostgres({
-        storeClient: this.db,
-        storeType: 'knex',
+        // Its statements run unnamed (src/db/prepared.ts, unnamedPool).
+        storeClient: this.pool,
+        storeType: 'pool',
         tableName: TABLE,
         tableCreated: true,
         keyPrefix: KEY_PREFIX,
