@@ -24,26 +24,213 @@ export function orgScale(items, orders, bigJobItems) {
 const arr = (values) => `ARRAY[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(',')}]`;
 
 const CITIES = arr(['Sacramento', 'Elk Grove', 'Roseville', 'Folsom', 'Davis', 'Stockton', 'Modesto', 'Fairfield', 'Vacaville', 'Rocklin', 'Lodi', 'Woodland']);
-const STREETS = arr(['Kammerer Road', 'Folsom Boulevard', 'J Street', 'Capitol Mall', 'Power Inn Road', 'Fair Oaks Boulevard', 'Sunrise Avenue', 'Douglas Boulevard', 'Stockton Boulevard', 'Watt Avenue']);
-const PLACES = arr(['Riverside', 'Elk Grove', 'Oak Park', 'Natomas', 'Midtown', 'Granite Bay', 'Rancho Cordova', 'Land Park', 'West Sacramento', 'Citrus Heights', 'Laguna', 'Arden']);
-const PROJECTS = arr(['Medical Office Building', 'Distribution Center', 'High School Modernization', 'Parking Structure', 'Apartments', 'Fire Station', 'Library Renovation', 'Water Treatment Upgrade', 'Retail Center', 'Transit Center', 'Senior Living', 'Tilt-Up Warehouse']);
-const VENDOR_A = arr(['Granite Peak', 'Sierra', 'Valley', 'Redwood', 'Capitol', 'Summit', 'Pacific', 'Delta', 'Golden State', 'Cascade', 'Bayview', 'Ironwood', 'Foothill', 'Harbor', 'Mesa', 'Northgate']);
-const VENDOR_B = arr(['Supply', 'Lumber', 'Electric Supply', 'Plumbing Supply', 'Ready Mix', 'Rebar', 'Steel', 'Equipment Rentals', 'Building Products', 'Hardware', 'Drywall Supply', 'Glass']);
+const STREETS = arr([
+  'Kammerer Road',
+  'Folsom Boulevard',
+  'J Street',
+  'Capitol Mall',
+  'Power Inn Road',
+  'Fair Oaks Boulevard',
+  'Sunrise Avenue',
+  'Douglas Boulevard',
+  'Stockton Boulevard',
+  'Watt Avenue',
+]);
+const PLACES = arr([
+  'Riverside',
+  'Elk Grove',
+  'Oak Park',
+  'Natomas',
+  'Midtown',
+  'Granite Bay',
+  'Rancho Cordova',
+  'Land Park',
+  'West Sacramento',
+  'Citrus Heights',
+  'Laguna',
+  'Arden',
+]);
+const PROJECTS = arr([
+  'Medical Office Building',
+  'Distribution Center',
+  'High School Modernization',
+  'Parking Structure',
+  'Apartments',
+  'Fire Station',
+  'Library Renovation',
+  'Water Treatment Upgrade',
+  'Retail Center',
+  'Transit Center',
+  'Senior Living',
+  'Tilt-Up Warehouse',
+]);
+const VENDOR_A = arr([
+  'Granite Peak',
+  'Sierra',
+  'Valley',
+  'Redwood',
+  'Capitol',
+  'Summit',
+  'Pacific',
+  'Delta',
+  'Golden State',
+  'Cascade',
+  'Bayview',
+  'Ironwood',
+  'Foothill',
+  'Harbor',
+  'Mesa',
+  'Northgate',
+]);
+const VENDOR_B = arr([
+  'Supply',
+  'Lumber',
+  'Electric Supply',
+  'Plumbing Supply',
+  'Ready Mix',
+  'Rebar',
+  'Steel',
+  'Equipment Rentals',
+  'Building Products',
+  'Hardware',
+  'Drywall Supply',
+  'Glass',
+]);
 const MATERIALS = arr([
-  '#4 rebar, grade 60, 20 ft', '#5 rebar, grade 60, 20 ft', '6x6 W2.9xW2.9 welded wire mesh sheet, 8x20 ft', '2x4x8 SPF stud', '2x6x12 DF #2',
-  '3/4 in. CDX plywood 4x8', '7/16 in. OSB sheathing 4x8', '1/2 in. drywall 4x8', '5/8 in. Type X drywall 4x12', 'Type II portland cement, 94 lb',
-  '4000 psi ready-mix concrete', '1/2 in. EMT conduit, 10 ft', '12/2 Romex NM-B, 250 ft', '4 in. PVC sch 40 pipe, 20 ft', '3/4 in. type L copper, 20 ft',
-  'Simpson A35 framing angle', 'Simpson HDU5 holdown', '16d sinker nails, 50 lb', 'R-19 fiberglass batt, 15 in.', 'Tyvek HomeWrap 9x150 ft',
-  '20 ga 3-5/8 in. metal stud, 10 ft', 'Anchor bolt 5/8 x 12 in.', 'Fire caulk, 10.1 oz', 'Joint compound, 4.5 gal', 'Wire ties 6 in., bundle',
-  'Form release agent, 5 gal', 'Backer rod 3/8 in., 500 ft', 'Silt fence 36 in. x 100 ft', 'Safety glasses, clear', 'Scaffold rental, 5 ft frame']);
-const MANUFACTURERS = arr(['Insteel', 'Simpson Strong-Tie', 'USG', 'Georgia-Pacific', 'Southwire', 'Charlotte Pipe', 'Mueller', 'Owens Corning', 'DuPont', 'CEMEX', 'Hilti', 'ClarkDietrich']);
-const UOMS = [['EA', 'Each', 'E'], ['C', 'Per hundred', 'C'], ['M', 'Per thousand', 'M'], ['LF', 'Linear foot', 'E'], ['FT', 'Foot', 'E'], ['SF', 'Square foot', 'E'], ['CY', 'Cubic yard', 'E'], ['BOX', 'Box', 'E'], ['ROLL', 'Roll', 'E'], ['GAL', 'Gallon', 'E'], ['LB', 'Pound', 'E'], ['TON', 'Ton', 'E']];
-const TAX_CODES = [['TX-CA-SAC', 'Sacramento County sales tax', 8.75, 'SALES'], ['TX-CA-PLA', 'Placer County sales tax', 7.25, 'SALES'], ['TX-CA-YOL', 'Yolo County sales tax', 8.25, 'SALES'], ['TX-CA-SJ', 'San Joaquin County sales tax', 8.0, 'SALES'], ['TX-CA-STA', 'Stanislaus County sales tax', 7.875, 'SALES'], ['TX-CA-SOL', 'Solano County sales tax', 7.75, 'SALES'], ['TX-CA-ED', 'El Dorado County sales tax', 7.25, 'SALES'], ['USE-CA', 'California use tax', 7.25, 'USE'], ['USE-NV', 'Nevada use tax', 6.85, 'USE'], ['TX-NV-WAS', 'Washoe County sales tax', 8.265, 'SALES'], ['EXEMPT', 'Tax exempt (resale)', 0, 'SALES'], ['TX-CA-SF', 'San Francisco sales tax', 8.625, 'SALES']];
-const GL = [['5100-MAT', 'Materials'], ['5110-CON', 'Concrete'], ['5120-STL', 'Reinforcing steel'], ['5130-LUM', 'Lumber'], ['5140-ELE', 'Electrical materials'], ['5150-PLB', 'Plumbing materials'], ['5200-SUB', 'Subcontracts'], ['5300-EQP', 'Equipment rental'], ['5310-SMT', 'Small tools'], ['5400-FRT', 'Freight'], ['5500-SAF', 'Safety supplies'], ['5600-TMP', 'Temporary facilities']];
-const COST_TYPES = [['L', 'Labor'], ['M', 'Material'], ['E', 'Equipment'], ['S', 'Subcontract'], ['O', 'Other']];
-const CATEGORIES = [['MAT', 'Materials'], ['LAB', 'Labor'], ['EQP', 'Equipment'], ['SUB', 'Subcontractor'], ['FRT', 'Freight'], ['RNT', 'Rentals'], ['SML', 'Small tools'], ['OTH', 'Other']];
-const PHASES = [['01-100', 'General requirements'], ['02-200', 'Site preparation'], ['02-300', 'Earthwork'], ['03-100', 'Concrete forming'], ['03-200', 'Concrete reinforcing'], ['03-300', 'Cast-in-place concrete'], ['04-200', 'Unit masonry'], ['05-100', 'Structural steel'], ['05-400', 'Cold-formed metal framing'], ['06-100', 'Rough carpentry'], ['06-200', 'Finish carpentry'], ['07-200', 'Thermal insulation'], ['07-900', 'Joint sealants'], ['08-100', 'Doors and frames'], ['09-200', 'Gypsum board'], ['09-900', 'Painting'], ['22-100', 'Plumbing piping'], ['23-300', 'HVAC ductwork'], ['26-050', 'Electrical basics'], ['31-200', 'Earth moving']];
-const GROUPS = [['NORCAL', 'Northern California projects'], ['VALLEY', 'Central Valley projects'], ['PUBLIC', 'Public works'], ['HEALTH', 'Healthcare'], ['MFR', 'Multifamily residential'], ['IND', 'Industrial']];
+  '#4 rebar, grade 60, 20 ft',
+  '#5 rebar, grade 60, 20 ft',
+  '6x6 W2.9xW2.9 welded wire mesh sheet, 8x20 ft',
+  '2x4x8 SPF stud',
+  '2x6x12 DF #2',
+  '3/4 in. CDX plywood 4x8',
+  '7/16 in. OSB sheathing 4x8',
+  '1/2 in. drywall 4x8',
+  '5/8 in. Type X drywall 4x12',
+  'Type II portland cement, 94 lb',
+  '4000 psi ready-mix concrete',
+  '1/2 in. EMT conduit, 10 ft',
+  '12/2 Romex NM-B, 250 ft',
+  '4 in. PVC sch 40 pipe, 20 ft',
+  '3/4 in. type L copper, 20 ft',
+  'Simpson A35 framing angle',
+  'Simpson HDU5 holdown',
+  '16d sinker nails, 50 lb',
+  'R-19 fiberglass batt, 15 in.',
+  'Tyvek HomeWrap 9x150 ft',
+  '20 ga 3-5/8 in. metal stud, 10 ft',
+  'Anchor bolt 5/8 x 12 in.',
+  'Fire caulk, 10.1 oz',
+  'Joint compound, 4.5 gal',
+  'Wire ties 6 in., bundle',
+  'Form release agent, 5 gal',
+  'Backer rod 3/8 in., 500 ft',
+  'Silt fence 36 in. x 100 ft',
+  'Safety glasses, clear',
+  'Scaffold rental, 5 ft frame',
+]);
+const MANUFACTURERS = arr([
+  'Insteel',
+  'Simpson Strong-Tie',
+  'USG',
+  'Georgia-Pacific',
+  'Southwire',
+  'Charlotte Pipe',
+  'Mueller',
+  'Owens Corning',
+  'DuPont',
+  'CEMEX',
+  'Hilti',
+  'ClarkDietrich',
+]);
+const UOMS = [
+  ['EA', 'Each', 'E'],
+  ['C', 'Per hundred', 'C'],
+  ['M', 'Per thousand', 'M'],
+  ['LF', 'Linear foot', 'E'],
+  ['FT', 'Foot', 'E'],
+  ['SF', 'Square foot', 'E'],
+  ['CY', 'Cubic yard', 'E'],
+  ['BOX', 'Box', 'E'],
+  ['ROLL', 'Roll', 'E'],
+  ['GAL', 'Gallon', 'E'],
+  ['LB', 'Pound', 'E'],
+  ['TON', 'Ton', 'E'],
+];
+const TAX_CODES = [
+  ['TX-CA-SAC', 'Sacramento County sales tax', 8.75, 'SALES'],
+  ['TX-CA-PLA', 'Placer County sales tax', 7.25, 'SALES'],
+  ['TX-CA-YOL', 'Yolo County sales tax', 8.25, 'SALES'],
+  ['TX-CA-SJ', 'San Joaquin County sales tax', 8.0, 'SALES'],
+  ['TX-CA-STA', 'Stanislaus County sales tax', 7.875, 'SALES'],
+  ['TX-CA-SOL', 'Solano County sales tax', 7.75, 'SALES'],
+  ['TX-CA-ED', 'El Dorado County sales tax', 7.25, 'SALES'],
+  ['USE-CA', 'California use tax', 7.25, 'USE'],
+  ['USE-NV', 'Nevada use tax', 6.85, 'USE'],
+  ['TX-NV-WAS', 'Washoe County sales tax', 8.265, 'SALES'],
+  ['EXEMPT', 'Tax exempt (resale)', 0, 'SALES'],
+  ['TX-CA-SF', 'San Francisco sales tax', 8.625, 'SALES'],
+];
+const GL = [
+  ['5100-MAT', 'Materials'],
+  ['5110-CON', 'Concrete'],
+  ['5120-STL', 'Reinforcing steel'],
+  ['5130-LUM', 'Lumber'],
+  ['5140-ELE', 'Electrical materials'],
+  ['5150-PLB', 'Plumbing materials'],
+  ['5200-SUB', 'Subcontracts'],
+  ['5300-EQP', 'Equipment rental'],
+  ['5310-SMT', 'Small tools'],
+  ['5400-FRT', 'Freight'],
+  ['5500-SAF', 'Safety supplies'],
+  ['5600-TMP', 'Temporary facilities'],
+];
+const COST_TYPES = [
+  ['L', 'Labor'],
+  ['M', 'Material'],
+  ['E', 'Equipment'],
+  ['S', 'Subcontract'],
+  ['O', 'Other'],
+];
+const CATEGORIES = [
+  ['MAT', 'Materials'],
+  ['LAB', 'Labor'],
+  ['EQP', 'Equipment'],
+  ['SUB', 'Subcontractor'],
+  ['FRT', 'Freight'],
+  ['RNT', 'Rentals'],
+  ['SML', 'Small tools'],
+  ['OTH', 'Other'],
+];
+const PHASES = [
+  ['01-100', 'General requirements'],
+  ['02-200', 'Site preparation'],
+  ['02-300', 'Earthwork'],
+  ['03-100', 'Concrete forming'],
+  ['03-200', 'Concrete reinforcing'],
+  ['03-300', 'Cast-in-place concrete'],
+  ['04-200', 'Unit masonry'],
+  ['05-100', 'Structural steel'],
+  ['05-400', 'Cold-formed metal framing'],
+  ['06-100', 'Rough carpentry'],
+  ['06-200', 'Finish carpentry'],
+  ['07-200', 'Thermal insulation'],
+  ['07-900', 'Joint sealants'],
+  ['08-100', 'Doors and frames'],
+  ['09-200', 'Gypsum board'],
+  ['09-900', 'Painting'],
+  ['22-100', 'Plumbing piping'],
+  ['23-300', 'HVAC ductwork'],
+  ['26-050', 'Electrical basics'],
+  ['31-200', 'Earth moving'],
+];
+const GROUPS = [
+  ['NORCAL', 'Northern California projects'],
+  ['VALLEY', 'Central Valley projects'],
+  ['PUBLIC', 'Public works'],
+  ['HEALTH', 'Healthcare'],
+  ['MFR', 'Multifamily residential'],
+  ['IND', 'Industrial'],
+];
 
 const values = (rows) => rows.map((r) => `(${r.map((v) => (typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`)).join(', ')})`).join(', ');
 
@@ -178,7 +365,7 @@ function statements(s) {
          ${orderCreated('o')}, ${orderCreated('o')}
        FROM generate_series(1, ${s.orders}) o WHERE o % 50 = 0`,
     `INSERT INTO order_attachments (organization_id, order_id, file_id, identifier, created_at, updated_at)
-       SELECT $1, ${oid("substring(f.name from 7 for 5)::int")}, f.id, 'Vendor quote', f.created_at, f.created_at
+       SELECT $1, ${oid('substring(f.name from 7 for 5)::int')}, f.id, 'Vendor quote', f.created_at, f.created_at
        FROM files f WHERE f.organization_id = $1 AND f.name LIKE 'quote-%'`,
 
     // Hold-for-release orders (every 31st): 2 to 4 releases each, drawing on their first three lines.

@@ -15,7 +15,9 @@ const brief = (a, extra = '') => `CASE WHEN ${a}.id IS NULL THEN NULL ELSE json_
 const ITEM_FROM = `FROM items i`;
 const itemWhere = (job) => `WHERE i.organization_id = ${ORG} AND NOT i.order_deleted${job ? ' AND i.order_job_id = $4::uuid' : ''}`;
 const itemTotal = (job) =>
-  job ? `(SELECT count(*) ${ITEM_FROM} ${itemWhere(job)})` : `(SELECT coalesce(sum(n), 0) FROM live_row_counts WHERE organization_id = ${ORG} AND relation = 'items')`;
+  job
+    ? `(SELECT count(*) ${ITEM_FROM} ${itemWhere(job)})`
+    : `(SELECT coalesce(sum(n), 0) FROM live_row_counts WHERE organization_id = ${ORG} AND relation = 'items')`;
 const lookup = (table, alias, column) => `LEFT JOIN ${table} ${alias} ON ${alias}.organization_id = i.organization_id AND ${alias}.id = i.${column}`;
 
 const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
@@ -40,17 +42,23 @@ const itemPage = (job, data) => `SELECT ${OK}, json_build_object(
 
 /** A first page: one plain statement. */
 const firstPage = (job) =>
-  itemPage(job, `SELECT ${ITEM_FIELDS('i.order_job_id', 'i.order_vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${itemWhere(job)}
-  ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`);
+  itemPage(
+    job,
+    `SELECT ${ITEM_FIELDS('i.order_job_id', 'i.order_vendor_id')} ${ITEM_FROM} ${ITEM_LOOKUPS} ${itemWhere(job)}
+  ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`,
+  );
 
 /** With an offset, the page's keys are found first (late row lookup), so skipped rows are never formatted. */
 const deepPage = (job) =>
-  itemPage(job, `SELECT ${ITEM_FIELDS('k.job_id', 'k.vendor_id')}
+  itemPage(
+    job,
+    `SELECT ${ITEM_FIELDS('k.job_id', 'k.vendor_id')}
   FROM (SELECT i.organization_id, i.id, i.created_at, i.order_job_id AS job_id, i.order_vendor_id AS vendor_id ${ITEM_FROM} ${itemWhere(job)}
         ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) k
   JOIN items i ON i.organization_id = k.organization_id AND i.id = k.id
   ${ITEM_LOOKUPS}
-  ORDER BY k.created_at DESC, k.id DESC`);
+  ORDER BY k.created_at DESC, k.id DESC`,
+  );
 
 /**
  * GET /items ($2 limit, $3 offset, $4 jobId when filtered): one statement per shape of the
@@ -131,4 +139,3 @@ up AS (INSERT INTO jobs (organization_id, code, name, default_tax_code_id, start
     start_date = EXCLUDED.start_date, state = EXCLUDED.state, updated_at = now()
   RETURNING *)
 SELECT ${OK}, (SELECT coalesce(json_agg(${jobJson('up')} ORDER BY input.ord), '[]'::json) FROM up JOIN input USING (code))::text AS json`;
-

@@ -54,7 +54,9 @@ const server = createServer(async (req, res) => {
     const found = await route(req);
     if (!found) return send(res, 404, PROBLEM(404, 'Not Found', `No route ${req.method} ${req.url}`));
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const hash = createHash('sha256').update(m ? m[1] : '').digest('hex');
+    const hash = createHash('sha256')
+      .update(m ? m[1] : '')
+      .digest('hex');
     const [sql, params] = found;
     // Named: prepared once per connection, like any tuned hand-written data access.
     const { rows } = await pool.query({ name: statementName(sql), text: sql, values: [hash, ...params] });

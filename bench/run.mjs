@@ -37,10 +37,14 @@ const RESULTS = join(ROOT, 'bench', 'results');
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const wanted = (id) => !ONLY || ONLY.has(id);
 const KNOWN_PEERS = { platformatic };
-const PEERS = (env.BENCH_PEERS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((name) => {
-  if (!KNOWN_PEERS[name]) throw new Error(`BENCH_PEERS: unknown peer ${name} (known: ${Object.keys(KNOWN_PEERS).join(', ')})`);
-  return KNOWN_PEERS[name];
-});
+const PEERS = (env.BENCH_PEERS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
+  .map((name) => {
+    if (!KNOWN_PEERS[name]) throw new Error(`BENCH_PEERS: unknown peer ${name} (known: ${Object.keys(KNOWN_PEERS).join(', ')})`);
+    return KNOWN_PEERS[name];
+  });
 
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...a);
@@ -52,7 +56,19 @@ let cleaning;
 async function cleanup() {
   cleaning ??= (async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => { c.once('exit', r); setTimeout(() => { c.kill('SIGKILL'); r(); }, 5000); }) : null)));
+    await Promise.all(
+      children.map((c) =>
+        c.exitCode === null && c.signalCode === null
+          ? new Promise((r) => {
+              c.once('exit', r);
+              setTimeout(() => {
+                c.kill('SIGKILL');
+                r();
+              }, 5000);
+            })
+          : null,
+      ),
+    );
     if (scratch) await scratch.close().catch((e) => console.error('cleanup:', e.message));
   })();
   return cleaning;
@@ -63,7 +79,11 @@ async function startProcess(name, args, extraEnv, { port: givenPort, cwd = ROOT,
   const port = givenPort ?? (await freePort());
   mkdirSync(RESULTS, { recursive: true });
   const out = createWriteStream(join(RESULTS, `${name}.log`));
-  const child = spawn(process.execPath, args, { cwd, env: { ...env, ...extraEnv, PORT: String(port), DB_POOL_MAX: String(POOL) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { ...env, ...extraEnv, PORT: String(port), DB_POOL_MAX: String(POOL) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   children.push(child);
@@ -199,8 +219,13 @@ const mark = (ok) => (ok === undefined ? '' : ok ? 'pass' : '**FAIL**');
 /** With peers, each gets its own columns: its req/s, service / peer and the target, its latency. */
 function table(rows) {
   const head = `| request | service req/s | floor req/s | ratio | target | | service p50 / p99 ms | floor p50 / p99 ms |${PEERS.map((p) => ` ${p.title} req/s | service / ${p.name} | target | | ${p.name} p50 / p99 ms |`).join('')}\n|---|---:|---:|---:|---|---|---:|---:|${PEERS.map(() => '---:|---:|---|---|---:|').join('')}`;
-  const peerCells = (r) => PEERS.map((p) => r.peers?.[p.name] ?? { rps: '', ratio: '', target: '', lat: '' }).map((c) => ` ${c.rps} | ${c.ratio} | ${c.target} | ${mark(c.ok)} | ${c.lat} |`).join('');
-  return [head, ...rows.map((r) => `| ${r.label} | ${r.s} | ${r.f} | ${r.ratio} | ${r.target} | ${mark(r.ok)} | ${r.sl} | ${r.fl} |${peerCells(r)}`)].join('\n');
+  const peerCells = (r) =>
+    PEERS.map((p) => r.peers?.[p.name] ?? { rps: '', ratio: '', target: '', lat: '' })
+      .map((c) => ` ${c.rps} | ${c.ratio} | ${c.target} | ${mark(c.ok)} | ${c.lat} |`)
+      .join('');
+  return [head, ...rows.map((r) => `| ${r.label} | ${r.s} | ${r.f} | ${r.ratio} | ${r.target} | ${mark(r.ok)} | ${r.sl} | ${r.fl} |${peerCells(r)}`)].join(
+    '\n',
+  );
 }
 
 async function main() {
@@ -216,7 +241,16 @@ async function main() {
 
   const key = orgs[0].apiKey;
   const dbEnv = { DATABASE_URL: scratch.url };
-  const service = { ...(await startProcess('service', ['dist/src/server.js'], { ...dbEnv, NODE_ENV: 'production', JWT_SECRET: 'bench-' + process.pid, RATE_LIMIT_BURST: '1000000000', RATE_LIMIT_HOURLY: '1000000000' })), key };
+  const service = {
+    ...(await startProcess('service', ['dist/src/server.js'], {
+      ...dbEnv,
+      NODE_ENV: 'production',
+      JWT_SECRET: 'bench-' + process.pid,
+      RATE_LIMIT_BURST: '1000000000',
+      RATE_LIMIT_HOURLY: '1000000000',
+    })),
+    key,
+  };
   const floor = { ...(await startProcess('floor', ['bench/floor.mjs'], dbEnv)), key };
   log(`service pid ${service.pid} on ${service.base}, floor pid ${floor.pid} on ${floor.base}`);
   const peers = [];
@@ -238,14 +272,37 @@ async function main() {
   }));
   const requests = [
     { id: 'items500', label: 'GET /items?limit=500', path: '/items?limit=500', target: 0.9, peerTarget: 1.0, metric: 'rps' },
-    { id: 'items2500job', label: `GET /items?limit=2500&filter[jobId] (${data.bigJob.items} items)`, path: `/items?limit=2500&filter%5BjobId%5D=${data.bigJob.id}`, target: 0.9, metric: 'rps' },
+    {
+      id: 'items2500job',
+      label: `GET /items?limit=2500&filter[jobId] (${data.bigJob.items} items)`,
+      path: `/items?limit=2500&filter%5BjobId%5D=${data.bigJob.id}`,
+      target: 0.9,
+      metric: 'rps',
+    },
     { id: 'orders100', label: 'GET /orders?limit=100', path: '/orders?limit=100', target: 0.8, metric: 'rps' },
     { id: 'job', label: 'GET /jobs/:code', path: '/jobs/J-1002', target: 0.7, metric: 'rps' },
     { id: 'releases500', label: 'GET /releases?limit=500', path: '/releases?limit=500', metric: 'rps' },
-    { id: 'batch', label: 'POST /jobs/batch (1000 updates), 1 connection', path: '/jobs/batch', method: 'POST', body: JSON.stringify({ inputs: batchInputs }), connections: 1, target: 1.3, metric: 'p50' },
+    {
+      id: 'batch',
+      label: 'POST /jobs/batch (1000 updates), 1 connection',
+      path: '/jobs/batch',
+      method: 'POST',
+      body: JSON.stringify({ inputs: batchInputs }),
+      connections: 1,
+      target: 1.3,
+      metric: 'p50',
+    },
   ];
   // The floor has no invoice items: this row compares the service with its peers only.
-  if (peers.length) requests.push({ id: 'invoiceItems500', label: 'GET /invoice-items?limit=500', path: '/invoice-items?limit=500', peerTarget: 1.0, metric: 'rps', noFloor: true });
+  if (peers.length)
+    requests.push({
+      id: 'invoiceItems500',
+      label: 'GET /invoice-items?limit=500',
+      path: '/invoice-items?limit=500',
+      peerTarget: 1.0,
+      metric: 'rps',
+      noFloor: true,
+    });
   const targetsOf = (req) => (req.serviceOnly ? [service] : [service, ...(req.noFloor ? [] : [floor]), ...peers.filter((p) => p.pathOf(req.id))]);
   const pathOn = (t, req) => (t.peer ? t.pathOf(req.id) : t === floor && req.floorPath ? req.floorPath : req.path);
 
@@ -255,7 +312,10 @@ async function main() {
   for (const req of requests.filter((r) => !r.noFloor)) {
     const s = await fetchJson(service, req);
     const f = await fetchJson(floor, req);
-    const problems = s.status !== 200 || f.status !== 200 ? [`status ${s.status} vs ${f.status}: ${JSON.stringify(s.body).slice(0, 200)} / ${JSON.stringify(f.body).slice(0, 200)}`] : compareResponses(s.body, f.body, { ignore: req.id === 'batch' ? ['updatedAt'] : [] });
+    const problems =
+      s.status !== 200 || f.status !== 200
+        ? [`status ${s.status} vs ${f.status}: ${JSON.stringify(s.body).slice(0, 200)} / ${JSON.stringify(f.body).slice(0, 200)}`]
+        : compareResponses(s.body, f.body, { ignore: req.id === 'batch' ? ['updatedAt'] : [] });
     checks.push({ label: req.label, problems });
     log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'same'}`);
   }
@@ -268,24 +328,52 @@ async function main() {
       const r = await fetchJson(p, { path: p.pathOf(req.id) });
       const problems = r.status !== 200 || !Array.isArray(r.body) ? [`status ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`] : [];
       if (!problems.length && r.body.length !== s.body?.data?.length) problems.push(`${r.body.length} rows, the service ${s.body?.data?.length}`);
-      if (!problems.length && !(Number(r.totalHeader) >= s.body.meta.total)) problems.push(`X-Total-Count ${r.totalHeader}, the service's meta.total ${s.body.meta.total}`);
+      if (!problems.length && !(Number(r.totalHeader) >= s.body.meta.total))
+        problems.push(`X-Total-Count ${r.totalHeader}, the service's meta.total ${s.body.meta.total}`);
       checks.push({ label: `${req.label} on ${p.peer.title}`, problems });
-      log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : `${r.body.length} rows, X-Total-Count ${r.totalHeader} (service meta.total ${s.body.meta.total})`}`);
+      log(
+        `  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : `${r.body.length} rows, X-Total-Count ${r.totalHeader} (service meta.total ${s.body.meta.total})`}`,
+      );
     }
   }
   const total = (await fetchJson(service, { path: '/items?limit=1' })).body.meta.total;
   const deep = wanted('deep') ? await deepPage(service, total) : undefined;
   // Page latency is compared one request at a time: at 10 connections an OFFSET page can outlast a run.
-  if (deep) requests.push(
-    { id: 'first1', label: 'GET /items?limit=500, 1 connection (deep-page reference)', path: '/items?limit=500', connections: 1, metric: 'rps' },
-    { id: 'deep', label: `GET /items deep page (${deep.via}), 1 connection`, path: deep.path, floorPath: deep.floorPath, connections: 1, target: 1.2, metric: 'deep' },
-  );
+  if (deep)
+    requests.push(
+      { id: 'first1', label: 'GET /items?limit=500, 1 connection (deep-page reference)', path: '/items?limit=500', connections: 1, metric: 'rps' },
+      {
+        id: 'deep',
+        label: `GET /items deep page (${deep.via}), 1 connection`,
+        path: deep.path,
+        floorPath: deep.floorPath,
+        connections: 1,
+        target: 1.2,
+        metric: 'deep',
+      },
+    );
   // The change feed has no floor: a page of 1000 entries (the 1000 job upserts of the batch check
   // above) is compared with the service's own page of 1000 jobs, one request at a time.
-  if (wanted('feed')) requests.push(
-    { id: 'list1000', label: 'GET /jobs?limit=1000, 1 connection (feed reference)', path: '/jobs?limit=1000', connections: 1, serviceOnly: true, metric: 'rps' },
-    { id: 'feed', label: 'GET /changes?limit=1000 (1000 job entries), 1 connection', path: '/changes?limit=1000', connections: 1, serviceOnly: true, target: 1.3, metric: 'feed' },
-  );
+  if (wanted('feed'))
+    requests.push(
+      {
+        id: 'list1000',
+        label: 'GET /jobs?limit=1000, 1 connection (feed reference)',
+        path: '/jobs?limit=1000',
+        connections: 1,
+        serviceOnly: true,
+        metric: 'rps',
+      },
+      {
+        id: 'feed',
+        label: 'GET /changes?limit=1000 (1000 job entries), 1 connection',
+        path: '/changes?limit=1000',
+        connections: 1,
+        serviceOnly: true,
+        target: 1.3,
+        metric: 'feed',
+      },
+    );
   if (deep) {
     log(`deep page: ${deep.path}`);
     // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
@@ -322,11 +410,23 @@ async function main() {
     const reset = resetPeak(t.pid);
     const before = mib(kib(t.pid, 'VmRSS'));
     const r = await load(t, { path: '/items?limit=2500' }, { connections: 32, duration: Math.max(DURATION, 5) });
-    rss[t.name] = { before, peak: reset ? mib(kib(t.pid, 'VmHWM')) : r.rssMax, sampledMax: r.rssMax, lifetimeHWM: reset ? undefined : mib(kib(t.pid, 'VmHWM')), rps: r.rps, non2xx: r.non2xx };
+    rss[t.name] = {
+      before,
+      peak: reset ? mib(kib(t.pid, 'VmHWM')) : r.rssMax,
+      sampledMax: r.rssMax,
+      lifetimeHWM: reset ? undefined : mib(kib(t.pid, 'VmHWM')),
+      rps: r.rps,
+      non2xx: r.non2xx,
+    };
   }
 
   // ---------------------------------------------------------------- table
-  const agg = (xs) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)), bad: xs.reduce((n, x) => n + x.non2xx + x.errors, 0) });
+  const agg = (xs) => ({
+    rps: median(xs.map((x) => x.rps)),
+    p50: median(xs.map((x) => x.p50)),
+    p99: median(xs.map((x) => x.p99)),
+    bad: xs.reduce((n, x) => n + x.non2xx + x.errors, 0),
+  });
   const med = Object.fromEntries(Object.entries(runs).map(([id, r]) => [id, Object.fromEntries(Object.entries(r).map(([name, xs]) => [name, agg(xs)]))]));
   const rows = requests.map((req) => {
     const { service: s, floor: f } = med[req.id];
@@ -355,22 +455,29 @@ async function main() {
     for (const p of peers.filter((p) => p.pathOf(req.id))) {
       const m = med[req.id][p.name];
       const ratio = s.rps / m.rps;
-      row.peers[p.name] = { rps: fmt(m.rps, 1), ratio: fmt(ratio, 2), target: req.peerTarget ? `>= ${req.peerTarget}` : '(none)', ok: req.peerTarget ? ratio >= req.peerTarget : undefined, lat: `${fmt(m.p50, 1)} / ${fmt(m.p99, 1)}` };
+      row.peers[p.name] = {
+        rps: fmt(m.rps, 1),
+        ratio: fmt(ratio, 2),
+        target: req.peerTarget ? `>= ${req.peerTarget}` : '(none)',
+        ok: req.peerTarget ? ratio >= req.peerTarget : undefined,
+        lat: `${fmt(m.p50, 1)} / ${fmt(m.p99, 1)}`,
+      };
       if (m.bad) row.label += ` (non-2xx/errors on ${p.name}: ${m.bad})`;
     }
     if (s.bad || f.bad) row.label += ` (non-2xx/errors: service ${s.bad}, floor ${f.bad})`;
     return row;
   });
-  if (wanted('rss')) rows.push({
-    label: 'peak RSS, 32 connections of GET /items?limit=2500',
-    s: `${fmt(rss.service.peak)} MiB`,
-    f: `${fmt(rss.floor.peak)} MiB`,
-    ratio: fmt(rss.service.peak / rss.floor.peak, 2),
-    target: '<= 250 MiB',
-    ok: rss.service.peak <= 250,
-    sl: `${fmt(rss.service.rps, 1)} req/s`,
-    fl: `${fmt(rss.floor.rps, 1)} req/s`,
-  });
+  if (wanted('rss'))
+    rows.push({
+      label: 'peak RSS, 32 connections of GET /items?limit=2500',
+      s: `${fmt(rss.service.peak)} MiB`,
+      f: `${fmt(rss.floor.peak)} MiB`,
+      ratio: fmt(rss.service.peak / rss.floor.peak, 2),
+      target: '<= 250 MiB',
+      ok: rss.service.peak <= 250,
+      sl: `${fmt(rss.service.rps, 1)} req/s`,
+      fl: `${fmt(rss.floor.rps, 1)} req/s`,
+    });
 
   const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const facts = [
@@ -379,7 +486,9 @@ async function main() {
     `- node ${process.version}, PostgreSQL ${data.pgVersion} (${scratch.embedded ? 'embedded cluster' : 'DATABASE_URL server'}), autocannon, pool ${POOL} connections per server`,
     `- dataset: ${data.counts.items} items, ${data.counts.orders} orders, ${data.counts.jobs} jobs, ${data.counts.vendors} vendors, ${data.counts.releases} releases (${data.counts.release_items} release items)${data.counts.invoice_items === undefined ? '' : `, ${data.counts.invoices} invoices (${data.counts.invoice_items} invoice items)`} in 2 organizations (${data.bigOrgItems} items in the big one); job ${data.bigJob.code} has ${data.bigJob.items} items`,
     `- runs: ${ROUNDS} rounds x ${DURATION} s per request and server, alternating service and floor${peers.length ? ' (and peers)' : ''}, ${CONNECTIONS} connections (batch and the page-latency rows: one request at a time, timed by the runner), medians; warm-up ${WARMUP} s each${QUICK ? '; QUICK smoke mode: numbers are indicative only' : ''}`,
-    wanted('rss') ? `- RSS: VmHWM after resetting it (clear_refs) before the 32-connection run; the service idled at ${fmt(rss.service.before)} MiB, the floor at ${fmt(rss.floor.before)} MiB` : `- rows: ${[...ONLY].join(', ')} only (BENCH_ONLY)`,
+    wanted('rss')
+      ? `- RSS: VmHWM after resetting it (clear_refs) before the 32-connection run; the service idled at ${fmt(rss.service.before)} MiB, the floor at ${fmt(rss.floor.before)} MiB`
+      : `- rows: ${[...ONLY].join(', ')} only (BENCH_ONLY)`,
     `- total time: ${fmt((Date.now() - started) / 1000)} s`,
   ];
   const diffs = checks.filter((c) => c.problems.length);

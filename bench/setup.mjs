@@ -83,7 +83,19 @@ export async function generate(url, { items, orders, bigJobItems, invoices = fal
     await client.query('VACUUM ANALYZE');
     log(`  VACUUM ANALYZE in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const counts = {};
-    for (const table of ['organizations', 'jobs', 'vendors', 'phases', 'cost_categories', 'tax_codes', 'orders', 'items', 'releases', 'release_items', ...(invoices ? ['invoices', 'invoice_items'] : [])]) {
+    for (const table of [
+      'organizations',
+      'jobs',
+      'vendors',
+      'phases',
+      'cost_categories',
+      'tax_codes',
+      'orders',
+      'items',
+      'releases',
+      'release_items',
+      ...(invoices ? ['invoices', 'invoice_items'] : []),
+    ]) {
       counts[table] = Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
     }
     const bigJob = (

@@ -37,17 +37,24 @@ let db;
 async function cleanup() {
   if (service && service.exitCode === null) {
     service.kill('SIGTERM');
-    await new Promise((r) => { service.once('exit', r); setTimeout(r, 10_000); });
+    await new Promise((r) => {
+      service.once('exit', r);
+      setTimeout(r, 10_000);
+    });
   }
   await db?.destroy().catch(() => undefined);
   await scratch?.close().catch((e) => console.error('cleanup:', e.message));
 }
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().finally(() => process.exit(130)));
 
-const freePort = () => new Promise((resolve, reject) => {
-  const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  s.on('error', reject);
-});
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
 
 /** A receiver that verifies every request and counts the accepted ones per path. */
 function startReceiver() {
@@ -79,17 +86,34 @@ async function main() {
   mkdirSync(RESULTS, { recursive: true });
   service = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: scratch.url, NODE_ENV: 'production', PORT: String(port), JWT_SECRET: 'bench-' + process.pid, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+    env: {
+      ...process.env,
+      DATABASE_URL: scratch.url,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      JWT_SECRET: 'bench-' + process.pid,
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   service.stdout.pipe(out);
   service.stderr.pipe(out);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    try { await fetch(base + '/openapi.json'); break; } catch { if (i > 300) throw new Error('service did not start'); await new Promise((r) => setTimeout(r, 100)); }
+    try {
+      await fetch(base + '/openapi.json');
+      break;
+    } catch {
+      if (i > 300) throw new Error('service did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
   const call = async (org, method, path, body) => {
-    const res = await fetch(base + path, { method, headers: { Authorization: `Bearer ${org.apiKey}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${org.apiKey}`, 'Content-Type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
     return JSON.parse(text);
@@ -104,7 +128,13 @@ async function main() {
   const t0 = process.hrtime.bigint();
   for (let done = 0; done < EVENTS; done += 100) {
     await writeTransaction(db, a.organization.id, async (_trx, changes) => {
-      for (let i = done; i < Math.min(done + 100, EVENTS); i++) changes.add({ type: 'bench.tick', resource: 'bench', id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', data: { id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', n: i, name: 'Bench tick with a payload of a typical size' } });
+      for (let i = done; i < Math.min(done + 100, EVENTS); i++)
+        changes.add({
+          type: 'bench.tick',
+          resource: 'bench',
+          id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f',
+          data: { id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', n: i, name: 'Bench tick with a payload of a typical size' },
+        });
     });
   }
   while ((receiver.counts.get('/throughput') ?? 0) < EVENTS) {
@@ -116,7 +146,13 @@ async function main() {
   log(`  ${eps.toFixed(0)} events/s (${seconds.toFixed(2)} s), ${receiver.bad()} unverified`);
 
   // 2. batch latency with and without a subscribed endpoint
-  const inputs = Array.from({ length: 1000 }, (_, n) => ({ code: `J-${7001 + n}`, name: `Bench upsert job ${7001 + n}`, defaultTaxCodeId: null, startDate: '2026-03-01T00:00:00.000Z', state: n % 10 === 0 ? 'CLOSED' : 'OPEN' }));
+  const inputs = Array.from({ length: 1000 }, (_, n) => ({
+    code: `J-${7001 + n}`,
+    name: `Bench upsert job ${7001 + n}`,
+    defaultTaxCodeId: null,
+    startDate: '2026-03-01T00:00:00.000Z',
+    state: n % 10 === 0 ? 'CLOSED' : 'OPEN',
+  }));
   const batch = async () => {
     const s = process.hrtime.bigint();
     await call(b, 'POST', '/jobs/batch', { inputs });

@@ -10,7 +10,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('organizations', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The organization (tenant) ID.');
-    t.text('name').notNullable().comment('The organization\'s name.');
+    t.text('name').notNullable().comment("The organization's name.");
     // Switched on by a support request (admin CLI): POST /jobs/{idOrCode}/nextPurchaseOrderNumber.
     t.boolean('po_counter_enabled').notNullable().defaultTo(false).comment('Whether the next-purchase-order-number operations are enabled.');
     // Set when the demo dataset was loaded (admin CLI `demo-data`), so it is never loaded twice.
@@ -37,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // Legacy API keys: only a SHA-256 hash of the (high-entropy) key is kept.
   await knex.schema.createTable('api_keys', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The key\'s row ID (never shown).');
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment("The key's row ID (never shown).");
     t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization the key acts in.');
     t.uuid('user_id').notNullable().comment('The user the key acts as.');
     t.text('key_hash').notNullable().unique().comment('SHA-256 of the key; the key itself is never stored.');
@@ -49,9 +49,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE UNIQUE INDEX api_keys_one_live_per_org ON api_keys (organization_id) WHERE revoked_at IS NULL');
 
   await knex.schema.createTable('oauth_clients', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The client\'s row ID (the cid claim of its tokens).');
+    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment("The client's row ID (the cid claim of its tokens).");
     t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization the client acts in.');
-    t.uuid('user_id').notNullable().comment('The user the client\'s tokens act as.');
+    t.uuid('user_id').notNullable().comment("The user the client's tokens act as.");
     t.text('client_id').notNullable().unique().comment('The public client_id (OAuth 2.0 client credentials).');
     t.text('secret_hash').notNullable().comment('SHA-256 of the client secret; the secret itself is never stored.');
     t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the client was created.');

@@ -141,7 +141,20 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['outbox_emails', 'tags', 'cost_categories', 'phases', 'job_users', 'job_locations', 'job_groups', 'jobs', 'vendors', 'vendor_types', 'locations', 'groups']) {
+  for (const table of [
+    'outbox_emails',
+    'tags',
+    'cost_categories',
+    'phases',
+    'job_users',
+    'job_locations',
+    'job_groups',
+    'jobs',
+    'vendors',
+    'vendor_types',
+    'locations',
+    'groups',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -9,7 +9,7 @@ import { orderIndexes, tenantRef, tenantTable } from '../src/db/schema-helpers';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('organizations', (t) => {
     // The label of the org-configured custom header field on orders; NULL: not configured.
-    t.text('header_custom_field_name').comment('The label of the organization\'s custom header field on orders; NULL: not configured.');
+    t.text('header_custom_field_name').comment("The label of the organization's custom header field on orders; NULL: not configured.");
   });
 
   await knex.schema.createTable('order_tags', (t) => {
@@ -42,7 +42,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['vendor_id', 'updated_at']);
   });
   // Seller lookup's fuzzy match compares PO numbers without punctuation, whitespace or case.
-  await knex.raw(`CREATE INDEX orders_po_number_normalized ON orders (organization_id, (regexp_replace(lower(purchase_order_number), '[[:space:]/#._-]', '', 'g')))`);
+  await knex.raw(
+    `CREATE INDEX orders_po_number_normalized ON orders (organization_id, (regexp_replace(lower(purchase_order_number), '[[:space:]/#._-]', '', 'g')))`,
+  );
 
   await knex.schema.alterTable('items', (t) => {
     orderIndexes(t, ['line_number']);

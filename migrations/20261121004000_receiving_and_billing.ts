@@ -195,8 +195,20 @@ export async function up(knex: Knex): Promise<void> {
     t.check(`state IN ('APPROVED','CLOSED','INBOX','PENDING')`);
     t.check(`integration_state IN ('NOT_LINKED','LINKING','LINKED','ERROR')`);
     orderIndexes(t, [
-      'approved_at', 'created_at', 'flagged_at', 'invoice_date', 'paid_at', 'rejected_at', 'ship_date', 'updated_at', 'voided_at',
-      'invoice_number', 'category', 'state', 'integration_state', 'type',
+      'approved_at',
+      'created_at',
+      'flagged_at',
+      'invoice_date',
+      'paid_at',
+      'rejected_at',
+      'ship_date',
+      'updated_at',
+      'voided_at',
+      'invoice_number',
+      'category',
+      'state',
+      'integration_state',
+      'type',
     ]);
   });
 
@@ -241,8 +253,16 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'invoice_items', 'invoice_attachments', 'invoices', 'delivery_receipt_items', 'delivery_receipt_attachments', 'delivery_receipts',
-    'warehouse_request_items', 'warehouse_requests', 'requisition_items', 'requisitions',
+    'invoice_items',
+    'invoice_attachments',
+    'invoices',
+    'delivery_receipt_items',
+    'delivery_receipt_attachments',
+    'delivery_receipts',
+    'warehouse_request_items',
+    'warehouse_requests',
+    'requisition_items',
+    'requisitions',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

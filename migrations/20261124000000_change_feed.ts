@@ -9,7 +9,12 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('feed_heads', (t) => {
-    t.uuid('organization_id').primary().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization this head numbers changes for.');
+    t.uuid('organization_id')
+      .primary()
+      .references('id')
+      .inTable('organizations')
+      .onDelete('CASCADE')
+      .comment('The organization this head numbers changes for.');
     t.bigInteger('position').notNullable().defaultTo(0).comment('The last position handed out (0: none yet).');
   });
   await knex.schema.createTable('change_feed', (t) => {
@@ -18,7 +23,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('type').notNullable().comment('Event type, e.g. vendor.updated, item.deleted, order.integration_state_changed.');
     t.text('resource').notNullable().comment('Resource name, e.g. vendor, order, item.');
     t.uuid('resource_id').notNullable().comment('Id of the changed object.');
-    t.specificType('occurred_at', 'timestamptz(3)').notNullable().defaultTo(knex.raw('clock_timestamp()')).comment('When the entry was numbered, just before its commit.');
+    t.specificType('occurred_at', 'timestamptz(3)')
+      .notNullable()
+      .defaultTo(knex.raw('clock_timestamp()'))
+      .comment('When the entry was numbered, just before its commit.');
     t.jsonb('data').notNullable().comment('The object as its read endpoint returned it at this change; a tombstone for deletions.');
     t.primary(['organization_id', 'position']);
   });

@@ -13,7 +13,12 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_endpoints', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('Unique ID.');
-    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('Owner; the endpoint receives this organization\'s changes only.');
+    t.uuid('organization_id')
+      .notNullable()
+      .references('id')
+      .inTable('organizations')
+      .onDelete('CASCADE')
+      .comment("Owner; the endpoint receives this organization's changes only.");
     t.text('url').notNullable().comment('Target URL (https, or http for WEBHOOK_ALLOWED_HOSTS).');
     t.text('description').notNullable().defaultTo('').comment('Free text for the integrator.');
     t.specificType('types', 'text[]').comment('Feed event types delivered; NULL: every type.');
@@ -41,7 +46,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('webhook_deliveries', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('Unique ID of the attempt.');
-    t.uuid('organization_id').notNullable().comment('Owner (the endpoint\'s organization).');
+    t.uuid('organization_id').notNullable().comment("Owner (the endpoint's organization).");
     t.uuid('endpoint_id').notNullable().comment('The endpoint the attempt was made to.');
     t.bigInteger('position').notNullable().comment('Feed position of the entry delivered.');
     t.text('type').notNullable().comment('Event type of the entry.');

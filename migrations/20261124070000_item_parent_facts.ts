@@ -29,7 +29,8 @@ const COUNTED = [
   {
     event: 'UPDATE',
     tables: 'OLD TABLE AS removed NEW TABLE AS added',
-    deltas: (deleted: string) => `SELECT organization_id, 1 AS n FROM added WHERE NOT ${deleted} UNION ALL SELECT organization_id, -1 FROM removed WHERE NOT ${deleted}`,
+    deltas: (deleted: string) =>
+      `SELECT organization_id, 1 AS n FROM added WHERE NOT ${deleted} UNION ALL SELECT organization_id, -1 FROM removed WHERE NOT ${deleted}`,
   },
   { event: 'DELETE', tables: 'OLD TABLE AS removed', deltas: (deleted: string) => `SELECT organization_id, -1 AS n FROM removed WHERE NOT ${deleted}` },
 ];
@@ -44,14 +45,19 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('n').notNullable().comment('A change in the number of visible rows; their sum per organization and relation is the exact count.');
     t.index(['organization_id', 'relation']);
   });
-  await knex.raw(`COMMENT ON TABLE live_row_counts IS 'Exact counts of items and invoice items not under a deleted parent, as deltas summed per organization (kept by triggers, compacted as they grow).'`);
+  await knex.raw(
+    `COMMENT ON TABLE live_row_counts IS 'Exact counts of items and invoice items not under a deleted parent, as deltas summed per organization (kept by triggers, compacted as they grow).'`,
+  );
 
   for (const c of CHILDREN) {
     const f = facts(c);
     await knex.schema.alterTable(c.table, (t) => {
       t.uuid(f.job).comment(`Copy of ${c.parent}.job_id of the parent (trigger-maintained).`);
       t.uuid(f.vendor).comment(`Copy of ${c.parent}.vendor_id of the parent (trigger-maintained).`);
-      t.boolean(f.deleted).notNullable().defaultTo(false).comment(`Whether the parent is soft-deleted (${c.parent}.deleted_at IS NOT NULL; trigger-maintained).`);
+      t.boolean(f.deleted)
+        .notNullable()
+        .defaultTo(false)
+        .comment(`Whether the parent is soft-deleted (${c.parent}.deleted_at IS NOT NULL; trigger-maintained).`);
     });
     await knex.raw(`UPDATE ${c.table} x SET ${f.job} = p.job_id, ${f.vendor} = p.vendor_id, ${f.deleted} = p.deleted_at IS NOT NULL
       FROM ${c.parent} p WHERE p.organization_id = x.organization_id AND p.id = x.${c.ref}`);

@@ -114,11 +114,15 @@ async function main() {
   for (let i = 0; i < 100 && !(await answers(url)); i++) await new Promise((r) => setTimeout(r, 100));
   console.log(`pgbouncer-check: PgBouncer (transaction pooling) on 127.0.0.1:${port} in front of ${up.hostname}:${up.port || 5432}`);
 
-  const mocha = spawn(join(root, 'node_modules', '.bin', 'mocha'), process.argv.slice(2).filter((a) => a !== '--'), {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, DATABASE_URL: url, DB_PREPARED_STATEMENTS: 'off', API_BASE_URL: '' },
-  });
+  const mocha = spawn(
+    join(root, 'node_modules', '.bin', 'mocha'),
+    process.argv.slice(2).filter((a) => a !== '--'),
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, DATABASE_URL: url, DB_PREPARED_STATEMENTS: 'off', API_BASE_URL: '' },
+    },
+  );
   const code = await new Promise((r) => mocha.once('exit', (c) => r(c ?? 1)));
   await cleanup();
   process.exit(code);

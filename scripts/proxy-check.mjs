@@ -62,7 +62,13 @@ function cleanup() {
   return cleaning;
 }
 
-for (const [signal, code] of SERVICE ? [] : [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+for (const [signal, code] of SERVICE
+  ? []
+  : [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+      ['SIGHUP', 129],
+    ]) {
   process.on(signal, () => {
     console.error(`\nproxy-check: ${signal}, cleaning up`);
     cleanup().finally(() => process.exit(code));
@@ -115,13 +121,16 @@ async function waitFor(name, child, url, timeoutMs, log) {
   const started = Date.now();
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${name} ${child.signalCode ? `was killed by ${child.signalCode}` : `exited with ${child.exitCode}`} before answering:\n${log().slice(-3000)}`);
+      throw new Error(
+        `${name} ${child.signalCode ? `was killed by ${child.signalCode}` : `exited with ${child.exitCode}`} before answering:\n${log().slice(-3000)}`,
+      );
     }
     try {
       await fetch(url, { signal: AbortSignal.timeout(2000) });
       return (Date.now() - started) / 1000;
     } catch (err) {
-      if (Date.now() - started > timeoutMs) throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s (${err.cause?.message ?? err.message}):\n${log().slice(-3000)}`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s (${err.cause?.message ?? err.message}):\n${log().slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -154,7 +163,9 @@ function summarize({ ops, seen, violations, requests, unfinished }, mocha, skipp
 
   console.log('\n== proxy-check summary');
   console.log(`Requests through Prism: ${requests}${unfinished ? ` (${unfinished} without an answer in Prism's log)` : ''}`);
-  console.log(`Operations seen: ${ops.length - never.length}/${ops.length} answered by the service through Prism (${withSuccess} with a success status, ${withError} with an error status)`);
+  console.log(
+    `Operations seen: ${ops.length - never.length}/${ops.length} answered by the service through Prism (${withSuccess} with a success status, ${withError} with an error status)`,
+  );
   if (never.length) console.log(`  never seen: ${never.join(', ')}`);
   const noError = [...seen].filter(([, s]) => s.size > 0 && ![...s].some((x) => x >= 400)).map(([id]) => id);
   const noSuccess = [...seen].filter(([, s]) => s.size > 0 && ![...s].some((x) => x < 400)).map(([id]) => id);
@@ -198,7 +209,16 @@ async function main() {
     process.execPath,
     [join(root, 'scripts', 'proxy-check.mjs'), '--service'],
     // The suites' many requests per organization must not be throttled (as test/support/harness.ts).
-    { RATE_LIMIT_BURST: '100000', RATE_LIMIT_HOURLY: '10000000', ...baseEnv, NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: jwtSecret, PORT: String(serverPort), WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+    {
+      RATE_LIMIT_BURST: '100000',
+      RATE_LIMIT_HOURLY: '10000000',
+      ...baseEnv,
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      JWT_SECRET: jwtSecret,
+      PORT: String(serverPort),
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    },
     (s) => (serverLog += s),
   );
   const upstream = `http://127.0.0.1:${serverPort}`;
@@ -228,7 +248,16 @@ async function main() {
     'mocha',
     bin('mocha'),
     ['--reporter', 'spec', ...mochaArgs],
-    { ...baseEnv, API_BASE_URL: proxied, DATABASE_URL: db.url, JWT_SECRET: jwtSecret, API_VIA_PRISM: '1', PROXY_CHECK_SKIP_LOG: skipLog, ...(noSkip ? { PROXY_CHECK_NO_SKIP: '1' } : {}), FORCE_COLOR: '0' },
+    {
+      ...baseEnv,
+      API_BASE_URL: proxied,
+      DATABASE_URL: db.url,
+      JWT_SECRET: jwtSecret,
+      API_VIA_PRISM: '1',
+      PROXY_CHECK_SKIP_LOG: skipLog,
+      ...(noSkip ? { PROXY_CHECK_NO_SKIP: '1' } : {}),
+      FORCE_COLOR: '0',
+    },
     (s) => {
       mochaOut += s;
       process.stdout.write(s);

@@ -70,7 +70,13 @@ function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
   };
 }
 
-export async function createApp({ db, config, jwtSecret, lifecycle = new Lifecycle(), logger = createLogger(config.logLevel) }: AppOptions): Promise<express.Express> {
+export async function createApp({
+  db,
+  config,
+  jwtSecret,
+  lifecycle = new Lifecycle(),
+  logger = createLogger(config.logLevel),
+}: AppOptions): Promise<express.Express> {
   // Credentials found live are cached while revocations reach this instance (credential-cache.ts).
   const credentials = new CredentialCache(db.client.config.connection as pg.ClientConfig);
   await credentials.start();
@@ -121,7 +127,8 @@ export async function createApp({ db, config, jwtSecret, lifecycle = new Lifecyc
     if (path !== '/docs') {
       if (!docsRoutes.has(path) && !path.startsWith('/section/')) return next();
       // Content negotiation only on the few docs paths: it is not free on every API request.
-      const browser = !req.headers.authorization && req.accepts(['application/json', 'text/html']) === 'text/html' && /text\/html/.test(req.headers.accept ?? '');
+      const browser =
+        !req.headers.authorization && req.accepts(['application/json', 'text/html']) === 'text/html' && /text\/html/.test(req.headers.accept ?? '');
       if (!browser) return next();
     }
     if (existsSync(docsPage)) return res.sendFile(docsPage);

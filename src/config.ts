@@ -15,7 +15,12 @@ const integer = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
 const onOff = z.enum(['on', 'off'], { message: 'must be on or off' }).transform((v) => v === 'on');
-const commaList = z.string().transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean));
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean),
+);
 const url = (...protocols: string[]) =>
   z
     .string()
@@ -51,7 +56,12 @@ const SETTINGS = {
   httpRequestTimeoutMs: { env: 'HTTP_REQUEST_TIMEOUT_MS', schema: integer(1, 3_600_000).default(30_000) },
   httpHeadersTimeoutMs: { env: 'HTTP_HEADERS_TIMEOUT_MS', schema: integer(1, 3_600_000).default(10_000) },
   /** pino level: one line per request at `info`; unset in test mode, `silent`. */
-  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be fatal, error, warn, info, debug, trace or silent' }).optional() },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be fatal, error, warn, info, debug, trace or silent' })
+      .optional(),
+  },
   /** Bearer token for GET /metrics; unset, /metrics does not exist. */
   metricsToken: { env: 'METRICS_TOKEN', schema: z.string().optional() },
   /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */

@@ -29,7 +29,14 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function badRequest(items: ProblemItem[] | string, detail?: string): ApiError {
   const list = typeof items === 'string' ? [{ message: items }] : items;
-  return new ApiError(400, 'validation-failed', 'Validation failed', list, {}, detail ?? (list.length === 1 ? list[0].message : `The request has ${plural(list.length, 'invalid value')}.`));
+  return new ApiError(
+    400,
+    'validation-failed',
+    'Validation failed',
+    list,
+    {},
+    detail ?? (list.length === 1 ? list[0].message : `The request has ${plural(list.length, 'invalid value')}.`),
+  );
 }
 
 /** A single invalid field: `field: message`, naming the rule it broke. */

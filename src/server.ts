@@ -87,6 +87,6 @@ main().catch((err) => {
   // Problems a user can fix (configuration, a taken port) are one line each, not a stack trace.
   const hint = err instanceof ConfigError ? err.problems : startupHint(err, process.env.PORT);
   if (hint) for (const line of hint) console.error(`Failed to start: ${line}`);
-  else console.error('Failed to start:', err instanceof Error ? err.stack ?? err.message : err);
+  else console.error('Failed to start:', err instanceof Error ? (err.stack ?? err.message) : err);
   process.exit(1);
 });

@@ -51,7 +51,15 @@ describe('admin CLI', function () {
   });
 
   it('fails clearly on bad arguments', async () => {
-    for (const args of [[], ['org', 'create', '--name', 'X'], ['org', 'create', '--name', 'X', '--admin-email', 'not-an-email'], ['client', 'create', '--org', 'nope'], ['client', 'delete', '--client', 'cl_none'], ['frobnicate'], ['api-key', 'rotate', '--org']]) {
+    for (const args of [
+      [],
+      ['org', 'create', '--name', 'X'],
+      ['org', 'create', '--name', 'X', '--admin-email', 'not-an-email'],
+      ['client', 'create', '--org', 'nope'],
+      ['client', 'delete', '--client', 'cl_none'],
+      ['frobnicate'],
+      ['api-key', 'rotate', '--org'],
+    ]) {
       const { code, stdout, stderr } = await admin(...args);
       expect(code, args.join(' ')).to.not.equal(0);
       expect(stdout).to.equal('');
@@ -68,7 +76,18 @@ describe('admin CLI', function () {
       .split('\n')
       .map((line) => /^ {2}(\S+(?: [a-z-]+)?)\s{2,}/.exec(line)?.[1])
       .filter((c): c is string => !!c);
-    expect(commands).to.include.members(['org create', 'org list', 'org show', 'org setting', 'client create', 'client delete', 'api-key rotate', 'demo-data', 'demo create', 'vendor link']);
+    expect(commands).to.include.members([
+      'org create',
+      'org list',
+      'org show',
+      'org setting',
+      'client create',
+      'client delete',
+      'api-key rotate',
+      'demo-data',
+      'demo create',
+      'vendor link',
+    ]);
     for (const command of commands) {
       const help = await admin(...command.split(' '), '--help');
       expect(help.code, command).to.equal(0);
@@ -78,7 +97,7 @@ describe('admin CLI', function () {
     expect((await admin('help', 'org', 'show')).stdout).to.match(/^Usage: npm run admin -- org show --org <organizationId>/);
   });
 
-  it('org list shows every organization (id, name, created) and org show its credentials\' ids, never a secret', async () => {
+  it("org list shows every organization (id, name, created) and org show its credentials' ids, never a secret", async () => {
     const created = JSON.parse((await admin('org', 'create', '--name', 'Basalt Ridge Contractors', '--admin-email', 'ana.silva@basaltridge.example')).stdout);
     const client = JSON.parse((await admin('client', 'create', '--org', created.organization.id)).stdout);
     const list = await admin('org', 'list');
@@ -97,7 +116,10 @@ describe('admin CLI', function () {
     for (const secret of [created.apiKey, created.oauthClient.clientSecret, client.clientSecret]) expect(show.stdout).to.not.contain(secret);
     expect(show.stdout).to.not.match(/hash/i);
 
-    for (const args of [['org', 'show', '--org', '00000000-0000-4000-8000-000000000000'], ['org', 'show', '--org', 'nope']]) {
+    for (const args of [
+      ['org', 'show', '--org', '00000000-0000-4000-8000-000000000000'],
+      ['org', 'show', '--org', 'nope'],
+    ]) {
       const missing = await admin(...args);
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.match(/^error: organization .* does not exist\n$/);

@@ -36,29 +36,52 @@ describe('authentication', () => {
 
     it('accepts HTTP Basic client authentication (RFC 6749 2.3.1)', async () => {
       const basic = Buffer.from(`${encodeURIComponent(org.clientId)}:${encodeURIComponent(org.clientSecret)}`).toString('base64');
-      const res = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM, headers: { Authorization: `Basic ${basic}` } });
+      const res = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ grant_type: 'client_credentials' }),
+        contentType: FORM,
+        headers: { Authorization: `Basic ${basic}` },
+      });
       expectStatus(res, 200);
     });
 
     it('rejects a wrong secret with invalid_client, 401 and a Basic challenge when Basic was used', async () => {
-      const body = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'cs_wrong' }), contentType: FORM });
+      const body = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'cs_wrong' }),
+        contentType: FORM,
+      });
       expect(body.status).to.equal(401);
       expect(body.body).to.include({ error: 'invalid_client' });
       expect(body.headers.get('www-authenticate')).to.equal(null);
       const basic = Buffer.from(`${org.clientId}:nope`).toString('base64');
-      const viaBasic = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM, headers: { Authorization: `Basic ${basic}` } });
+      const viaBasic = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ grant_type: 'client_credentials' }),
+        contentType: FORM,
+        headers: { Authorization: `Basic ${basic}` },
+      });
       expect(viaBasic.status).to.equal(401);
       expect(viaBasic.headers.get('www-authenticate')).to.match(/^Basic /);
     });
 
     it('rejects an unknown client, a missing or repeated grant type and another grant type per RFC 6749 5.2', async () => {
-      const unknown = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials', client_id: 'cl_nobody', client_secret: 'x' }), contentType: FORM });
+      const unknown = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ grant_type: 'client_credentials', client_id: 'cl_nobody', client_secret: 'x' }),
+        contentType: FORM,
+      });
       expect([unknown.status, unknown.body.error]).to.deep.equal([401, 'invalid_client']);
-      const noGrant = await anonymous().post('/oauth2/token', undefined, { raw: form({ client_id: org.clientId, client_secret: org.clientSecret }), contentType: FORM });
+      const noGrant = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ client_id: org.clientId, client_secret: org.clientSecret }),
+        contentType: FORM,
+      });
       expect([noGrant.status, noGrant.body.error]).to.deep.equal([400, 'invalid_request']);
-      const password = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'password', username: 'a', password: 'b' }), contentType: FORM });
+      const password = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ grant_type: 'password', username: 'a', password: 'b' }),
+        contentType: FORM,
+      });
       expect([password.status, password.body.error]).to.deep.equal([400, 'unsupported_grant_type']);
-      const twice = await anonymous().post('/oauth2/token', undefined, { raw: 'grant_type=client_credentials&grant_type=client_credentials', contentType: FORM });
+      const twice = await anonymous().post('/oauth2/token', undefined, {
+        raw: 'grant_type=client_credentials&grant_type=client_credentials',
+        contentType: FORM,
+      });
       expect([twice.status, twice.body.error]).to.deep.equal([400, 'invalid_request']);
       const noCreds = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM });
       expect([noCreds.status, noCreds.body.error]).to.deep.equal([401, 'invalid_client']);
@@ -70,7 +93,10 @@ describe('authentication', () => {
     });
 
     it('never returns the secret or a stack trace', async () => {
-      const res = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret + 'x' }), contentType: FORM });
+      const res = await anonymous().post('/oauth2/token', undefined, {
+        raw: form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret + 'x' }),
+        contentType: FORM,
+      });
       expect(res.text).not.to.include(org.clientSecret);
       expect(res.text).not.to.match(/at .*\.js:\d+/);
     });
@@ -101,10 +127,14 @@ describe('authentication', () => {
 
     // Prism cannot express this rule: it matches /^Bearer\s.+$/ case-sensitively, while RFC 7235
     // makes the scheme name case-insensitive (and the contract's bearer scheme says so).
-    itDirect('accepts the scheme name in any case', PRISM.noBearer('"bearer <key>" and "BEARER <key>" (Prism matches the scheme name case-sensitively)'), async () => {
-      expectStatus(await anonymous().get('/tax-codes', { headers: { Authorization: `bearer ${org.apiKey}` } }), 200);
-      expectStatus(await anonymous().get('/tax-codes', { headers: { Authorization: `BEARER ${org.apiKey}` } }), 200);
-    });
+    itDirect(
+      'accepts the scheme name in any case',
+      PRISM.noBearer('"bearer <key>" and "BEARER <key>" (Prism matches the scheme name case-sensitively)'),
+      async () => {
+        expectStatus(await anonymous().get('/tax-codes', { headers: { Authorization: `bearer ${org.apiKey}` } }), 200);
+        expectStatus(await anonymous().get('/tax-codes', { headers: { Authorization: `BEARER ${org.apiKey}` } }), 200);
+      },
+    );
 
     it('rejects an expired token and a token signed with another secret', async function () {
       const good = (await token(org)).body.access_token as string;
@@ -149,7 +179,8 @@ describe('authentication', () => {
       const other = await newOrg();
       const job = expectStatus(await other.api.post('/jobs', { code: 'J-9001', name: 'Harbor View Lofts' }), 201).body;
       // Known to the service (its owner is cached) before it is rotated.
-      for (const path of ['/jobs', `/jobs/${job.code}`, '/jobs/J-0000', '/items?limit=1', '/items?limit=1&cursor=start']) expect((await other.api.get(path)).status).to.be.oneOf([200, 404]);
+      for (const path of ['/jobs', `/jobs/${job.code}`, '/jobs/J-0000', '/items?limit=1', '/items?limit=1&cursor=start'])
+        expect((await other.api.get(path)).status).to.be.oneOf([200, 404]);
       await rotateApiKey(harness().db, other.id);
       const reads = [
         '/jobs', // a page

@@ -20,7 +20,8 @@ describe('bills of materials', () => {
   let bomId: string;
   let jobId: string;
 
-  const create = async (items: object[], o = org, id = bomId) => expectStatus(await o.api.post(`/billOfMaterials/${id}/items`, { billOfMaterialsItems: items }), 201).body as BomItem[];
+  const create = async (items: object[], o = org, id = bomId) =>
+    expectStatus(await o.api.post(`/billOfMaterials/${id}/items`, { billOfMaterialsItems: items }), 201).body as BomItem[];
 
   before(async () => {
     org = await newOrg();
@@ -48,36 +49,65 @@ describe('bills of materials', () => {
   describe('items', () => {
     it('creates items in the order given, with unitOfMeasure defaulting to EA', async () => {
       const items = await create([
-        { description: 'EMT conduit 3/4 in.', estimatedQuantity: 2400, unitOfMeasure: 'LF', unitPrice: 0.62, mpn: '101543', upc: '786776101547', workBreakdownStructureValues: [{ structureType: 'Floor', value: 'Level 2' }] },
+        {
+          description: 'EMT conduit 3/4 in.',
+          estimatedQuantity: 2400,
+          unitOfMeasure: 'LF',
+          unitPrice: 0.62,
+          mpn: '101543',
+          upc: '786776101547',
+          workBreakdownStructureValues: [{ structureType: 'Floor', value: 'Level 2' }],
+        },
         { description: 'Square box', estimatedQuantity: 0 },
       ]);
-      expect(items[0]).to.include({ description: 'EMT conduit 3/4 in.', estimatedQuantity: 2400, unitOfMeasure: 'LF', unitPrice: 0.62, mpn: '101543', upc: '786776101547', billOfMaterialsId: bomId, deletedAt: null });
+      expect(items[0]).to.include({
+        description: 'EMT conduit 3/4 in.',
+        estimatedQuantity: 2400,
+        unitOfMeasure: 'LF',
+        unitPrice: 0.62,
+        mpn: '101543',
+        upc: '786776101547',
+        billOfMaterialsId: bomId,
+        deletedAt: null,
+      });
       expect(items[0].workBreakdownStructureValues).to.deep.equal([{ structureType: 'Floor', value: 'Level 2' }]);
       expect(items[1]).to.include({ description: 'Square box', estimatedQuantity: 0, unitOfMeasure: 'EA', unitPrice: null });
       expect(items[1].workBreakdownStructureValues).to.deep.equal([]);
     });
 
-    itDirect('rejects every invalid element with its position, and creates none', PRISM.invalidRequest('elements without estimatedQuantity or with negative numbers, an empty list'), async () => {
-      const before = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length;
-      const p = problemOf(
-        await org.api.post(`/billOfMaterials/${bomId}/items`, {
-          billOfMaterialsItems: [
-            { description: 'ok', estimatedQuantity: 1 },
-            { description: 'null', estimatedQuantity: 1.5 },
-            { description: 'ok', estimatedQuantity: -1, unitPrice: -2 },
-          ],
-        }),
-        400,
-      );
-      const lines = p.errors[0].message.split('\n');
-      expect(lines).to.have.length(2);
-      expect(lines[0]).to.match(/^Position 1: /).and.include('estimatedQuantity').and.include('description');
-      expect(lines[1]).to.match(/^Position 2: /).and.include('estimatedQuantity').and.include('unitPrice');
-      const missing = problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [{ description: 'no qty' }] }), 400);
-      expect(missing.errors[0].field).to.equal('body.billOfMaterialsItems[0].estimatedQuantity');
-      expect(expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length).to.equal(before);
-      expect(problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [] }), 400).errors[0].message).to.equal('Invalid input, list cannot be empty');
-    });
+    itDirect(
+      'rejects every invalid element with its position, and creates none',
+      PRISM.invalidRequest('elements without estimatedQuantity or with negative numbers, an empty list'),
+      async () => {
+        const before = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length;
+        const p = problemOf(
+          await org.api.post(`/billOfMaterials/${bomId}/items`, {
+            billOfMaterialsItems: [
+              { description: 'ok', estimatedQuantity: 1 },
+              { description: 'null', estimatedQuantity: 1.5 },
+              { description: 'ok', estimatedQuantity: -1, unitPrice: -2 },
+            ],
+          }),
+          400,
+        );
+        const lines = p.errors[0].message.split('\n');
+        expect(lines).to.have.length(2);
+        expect(lines[0])
+          .to.match(/^Position 1: /)
+          .and.include('estimatedQuantity')
+          .and.include('description');
+        expect(lines[1])
+          .to.match(/^Position 2: /)
+          .and.include('estimatedQuantity')
+          .and.include('unitPrice');
+        const missing = problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [{ description: 'no qty' }] }), 400);
+        expect(missing.errors[0].field).to.equal('body.billOfMaterialsItems[0].estimatedQuantity');
+        expect(expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length).to.equal(before);
+        expect(problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [] }), 400).errors[0].message).to.equal(
+          'Invalid input, list cannot be empty',
+        );
+      },
+    );
 
     it('lists with the allowed orderBy and filters, excluding deleted items', async () => {
       const own = await newOrg();
@@ -87,7 +117,8 @@ describe('bills of materials', () => {
       const [a] = await create([{ description: 'Bravo', estimatedQuantity: 20, unitPrice: 5 }], own, id);
       const [b] = await create([{ description: 'Alpha', estimatedQuantity: 10, unitPrice: 7 }], own, id);
       const [c] = await create([{ description: 'Charlie', estimatedQuantity: 30 }], own, id);
-      const names = async (q: string) => (expectStatus(await own.api.get(`/billOfMaterials/${id}/items?${q}`), 200).body as BomItem[]).map((i) => i.description);
+      const names = async (q: string) =>
+        (expectStatus(await own.api.get(`/billOfMaterials/${id}/items?${q}`), 200).body as BomItem[]).map((i) => i.description);
       expect(await names('')).to.deep.equal(['Bravo', 'Alpha', 'Charlie']);
       expect(await names('orderBy=description')).to.deep.equal(['Alpha', 'Bravo', 'Charlie']);
       expect(await names('orderBy=estimatedQuantity&direction=DESC')).to.deep.equal(['Charlie', 'Bravo', 'Alpha']);
@@ -99,7 +130,9 @@ describe('bills of materials', () => {
       expect(await names('')).to.deep.equal(['Bravo', 'Charlie']);
       problemOf(await own.api.get(`/billOfMaterials/${id}/items?filter[mpn]=x`), 400);
       await expectForeignLikeMissing(other, 'GET', `/billOfMaterials/${id}/items`, `/billOfMaterials/${MISSING_ID}/items`);
-      await expectForeignLikeMissing(other, 'POST', `/billOfMaterials/${id}/items`, `/billOfMaterials/${MISSING_ID}/items`, { billOfMaterialsItems: [{ description: 'x', estimatedQuantity: 1 }] });
+      await expectForeignLikeMissing(other, 'POST', `/billOfMaterials/${id}/items`, `/billOfMaterials/${MISSING_ID}/items`, {
+        billOfMaterialsItems: [{ description: 'x', estimatedQuantity: 1 }],
+      });
     });
 
     itDirect('rejects an orderBy the contract does not list', PRISM.invalidRequest('orderBy=mpn'), async () => {
@@ -124,7 +157,18 @@ describe('bills of materials', () => {
     });
 
     it('changes the given fields only and merges WBS values by structureType', async () => {
-      const res = expectStatus(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input: { estimatedQuantity: 5200, workBreakdownStructureValues: [{ structureType: 'Floor', value: 'Level 2' }, { structureType: 'Cost Code', value: '26-0519' }] } }), 200).body as BomItem;
+      const res = expectStatus(
+        await org.api.patch(`/billOfMaterialsItem/${item.id}`, {
+          input: {
+            estimatedQuantity: 5200,
+            workBreakdownStructureValues: [
+              { structureType: 'Floor', value: 'Level 2' },
+              { structureType: 'Cost Code', value: '26-0519' },
+            ],
+          },
+        }),
+        200,
+      ).body as BomItem;
       expect(res).to.include({ id: item.id, description: 'THHN 12 AWG', estimatedQuantity: 5200, unitPrice: 0.21 });
       expect(res.workBreakdownStructureValues).to.deep.equal([
         { structureType: 'Floor', value: 'Level 2' },
@@ -160,13 +204,17 @@ describe('bills of materials', () => {
       expectStatus(await org.api.delete(`/billOfMaterialsItem/${gone.id}`), 200);
       problemOf(await org.api.patch(`/billOfMaterialsItem/${gone.id}`, { input: { estimatedQuantity: 2 } }), 404);
       problemOf(await org.api.patch(`/billOfMaterialsItem/not-an-id`, { input: { estimatedQuantity: 2 } }), 404);
-      await expectForeignLikeMissing(other, 'PATCH', `/billOfMaterialsItem/${item.id}`, `/billOfMaterialsItem/${MISSING_ID}`, { input: { estimatedQuantity: 2 } });
+      await expectForeignLikeMissing(other, 'PATCH', `/billOfMaterialsItem/${item.id}`, `/billOfMaterialsItem/${MISSING_ID}`, {
+        input: { estimatedQuantity: 2 },
+      });
     });
   });
 
   describe('DELETE /billOfMaterialsItem/{id}', () => {
     it('returns the item with deletedAt and deletes its WBS values; a second delete is a 404', async () => {
-      const [item] = await create([{ description: 'Delete me', estimatedQuantity: 3, workBreakdownStructureValues: [{ structureType: 'Phase', value: 'Rough-in' }] }]);
+      const [item] = await create([
+        { description: 'Delete me', estimatedQuantity: 3, workBreakdownStructureValues: [{ structureType: 'Phase', value: 'Rough-in' }] },
+      ]);
       const deleted = expectStatus(await org.api.delete(`/billOfMaterialsItem/${item.id}`), 200).body as BomItem;
       expect(deleted.id).to.equal(item.id);
       expect(deleted.deletedAt).to.match(/Z$/);
@@ -217,7 +265,9 @@ describe('bills of materials', () => {
       expect(p.errors).to.have.length(1);
       const lines = p.errors[0].message.split('\n');
       expect(lines).to.have.length(3);
-      expect(lines[0]).to.match(/^Position 1: /).and.include(MISSING_ID);
+      expect(lines[0])
+        .to.match(/^Position 1: /)
+        .and.include(MISSING_ID);
       expect(lines[1]).to.match(/^Position 2: .*estimatedQuantity/);
       expect(lines[2]).to.match(/^Position 3: .*unitPrice.*description/);
       const list = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${items[0].id}`), 200).body;

@@ -16,7 +16,10 @@ async function follow(org: TestOrg, path: string, query: string) {
   let pages = 0;
   do {
     const url: string = `${path}?${query}&cursor=${encodeURIComponent(cursor!)}`;
-    const body = expectStatus(await org.api.get(url), 200).body as { meta: { total: number; nextCursor: string | null; offset: number }; data: { id: string }[] };
+    const body = expectStatus(await org.api.get(url), 200).body as {
+      meta: { total: number; nextCursor: string | null; offset: number };
+      data: { id: string }[];
+    };
     ids.push(...body.data.map((d) => d.id));
     totals.add(body.meta.total);
     expect(body.meta.offset).to.equal(0);
@@ -34,11 +37,25 @@ describe('bulk lists: keyset cursor', () => {
     const day = (d: number | null) => (d === null ? null : new Date(Date.UTC(2026, 10, d)).toISOString());
     // Needed-by dates with ties and nulls, spread over two orders.
     const dates = [3, null, 1, 3, null, 2, 5, 3, null, 1, 4];
-    await makeOrder(org, {}, dates.slice(0, 6).map((d, i) => ({ line_number: i + 1, description: `Item ${i}`, need_by_date: day(d) })));
-    await makeOrder(org, {}, dates.slice(6).map((d, i) => ({ line_number: i + 1, description: `Item ${i + 6}`, need_by_date: day(d) })));
+    await makeOrder(
+      org,
+      {},
+      dates.slice(0, 6).map((d, i) => ({ line_number: i + 1, description: `Item ${i}`, need_by_date: day(d) })),
+    );
+    await makeOrder(
+      org,
+      {},
+      dates.slice(6).map((d, i) => ({ line_number: i + 1, description: `Item ${i + 6}`, need_by_date: day(d) })),
+    );
   });
 
-  for (const order of ['', 'orderBy=needByDate&direction=ASC', 'orderBy=needByDate&direction=DESC', 'orderBy=lineNumber&direction=ASC', 'orderBy=createdAt&direction=ASC']) {
+  for (const order of [
+    '',
+    'orderBy=needByDate&direction=ASC',
+    'orderBy=needByDate&direction=DESC',
+    'orderBy=lineNumber&direction=ASC',
+    'orderBy=createdAt&direction=ASC',
+  ]) {
     it(`pages GET /items to the end with the cursor (${order || 'default order'})`, async () => {
       const all = expectStatus(await org.api.get(`/items?limit=2500&${order}`), 200).body;
       const walked = await follow(org, '/items', `limit=3&${order}`);
@@ -53,7 +70,7 @@ describe('bulk lists: keyset cursor', () => {
     expect(expectStatus(await org.api.get('/items?limit=11&cursor=start'), 200).body.meta.nextCursor).to.be.a('string');
   });
 
-  it('answers offset paging with exactly the spec\'s meta', async () => {
+  it("answers offset paging with exactly the spec's meta", async () => {
     expect(expectStatus(await org.api.get('/items?limit=11&offset=0'), 200).body.meta).to.deep.equal({ total: 11, limit: 11, offset: 0 });
     expect(expectStatus(await org.api.get('/invoice-items?limit=3'), 200).body.meta).to.have.all.keys('total', 'limit', 'offset');
   });
@@ -74,7 +91,12 @@ describe('bulk lists: keyset cursor', () => {
 
   it('pages GET /invoice-items with the cursor too', async () => {
     const b = await basics(org);
-    await invoice(org, b, {}, Array.from({ length: 5 }, (_, i) => ({ line_number: i + 1, description: `Line ${i}` })));
+    await invoice(
+      org,
+      b,
+      {},
+      Array.from({ length: 5 }, (_, i) => ({ line_number: i + 1, description: `Line ${i}` })),
+    );
     const all = expectStatus(await org.api.get('/invoice-items?limit=2500'), 200).body;
     const walked = await follow(org, '/invoice-items', 'limit=2');
     expect(walked.ids).to.deep.equal(all.data.map((d: { id: string }) => d.id));

@@ -8,9 +8,35 @@ import { recordChangeOrder, snapshotOrder } from '../src/resources/change-orders
 import { itDirect, PRISM } from './support/proxy';
 
 const ITEM_DIFF_KEYS = [
-  'id', 'backorderLeadTime', 'backorderQuantity', 'costCategory', 'createdAt', 'customColumnValue', 'description', 'extPrice', 'glCode', 'glCodeId',
-  'itemCodeId', 'lineNumber', 'manufacturer', 'manufacturerPartNumber', 'needByDate', 'notes', 'phase', 'phaseId', 'quantity', 'taxCode', 'taxCodId',
-  'taxRate', 'unitDiscount', 'unitPrice', 'unitsOfMeasure', 'unitsOfMeasureId', 'universalProductCode', 'updatedAt', 'vendorPartNumber',
+  'id',
+  'backorderLeadTime',
+  'backorderQuantity',
+  'costCategory',
+  'createdAt',
+  'customColumnValue',
+  'description',
+  'extPrice',
+  'glCode',
+  'glCodeId',
+  'itemCodeId',
+  'lineNumber',
+  'manufacturer',
+  'manufacturerPartNumber',
+  'needByDate',
+  'notes',
+  'phase',
+  'phaseId',
+  'quantity',
+  'taxCode',
+  'taxCodId',
+  'taxRate',
+  'unitDiscount',
+  'unitPrice',
+  'unitsOfMeasure',
+  'unitsOfMeasureId',
+  'universalProductCode',
+  'updatedAt',
+  'vendorPartNumber',
 ];
 
 /** Applies `change` through the order store and records it as a change order. */
@@ -20,7 +46,14 @@ async function changeOrder(org: TestOrg, orderId: string, change: () => Promise<
   await new Promise((r) => setTimeout(r, 5));
   await change();
   const after = (await snapshotOrder(db, org.id, orderId))!;
-  return recordChangeOrder(db, org.id, orderId, { label: opts.label ?? 'CO', note: 'Owner request', draft: opts.draft, createdById: org.userId, before, after });
+  return recordChangeOrder(db, org.id, orderId, {
+    label: opts.label ?? 'CO',
+    note: 'Owner request',
+    draft: opts.draft,
+    createdById: org.userId,
+    before,
+    after,
+  });
 }
 
 describe('change orders', () => {
@@ -38,21 +71,32 @@ describe('change orders', () => {
     org = await newOrg();
     other = await newOrg();
     const db = harness().db;
-    [{ id: taxCodeId }] = await db('tax_codes').insert({ organization_id: org.id, code: 'TX-CA', description: 'California', tax_percent: 0.0725 }).returning('id');
-    const made = await makeOrder(org, { purchase_order_number: 'J-1042-017', notes: 'Call before delivery', type: 'STANDARD', shipping_cost: 50, discount: 10 }, [
-      { line_number: 1, description: 'EMT conduit', quantity: 100, unit_price: 2, units_of_measure: 'EA' },
-      { line_number: 2, description: 'Couplings', quantity: 50, unit_price: 1, units_of_measure: 'EA' },
-      { line_number: 3, description: 'Straps', quantity: 200, unit_price: 0.5, units_of_measure: 'EA' },
-    ]);
+    [{ id: taxCodeId }] = await db('tax_codes')
+      .insert({ organization_id: org.id, code: 'TX-CA', description: 'California', tax_percent: 0.0725 })
+      .returning('id');
+    const made = await makeOrder(
+      org,
+      { purchase_order_number: 'J-1042-017', notes: 'Call before delivery', type: 'STANDARD', shipping_cost: 50, discount: 10 },
+      [
+        { line_number: 1, description: 'EMT conduit', quantity: 100, unit_price: 2, units_of_measure: 'EA' },
+        { line_number: 2, description: 'Couplings', quantity: 50, unit_price: 1, units_of_measure: 'EA' },
+        { line_number: 3, description: 'Straps', quantity: 200, unit_price: 0.5, units_of_measure: 'EA' },
+      ],
+    );
     orderId = made.id;
     items = made.items;
     const s = org.userId;
-    first = await changeOrder(org, orderId, async () => {
-      await updateOrder(db, org.id, s, orderId, { notes: null, need_by_date_day: '2026-11-24T00:00:00.000Z' });
-      await updateItem(db, org.id, s, items[1], { quantity: 120, tax_code_id: taxCodeId });
-      await removeItem(db, org.id, s, items[3]);
-      [addedId] = await addItems(db, org.id, s, orderId, [{ line_number: 4, description: 'Boxes', quantity: 10, unit_price: 3, units_of_measure: 'EA' }]);
-    }, { label: 'CO-1' });
+    first = await changeOrder(
+      org,
+      orderId,
+      async () => {
+        await updateOrder(db, org.id, s, orderId, { notes: null, need_by_date_day: '2026-11-24T00:00:00.000Z' });
+        await updateItem(db, org.id, s, items[1], { quantity: 120, tax_code_id: taxCodeId });
+        await removeItem(db, org.id, s, items[3]);
+        [addedId] = await addItems(db, org.id, s, orderId, [{ line_number: 4, description: 'Boxes', quantity: 10, unit_price: 3, units_of_measure: 'EA' }]);
+      },
+      { label: 'CO-1' },
+    );
     second = await changeOrder(org, orderId, () => updateOrder(db, org.id, s, orderId, { state: 'COMPLETE' }), { label: 'CO-2' });
     draft = await changeOrder(org, orderId, () => updateOrder(db, org.id, s, orderId, { title: 'unchanged keys only' }), { label: 'CO-3 draft', draft: true });
   });
@@ -61,7 +105,17 @@ describe('change orders', () => {
     it('numbers versions from 1 after the initial order (version 0)', async () => {
       expect([first.versionNumber, second.versionNumber, draft.versionNumber]).to.deep.equal([1, 2, 3]);
       const co = expectStatus(await org.api.get(`/changeOrders/${first.id}`), 200).body;
-      expect(co).to.include({ id: first.id, orderId, versionNumber: 1, label: 'CO-1', note: 'Owner request', draft: false, createdById: org.userId, integrationState: 'NOT_LINKED', integrationMessage: null });
+      expect(co).to.include({
+        id: first.id,
+        orderId,
+        versionNumber: 1,
+        label: 'CO-1',
+        note: 'Owner request',
+        draft: false,
+        createdById: org.userId,
+        integrationState: 'NOT_LINKED',
+        integrationMessage: null,
+      });
     });
 
     it('holds only the order values that changed, null meaning deleted', async () => {
@@ -118,7 +172,11 @@ describe('change orders', () => {
       expect(expectStatus(await own.api.get('/changeOrders'), 200).body).to.have.length(10);
       const rest = expectStatus(await own.api.get('/changeOrders?offset=10&limit=50'), 200).body;
       expect(rest.map((c: { versionNumber: number }) => c.versionNumber)).to.deep.equal([11, 12]);
-      expect(expectStatus(await own.api.get('/changeOrders?limit=3&orderBy=createdAt&direction=DESC'), 200).body.map((c: { versionNumber: number }) => c.versionNumber)).to.deep.equal([12, 11, 10]);
+      expect(
+        expectStatus(await own.api.get('/changeOrders?limit=3&orderBy=createdAt&direction=DESC'), 200).body.map(
+          (c: { versionNumber: number }) => c.versionNumber,
+        ),
+      ).to.deep.equal([12, 11, 10]);
     });
 
     itDirect('rejects a limit over 1000', PRISM.invalidRequest('limit=1001'), async () => {
@@ -155,7 +213,10 @@ describe('change orders', () => {
   describe('POST /changeOrders/{id}/integrationState', () => {
     it('stores the state and message, answers true, and leaves updatedAt alone', async () => {
       const before = expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body;
-      const res = expectStatus(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not found in Vista' }), 200);
+      const res = expectStatus(
+        await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not found in Vista' }),
+        200,
+      );
       expect(res.body).to.equal(true);
       expect(res.text).to.equal('true');
       let co = expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body;
@@ -168,12 +229,18 @@ describe('change orders', () => {
     });
 
     it('answers 404 for a missing or foreign change order', async () => {
-      await expectForeignLikeMissing(other, 'POST', `/changeOrders/${first.id}/integrationState`, `/changeOrders/${MISSING_ID}/integrationState`, { integrationState: 'LINKED' });
+      await expectForeignLikeMissing(other, 'POST', `/changeOrders/${first.id}/integrationState`, `/changeOrders/${MISSING_ID}/integrationState`, {
+        integrationState: 'LINKED',
+      });
     });
 
-    itDirect('validates the body: a listed state is required', PRISM.invalidRequest('an unlisted integrationState, a body without integrationState'), async () => {
-      problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'SYNCED' }), 400);
-      problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationMessage: 'x' }), 400);
-    });
+    itDirect(
+      'validates the body: a listed state is required',
+      PRISM.invalidRequest('an unlisted integrationState, a body without integrationState'),
+      async () => {
+        problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'SYNCED' }), 400);
+        problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationMessage: 'x' }), 400);
+      },
+    );
   });
 });

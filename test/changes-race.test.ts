@@ -19,7 +19,9 @@ const CODES = 600;
 const code = (i: number) => `RACE-${String(i).padStart(4, '0')}`;
 /** JSON with keys sorted: objects compare by content, whatever order a query built them in. */
 const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x,
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A second, independent instance of the service: its own app and its own knex pool. */
@@ -129,8 +131,14 @@ describe('change feed under concurrent writers (two instances)', () => {
       const actual = await allVendors(org);
       expect(actual.size, `round ${round}: vendors`).to.be.greaterThan(CODES);
       const mismatched = [...actual.keys()].filter((k) => canonical(replica.get(k)) !== canonical(actual.get(k)));
-      expect(mismatched.slice(0, 5).map((k) => ({ replayed: replica.get(k), actual: actual.get(k) })), `round ${round}: ${mismatched.length} vendors differ`).to.deep.equal([]);
-      expect([...replica.keys()].filter((k) => !actual.has(k)), `round ${round}: replayed vendors that do not exist`).to.deep.equal([]);
+      expect(
+        mismatched.slice(0, 5).map((k) => ({ replayed: replica.get(k), actual: actual.get(k) })),
+        `round ${round}: ${mismatched.length} vendors differ`,
+      ).to.deep.equal([]);
+      expect(
+        [...replica.keys()].filter((k) => !actual.has(k)),
+        `round ${round}: replayed vendors that do not exist`,
+      ).to.deep.equal([]);
     }
     // Every change was seen once: batches (2 x 3 x 600 per round) plus the PATCHes and deletes that found their row.
     expect(seen).to.be.greaterThan(2 * 3 * CODES * 2);

@@ -39,137 +39,293 @@ type Scenario = (w: World) => Promise<{ body: any; types: string[] }>;
 const ok = async (res: Promise<ApiResponse>, status = 200) => expectStatus(await res, status).body;
 
 const SCENARIOS: [string, Scenario][] = [
-  ['createTaxCode', async (w) => ({ body: await ok(w.api.post('/tax-codes', { code: 'TX-CA', description: 'California', taxPercent: 0.0725 }), 201), types: ['tax_code.created'] })],
+  [
+    'createTaxCode',
+    async (w) => ({
+      body: await ok(w.api.post('/tax-codes', { code: 'TX-CA', description: 'California', taxPercent: 0.0725 }), 201),
+      types: ['tax_code.created'],
+    }),
+  ],
   ['updateTaxCode', async (w) => ({ body: await ok(w.api.patch('/tax-codes/TX-CA', { taxPercent: 0.0825 })), types: ['tax_code.updated'] })],
-  ['createUnitOfMeasure', async (w) => ({ body: await ok(w.api.post('/units-of-measure', { code: 'LF', description: 'Linear foot' }), 201), types: ['unit_of_measure.created'] })],
-  ['updateUnitOfMeasure', async (w) => ({ body: await ok(w.api.patch('/units-of-measure/LF', { description: 'Linear feet' })), types: ['unit_of_measure.updated'] })],
-  ['createGroup', async (w) => {
-    const body = await ok(w.api.post('/groups', { name: 'Northern California', code: 'NORCAL' }), 201);
-    w.ids.group = body.id;
-    return { body, types: ['group.created'] };
-  }],
+  [
+    'createUnitOfMeasure',
+    async (w) => ({ body: await ok(w.api.post('/units-of-measure', { code: 'LF', description: 'Linear foot' }), 201), types: ['unit_of_measure.created'] }),
+  ],
+  [
+    'updateUnitOfMeasure',
+    async (w) => ({ body: await ok(w.api.patch('/units-of-measure/LF', { description: 'Linear feet' })), types: ['unit_of_measure.updated'] }),
+  ],
+  [
+    'createGroup',
+    async (w) => {
+      const body = await ok(w.api.post('/groups', { name: 'Northern California', code: 'NORCAL' }), 201);
+      w.ids.group = body.id;
+      return { body, types: ['group.created'] };
+    },
+  ],
   ['updateGroup', async (w) => ({ body: await ok(w.api.patch(`/groups/${w.ids.group}`, { name: 'NorCal and Nevada' })), types: ['group.updated'] })],
-  ['createLocation', async (w) => {
-    const body = await ok(w.api.post('/locations', { name: 'Riverside jobsite', type: 'Jobsite' }), 201);
-    w.ids.location = body.id;
-    return { body, types: ['location.created'] };
-  }],
+  [
+    'createLocation',
+    async (w) => {
+      const body = await ok(w.api.post('/locations', { name: 'Riverside jobsite', type: 'Jobsite' }), 201);
+      w.ids.location = body.id;
+      return { body, types: ['location.created'] };
+    },
+  ],
   ['updateLocation', async (w) => ({ body: await ok(w.api.patch(`/locations/${w.ids.location}`, { directions: 'Gate 3' })), types: ['location.updated'] })],
-  ['createJob', async (w) => ({
-    body: await ok(w.api.post('/jobs', { code: 'J-1', name: 'Riverside', defaultLocation: { name: 'Riverside MOB jobsite' } }), 201),
-    types: ['location.created', 'job.created'],
-  })],
-  ['upsertJobs', async (w) => ({
-    body: await ok(w.api.post('/jobs/batch', { inputs: [{ code: 'J-1', name: 'Riverside MOB' }, { code: 'J-2', name: 'Elk Grove', defaultLocation: { name: 'Elk Grove DC' } }] })),
-    // J-1's default location lists it by name: it shows the rename too.
-    types: ['location.created', 'job.updated', 'job.created', 'location.updated'],
-  })],
-  ['updateJob', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1', { name: 'Riverside Medical', defaultLocation: { name: 'Riverside MOB gate 3' } })), types: ['location.updated', 'job.updated'] })],
-  ['addJobLocation', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
-  ['removeJobLocation', async (w) => ({ body: await ok(w.api.delete(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] })],
+  [
+    'createJob',
+    async (w) => ({
+      body: await ok(w.api.post('/jobs', { code: 'J-1', name: 'Riverside', defaultLocation: { name: 'Riverside MOB jobsite' } }), 201),
+      types: ['location.created', 'job.created'],
+    }),
+  ],
+  [
+    'upsertJobs',
+    async (w) => ({
+      body: await ok(
+        w.api.post('/jobs/batch', {
+          inputs: [
+            { code: 'J-1', name: 'Riverside MOB' },
+            { code: 'J-2', name: 'Elk Grove', defaultLocation: { name: 'Elk Grove DC' } },
+          ],
+        }),
+      ),
+      // J-1's default location lists it by name: it shows the rename too.
+      types: ['location.created', 'job.updated', 'job.created', 'location.updated'],
+    }),
+  ],
+  [
+    'updateJob',
+    async (w) => ({
+      body: await ok(w.api.patch('/jobs/J-1', { name: 'Riverside Medical', defaultLocation: { name: 'Riverside MOB gate 3' } })),
+      types: ['location.updated', 'job.updated'],
+    }),
+  ],
+  [
+    'addJobLocation',
+    async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] }),
+  ],
+  [
+    'removeJobLocation',
+    async (w) => ({ body: await ok(w.api.delete(`/jobs/J-1/locations?locationId=${w.ids.location}`)), types: ['job.updated', 'location.updated'] }),
+  ],
   ['addJobUser', async (w) => ({ body: await ok(w.api.post(`/jobs/J-1/users?userId=${w.org.userId}`)), types: ['job.updated'] })],
   ['removeJobUser', async (w) => ({ body: await ok(w.api.delete(`/jobs/J-1/users?userId=${w.org.userId}`)), types: ['job.updated'] })],
-  ['setNextPurchaseOrderNumber', async (w) => {
-    await harness().db('organizations').where({ id: w.org.id }).update({ po_counter_enabled: true });
-    return { body: await ok(w.api.post('/jobs/J-1/nextPurchaseOrderNumber', { nextCounter: 1050 })), types: ['job.purchase_order_counter_changed'] };
-  }],
+  [
+    'setNextPurchaseOrderNumber',
+    async (w) => {
+      await harness().db('organizations').where({ id: w.org.id }).update({ po_counter_enabled: true });
+      return { body: await ok(w.api.post('/jobs/J-1/nextPurchaseOrderNumber', { nextCounter: 1050 })), types: ['job.purchase_order_counter_changed'] };
+    },
+  ],
   ['createVendor', async (w) => ({ body: await ok(w.api.post('/vendors', { code: 'V-1', name: 'Ferguson' }), 201), types: ['vendor.created'] })],
-  ['upsertVendors', async (w) => ({
-    body: await ok(w.api.post('/vendors/batch', { inputs: [{ code: 'V-2', name: 'Graybar' }, { code: 'V-1', name: 'Ferguson Enterprises' }] })),
-    types: ['vendor.created', 'vendor.updated'],
-  })],
+  [
+    'upsertVendors',
+    async (w) => ({
+      body: await ok(
+        w.api.post('/vendors/batch', {
+          inputs: [
+            { code: 'V-2', name: 'Graybar' },
+            { code: 'V-1', name: 'Ferguson Enterprises' },
+          ],
+        }),
+      ),
+      types: ['vendor.created', 'vendor.updated'],
+    }),
+  ],
   ['updateVendor', async (w) => ({ body: await ok(w.api.patch('/vendors/V-1', { name: 'Ferguson Inc.' })), types: ['vendor.updated'] })],
-  ['setVendorLocation', async (w) => ({ body: await ok(w.api.post('/vendors/V-1/location', { locationId: w.ids.location })), types: ['vendor.updated', 'location.updated'] })],
+  [
+    'setVendorLocation',
+    async (w) => ({ body: await ok(w.api.post('/vendors/V-1/location', { locationId: w.ids.location })), types: ['vendor.updated', 'location.updated'] }),
+  ],
   ['deleteVendor', async (w) => ({ body: await ok(w.api.delete('/vendors/V-2')), types: ['vendor.deleted'] })],
   // The location V-1 is at lists it by name.
-  ['updateVendor', async (w) => ({ body: await ok(w.api.patch('/vendors/V-1', { name: 'Ferguson Enterprises Inc.' })), types: ['vendor.updated', 'location.updated'] })],
-  ['createGlobalPhase', async (w) => ({ body: await ok(w.api.post('/global-phases', { code: '03-300', description: 'Concrete' }), 201), types: ['phase.created'] })],
-  ['upsertPhases', async (w) => ({
-    body: await ok(w.api.post('/global-phases/batch', { inputs: [{ code: '03-300', description: 'Cast-in-place' }, { code: '05-100', description: 'Steel' }] })),
-    types: ['phase.updated', 'phase.created'],
-  })],
+  [
+    'updateVendor',
+    async (w) => ({ body: await ok(w.api.patch('/vendors/V-1', { name: 'Ferguson Enterprises Inc.' })), types: ['vendor.updated', 'location.updated'] }),
+  ],
+  [
+    'createGlobalPhase',
+    async (w) => ({ body: await ok(w.api.post('/global-phases', { code: '03-300', description: 'Concrete' }), 201), types: ['phase.created'] }),
+  ],
+  [
+    'upsertPhases',
+    async (w) => ({
+      body: await ok(
+        w.api.post('/global-phases/batch', {
+          inputs: [
+            { code: '03-300', description: 'Cast-in-place' },
+            { code: '05-100', description: 'Steel' },
+          ],
+        }),
+      ),
+      types: ['phase.updated', 'phase.created'],
+    }),
+  ],
   ['updateGlobalPhase', async (w) => ({ body: await ok(w.api.patch('/global-phases/03-300', { description: 'Concrete slabs' })), types: ['phase.updated'] })],
   ['deleteGlobalPhase', async (w) => ({ body: await ok(w.api.delete('/global-phases/05-100')), types: ['phase.deleted'] })],
   ['createJobPhase', async (w) => ({ body: await ok(w.api.post('/jobs/J-1/phases', { code: 'JP-1', description: 'Podium' }), 201), types: ['phase.created'] })],
   ['updateJobPhase', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/phases/JP-1', { description: 'Podium and ramps' })), types: ['phase.updated'] })],
-  ['createGlobalCategory', async (w) => ({ body: await ok(w.api.post('/global-categories', { code: 'MAT', description: 'Materials' }), 201), types: ['cost_category.created'] })],
-  ['updateGlobalCategory', async (w) => ({ body: await ok(w.api.patch('/global-categories/MAT', { description: 'Materials and supplies' })), types: ['cost_category.updated'] })],
+  [
+    'createGlobalCategory',
+    async (w) => ({ body: await ok(w.api.post('/global-categories', { code: 'MAT', description: 'Materials' }), 201), types: ['cost_category.created'] }),
+  ],
+  [
+    'updateGlobalCategory',
+    async (w) => ({ body: await ok(w.api.patch('/global-categories/MAT', { description: 'Materials and supplies' })), types: ['cost_category.updated'] }),
+  ],
   ['deleteGlobalCategory', async (w) => ({ body: await ok(w.api.delete('/global-categories/MAT')), types: ['cost_category.deleted'] })],
-  ['createJobPhaseCategory', async (w) => ({ body: await ok(w.api.post('/jobs/J-1/phases/JP-1/categories', { code: 'LAB', description: 'Labor' }), 201), types: ['cost_category.created'] })],
-  ['updateJobPhaseCategory', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/phases/JP-1/categories/LAB', { description: 'Field labor' })), types: ['cost_category.updated'] })],
+  [
+    'createJobPhaseCategory',
+    async (w) => ({
+      body: await ok(w.api.post('/jobs/J-1/phases/JP-1/categories', { code: 'LAB', description: 'Labor' }), 201),
+      types: ['cost_category.created'],
+    }),
+  ],
+  [
+    'updateJobPhaseCategory',
+    async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/phases/JP-1/categories/LAB', { description: 'Field labor' })), types: ['cost_category.updated'] }),
+  ],
   ['deleteJobPhaseCategory', async (w) => ({ body: await ok(w.api.delete('/jobs/J-1/phases/JP-1/categories/LAB')), types: ['cost_category.deleted'] })],
-  ['createJobCategory', async (w) => ({ body: await ok(w.api.post('/jobs/J-1/categories', { code: 'EQP', description: 'Equipment' }), 201), types: ['cost_category.created'] })],
-  ['updateJobCategory', async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/categories/EQP', { description: 'Rented equipment' })), types: ['cost_category.updated'] })],
+  [
+    'createJobCategory',
+    async (w) => ({ body: await ok(w.api.post('/jobs/J-1/categories', { code: 'EQP', description: 'Equipment' }), 201), types: ['cost_category.created'] }),
+  ],
+  [
+    'updateJobCategory',
+    async (w) => ({ body: await ok(w.api.patch('/jobs/J-1/categories/EQP', { description: 'Rented equipment' })), types: ['cost_category.updated'] }),
+  ],
   ['deleteJobCategory', async (w) => ({ body: await ok(w.api.delete('/jobs/J-1/categories/EQP')), types: ['cost_category.deleted'] })],
   ['deleteJobPhase', async (w) => ({ body: await ok(w.api.delete('/jobs/J-1/phases/JP-1')), types: ['phase.deleted'] })],
-  ['createUser', async (w) => ({
-    body: await ok(w.api.post('/users', { email: `maria.${w.org.id}@builders.example`, firstName: 'Maria', lastName: 'Chen', role: 'Field' }), 201),
-    types: ['user.created'],
-  })],
-  ['updateOrderIntegrationState', async (w) => {
-    w.ids.order = (await makeOrder(w.org, {}, [{ line_number: 1, description: 'EMT conduit', quantity: 10, unit_price: 2, units_of_measure: 'EA' }])).id;
-    return { body: await ok(w.api.post(`/orders/${w.ids.order}/integrationState`, { integrationState: 'LINKED' })), types: ['order.integration_state_changed'] };
-  }],
-  ['addOrderTags', async (w) => {
-    const body = await ok(w.api.post(`/order/${w.ids.order}/tags`, [{ title: 'Long lead' }]));
-    w.ids.tag = body[0].id;
-    return { body, types: ['tag.created', 'order_tag.created'] };
-  }],
+  [
+    'createUser',
+    async (w) => ({
+      body: await ok(w.api.post('/users', { email: `maria.${w.org.id}@builders.example`, firstName: 'Maria', lastName: 'Chen', role: 'Field' }), 201),
+      types: ['user.created'],
+    }),
+  ],
+  [
+    'updateOrderIntegrationState',
+    async (w) => {
+      w.ids.order = (await makeOrder(w.org, {}, [{ line_number: 1, description: 'EMT conduit', quantity: 10, unit_price: 2, units_of_measure: 'EA' }])).id;
+      return {
+        body: await ok(w.api.post(`/orders/${w.ids.order}/integrationState`, { integrationState: 'LINKED' })),
+        types: ['order.integration_state_changed'],
+      };
+    },
+  ],
+  [
+    'addOrderTags',
+    async (w) => {
+      const body = await ok(w.api.post(`/order/${w.ids.order}/tags`, [{ title: 'Long lead' }]));
+      w.ids.tag = body[0].id;
+      return { body, types: ['tag.created', 'order_tag.created'] };
+    },
+  ],
   ['removeOrderTag', async (w) => ({ body: await ok(w.api.delete(`/order/${w.ids.order}/tags/${w.ids.tag}`)), types: ['order_tag.deleted'] })],
-  ['createNotification', async (w) => {
-    const body = await ok(w.api.post('/notifications', { recipientId: w.org.userId, type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 201);
-    w.ids.notification = body.id;
-    return { body, types: ['notification.created'] };
-  }],
-  ['updateNotifications', async (w) => ({ body: await ok(w.api.patch('/notifications', { id_in: [w.ids.notification], data: { isRead: true } })), types: ['notification.updated'] })],
-  ['setChangeOrderIntegrationState', async (w) => {
-    const db = harness().db;
-    const before = (await snapshotOrder(db, w.org.id, w.ids.order))!;
-    await updateOrder(db, w.org.id, w.org.userId, w.ids.order, { notes: 'Call before delivery' });
-    const after = (await snapshotOrder(db, w.org.id, w.ids.order))!;
-    const co = await recordChangeOrder(db, w.org.id, w.ids.order, { label: 'CO-1', note: 'Owner request', createdById: w.org.userId, before, after });
-    return { body: await ok(w.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED' })), types: ['change_order.integration_state_changed'] };
-  }],
-  ['createJobBillOfMaterials', async (w) => {
-    const body = await ok(w.api.post('/jobs/J-1/billOfMaterials'), 201);
-    w.ids.bom = body.id;
-    // Asked again: the existing one, 200, and nothing changed.
-    await ok(w.api.post('/jobs/J-1/billOfMaterials'), 200);
-    return { body, types: ['bill_of_materials.created'] };
-  }],
-  ['createBillOfMaterialsItems', async (w) => {
-    const body = await ok(w.api.post(`/billOfMaterials/${w.ids.bom}/items`, { billOfMaterialsItems: [{ description: 'EMT conduit', estimatedQuantity: 10 }, { description: 'Straps', estimatedQuantity: 5 }] }), 201);
-    [w.ids.bomItem, w.ids.bomItem2] = body.map((i: { id: string }) => i.id);
-    return { body, types: ['bom_item.created', 'bom_item.created'] };
-  }],
-  ['updateBillOfMaterialsItem', async (w) => ({ body: await ok(w.api.patch(`/billOfMaterialsItem/${w.ids.bomItem}`, { input: { estimatedQuantity: 12 } })), types: ['bom_item.updated'] })],
-  ['updateBillOfMaterialsItems', async (w) => ({
-    body: await ok(w.api.patch('/billOfMaterialsItems', { inputs: [{ billOfMaterialsItemId: w.ids.bomItem2, input: { estimatedQuantity: 6 } }] })),
-    types: ['bom_item.updated'],
-  })],
+  [
+    'createNotification',
+    async (w) => {
+      const body = await ok(
+        w.api.post('/notifications', { recipientId: w.org.userId, type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }),
+        201,
+      );
+      w.ids.notification = body.id;
+      return { body, types: ['notification.created'] };
+    },
+  ],
+  [
+    'updateNotifications',
+    async (w) => ({ body: await ok(w.api.patch('/notifications', { id_in: [w.ids.notification], data: { isRead: true } })), types: ['notification.updated'] }),
+  ],
+  [
+    'setChangeOrderIntegrationState',
+    async (w) => {
+      const db = harness().db;
+      const before = (await snapshotOrder(db, w.org.id, w.ids.order))!;
+      await updateOrder(db, w.org.id, w.org.userId, w.ids.order, { notes: 'Call before delivery' });
+      const after = (await snapshotOrder(db, w.org.id, w.ids.order))!;
+      const co = await recordChangeOrder(db, w.org.id, w.ids.order, { label: 'CO-1', note: 'Owner request', createdById: w.org.userId, before, after });
+      return {
+        body: await ok(w.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED' })),
+        types: ['change_order.integration_state_changed'],
+      };
+    },
+  ],
+  [
+    'createJobBillOfMaterials',
+    async (w) => {
+      const body = await ok(w.api.post('/jobs/J-1/billOfMaterials'), 201);
+      w.ids.bom = body.id;
+      // Asked again: the existing one, 200, and nothing changed.
+      await ok(w.api.post('/jobs/J-1/billOfMaterials'), 200);
+      return { body, types: ['bill_of_materials.created'] };
+    },
+  ],
+  [
+    'createBillOfMaterialsItems',
+    async (w) => {
+      const body = await ok(
+        w.api.post(`/billOfMaterials/${w.ids.bom}/items`, {
+          billOfMaterialsItems: [
+            { description: 'EMT conduit', estimatedQuantity: 10 },
+            { description: 'Straps', estimatedQuantity: 5 },
+          ],
+        }),
+        201,
+      );
+      [w.ids.bomItem, w.ids.bomItem2] = body.map((i: { id: string }) => i.id);
+      return { body, types: ['bom_item.created', 'bom_item.created'] };
+    },
+  ],
+  [
+    'updateBillOfMaterialsItem',
+    async (w) => ({ body: await ok(w.api.patch(`/billOfMaterialsItem/${w.ids.bomItem}`, { input: { estimatedQuantity: 12 } })), types: ['bom_item.updated'] }),
+  ],
+  [
+    'updateBillOfMaterialsItems',
+    async (w) => ({
+      body: await ok(w.api.patch('/billOfMaterialsItems', { inputs: [{ billOfMaterialsItemId: w.ids.bomItem2, input: { estimatedQuantity: 6 } }] })),
+      types: ['bom_item.updated'],
+    }),
+  ],
   ['deleteBillOfMaterialsItem', async (w) => ({ body: await ok(w.api.delete(`/billOfMaterialsItem/${w.ids.bomItem}`)), types: ['bom_item.deleted'] })],
-  ['updateRequisitionState', async (w) => {
-    const b = await billing.basics(w.org);
-    w.ids.basicsJob = b.jobId;
-    const id = await billing.requisition(w.org, b);
-    return { body: await ok(w.api.patch(`/requisitions/${id}/updateRequisitionState?state=CLOSED`)), types: ['requisition.state_changed'] };
-  }],
-  ['updateDeliveryReceiptIntegrationState', async (w) => {
-    const b = await billing.basics(w.org);
-    const id = await billing.receipt(w.org, b);
-    return { body: await ok(w.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'LINKED' })), types: ['delivery_receipt.integration_state_changed'] };
-  }],
-  ['markInvoicesPaid', async (w) => {
-    const b = await billing.basics(w.org);
-    const id = await billing.invoice(w.org, b);
-    return { body: await ok(w.api.post('/invoices/paid', { ids: [id], userId: w.org.userId })), types: ['invoice.paid'] };
-  }],
+  [
+    'updateRequisitionState',
+    async (w) => {
+      const b = await billing.basics(w.org);
+      w.ids.basicsJob = b.jobId;
+      const id = await billing.requisition(w.org, b);
+      return { body: await ok(w.api.patch(`/requisitions/${id}/updateRequisitionState?state=CLOSED`)), types: ['requisition.state_changed'] };
+    },
+  ],
+  [
+    'updateDeliveryReceiptIntegrationState',
+    async (w) => {
+      const b = await billing.basics(w.org);
+      const id = await billing.receipt(w.org, b);
+      return {
+        body: await ok(w.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'LINKED' })),
+        types: ['delivery_receipt.integration_state_changed'],
+      };
+    },
+  ],
+  [
+    'markInvoicesPaid',
+    async (w) => {
+      const b = await billing.basics(w.org);
+      const id = await billing.invoice(w.org, b);
+      return { body: await ok(w.api.post('/invoices/paid', { ids: [id], userId: w.org.userId })), types: ['invoice.paid'] };
+    },
+  ],
   ['deleteTaxCode', async (w) => ({ body: await ok(w.api.delete('/tax-codes/TX-CA')), types: ['tax_code.deleted'] })],
   // Its vendor (V-1, see setVendorLocation) loses it.
   ['deleteLocation', async (w) => ({ body: await ok(w.api.delete(`/locations/${w.ids.location}`)), types: ['location.deleted', 'vendor.updated'] })],
 ];
 
-const replyObjects = (body: any): any[] => (Array.isArray(body) ? body.filter((o) => o && typeof o === 'object') : body && typeof body === 'object' ? [body] : []);
+const replyObjects = (body: any): any[] =>
+  Array.isArray(body) ? body.filter((o) => o && typeof o === 'object') : body && typeof body === 'object' ? [body] : [];
 
 describe('change feed', () => {
   let org: TestOrg;
@@ -202,7 +358,10 @@ describe('change feed', () => {
         const { body, types } = await run(w);
         const { entries, cursor: next } = await readAll(org.api, cursor);
         cursor = next;
-        expect(entries.map((e) => e.type), operationId).to.deep.equal(types);
+        expect(
+          entries.map((e) => e.type),
+          operationId,
+        ).to.deep.equal(types);
         for (const e of entries) {
           expect(e.resource, operationId).to.equal(e.type.split('.')[0]);
           expect(e.data.id, operationId).to.equal(e.id);
@@ -328,7 +487,10 @@ describe('change feed', () => {
       ]) {
         await db.transaction(async (tx) => {
           await tx.raw(`SET LOCAL ${setting} = '${value}'`);
-          const error = await checkFeedSettings(tx).then(() => undefined, (e: Error) => e);
+          const error = await checkFeedSettings(tx).then(
+            () => undefined,
+            (e: Error) => e,
+          );
           expect(error?.message).to.contain(setting);
         });
       }

@@ -31,7 +31,6 @@ describe('configuration and start', function () {
       'Failed to start: DATABASE_URL=mysql://x: must be a URL starting with postgres:// or postgresql://',
       'Failed to start: DB_POOL_MAX=0: must be a whole number from 1 to 1000',
       'Failed to start: LOG_LEVEL=loud: must be fatal, error, warn, info, debug, trace or silent',
-      
     ]);
   });
 

@@ -12,7 +12,15 @@ import { loadDemoData } from '../seeds/demo';
 describe('contract: every accepted filter and orderBy has a column', function () {
   this.timeout(300_000);
   const doc = loadContract();
-  const resolve = (o: any): any => (o?.$ref ? resolve(o.$ref.split('/').slice(1).reduce((a: any, k: string) => a[k], doc)) : o);
+  const resolve = (o: any): any =>
+    o?.$ref
+      ? resolve(
+          o.$ref
+            .split('/')
+            .slice(1)
+            .reduce((a: any, k: string) => a[k], doc),
+        )
+      : o;
   let org: TestOrg;
   const values: Record<string, string> = {};
 

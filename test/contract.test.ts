@@ -22,7 +22,7 @@ describe('contract coverage of the spec', () => {
   const spec: SpecOperation[] = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'spec-operations.json'), 'utf8'));
   const documented = new Set(contractOperations().map((o) => `${o.method} ${template(o.path)}`));
 
-  it('lists the spec\'s 112 operations in the fixture', () => {
+  it("lists the spec's 112 operations in the fixture", () => {
     expect(spec).to.have.length(112);
   });
 

@@ -45,7 +45,8 @@ describe('cost categories', () => {
     expect(g).to.include({ code: 'SUB', description: 'Subcontracts', jobId: null, jobCode: null, phaseId: null, phaseCode: null, deletedAt: null });
     const j = expectStatus(await org.api.post(`/jobs/${job.id}/categories`, { code: 'SUB', description: 'Job subcontracts' }), 201).body as Category;
     expect(j).to.include({ jobId: job.id, jobCode: 'J-1042', phaseId: null, phaseCode: null });
-    const p = expectStatus(await org.api.post(`/jobs/J-1042/phases/${phase.id}/categories`, { code: 'SUB', description: 'Concrete subcontract' }), 201).body as Category;
+    const p = expectStatus(await org.api.post(`/jobs/J-1042/phases/${phase.id}/categories`, { code: 'SUB', description: 'Concrete subcontract' }), 201)
+      .body as Category;
     expect(p).to.include({ jobId: job.id, jobCode: 'J-1042', phaseId: phase.id, phaseCode: '03-300' });
   });
 
@@ -105,18 +106,23 @@ describe('cost categories', () => {
     expect(pc.description).to.equal('Concrete materials');
     problemOf(await org.api.get(`/jobs/J-1042/categories/${pc.id}`), 404);
 
-    expect(expectStatus(await org.api.patch('/global-categories/LAB', { description: 'Field labor' }), 200).body).to.include({ code: 'LAB', description: 'Field labor' });
+    expect(expectStatus(await org.api.patch('/global-categories/LAB', { description: 'Field labor' }), 200).body).to.include({
+      code: 'LAB',
+      description: 'Field labor',
+    });
     expect(expectStatus(await org.api.patch(`/jobs/J-1042/categories/${jc.id}`, { description: 'Job materials and supplies' }), 200).body).to.include({
       id: jc.id,
       description: 'Job materials and supplies',
       jobCode: 'J-1042',
     });
-    expect(expectStatus(await org.api.patch('/jobs/J-1042/phases/03-300/categories/MAT', { code: 'MAT-C', description: 'Concrete mix' }), 200).body).to.include({
-      id: pc.id,
-      code: 'MAT-C',
-      description: 'Concrete mix',
-      phaseCode: '03-300',
-    });
+    expect(expectStatus(await org.api.patch('/jobs/J-1042/phases/03-300/categories/MAT', { code: 'MAT-C', description: 'Concrete mix' }), 200).body).to.include(
+      {
+        id: pc.id,
+        code: 'MAT-C',
+        description: 'Concrete mix',
+        phaseCode: '03-300',
+      },
+    );
 
     for (const [path, id] of [
       [`/jobs/J-1042/phases/03-300/categories/${pc.id}`, pc.id],
@@ -153,7 +159,10 @@ describe('cost categories', () => {
     await expectForeignLikeMissing(other, 'GET', `/jobs/${job.id}/categories`, `/jobs/${M}/categories`);
     await expectForeignLikeMissing(other, 'POST', `/jobs/${job.id}/categories`, `/jobs/${M}/categories`, { code: 'X', description: 'x' });
     await expectForeignLikeMissing(other, 'GET', `/jobs/${job.id}/phases/${phase.id}/categories`, `/jobs/${M}/phases/${M}/categories`);
-    await expectForeignLikeMissing(other, 'POST', `/jobs/${job.id}/phases/${phase.id}/categories`, `/jobs/${M}/phases/${M}/categories`, { code: 'X', description: 'x' });
+    await expectForeignLikeMissing(other, 'POST', `/jobs/${job.id}/phases/${phase.id}/categories`, `/jobs/${M}/phases/${M}/categories`, {
+      code: 'X',
+      description: 'x',
+    });
     for (const list of ['/global-categories', '/job-categories', '/phase-categories']) {
       expect(expectStatus(await other.api.get(list), 200).body).to.deep.equal([]);
     }

@@ -40,13 +40,23 @@ describe('delivery receipts', () => {
     ids.missing = await receipt(org, b, { identifier: 'DR-MISSING', state: 'DRAFT' }, [
       { description: 'Valves', quantity: 4, quantity_received_this_receipt: 0, issues: { MISSING: 4 } },
     ]);
-    ids.wrong = await receipt(org, b, { identifier: 'DR-WRONG' }, [{ description: 'Caps', quantity: 4, quantity_received_this_receipt: 4, issues: { WRONG_ITEM: 4 } }]);
+    ids.wrong = await receipt(org, b, { identifier: 'DR-WRONG' }, [
+      { description: 'Caps', quantity: 4, quantity_received_this_receipt: 4, issues: { WRONG_ITEM: 4 } },
+    ]);
     ids.empty = await receipt(org, b, { identifier: 'DR-EMPTY' });
   });
 
   it('returns every field, with issues, attachments, release null and integration fields', async () => {
     const r = expectStatus(await org.api.get(`/deliveries/${ids.damaged}`), 200).body;
-    expect(r).to.include({ id: ids.damaged, identifier: 'DR-DAMAGED', purchaseOrder: orderId, state: 'SUBMITTED', deleted: false, archivedAt: null, createdBy: b.userId });
+    expect(r).to.include({
+      id: ids.damaged,
+      identifier: 'DR-DAMAGED',
+      purchaseOrder: orderId,
+      state: 'SUBMITTED',
+      deleted: false,
+      archivedAt: null,
+      createdBy: b.userId,
+    });
     expect(r.release).to.equal(null);
     expect(r.warehouseRequest).to.equal(null);
     expect(r.issues).to.deep.equal(['DAMAGED', 'BACKORDERED']);
@@ -65,7 +75,14 @@ describe('delivery receipts', () => {
     const items = expectStatus(await org.api.get(`/deliveries/${ids.damaged}/items`), 200).body;
     expect(items).to.have.length(2);
     const elbows = items.find((i: { description: string }) => i.description === 'Elbows');
-    expect(elbows).to.include({ deliveryReceiptId: ids.damaged, quantity: 12, quantityReceivedThisReceipt: 12, unitsOfMeasure: 'BOX', itemId: null, notes: null });
+    expect(elbows).to.include({
+      deliveryReceiptId: ids.damaged,
+      quantity: 12,
+      quantityReceivedThisReceipt: 12,
+      unitsOfMeasure: 'BOX',
+      itemId: null,
+      notes: null,
+    });
     expect(elbows.issues).to.deep.equal({ MISSING: 0, DAMAGED: 2, NO_ISSUES: 10, WRONG_ITEM: 0, BACKORDERED: 0 });
     const clean = expectStatus(await org.api.get(`/deliveries/${ids.clean}/items`), 200).body;
     expect(clean[0].itemId).to.equal(itemId);
@@ -88,7 +105,9 @@ describe('delivery receipts', () => {
 
   it('orders and filters by every allowed field', async () => {
     const all = '&filter[issueType_in]=ALL';
-    const desc = expectStatus(await org.api.get(`/deliveries?orderBy=identifier&direction=DESC${all}`), 200).body.map((r: { identifier: string }) => r.identifier);
+    const desc = expectStatus(await org.api.get(`/deliveries?orderBy=identifier&direction=DESC${all}`), 200).body.map(
+      (r: { identifier: string }) => r.identifier,
+    );
     expect(desc).to.deep.equal(['DR-WRONG', 'DR-MISSING', 'DR-EMPTY', 'DR-DAMAGED', 'DR-CLEAN']);
     for (const f of ['id', 'identifier', 'notes', 'createdAt', 'updatedAt', 'archivedAt', 'state']) {
       expectStatus(await org.api.get(`/deliveries?orderBy=${f}${all}`), 200);
@@ -138,7 +157,10 @@ describe('delivery receipts', () => {
     const p = problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR' }), 400);
     expect(p.errors[0].field).to.equal('body.integrationMessage');
     problemOf(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR', integrationMessage: '  ' }), 400);
-    const err = expectStatus(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' }), 200).body;
+    const err = expectStatus(
+      await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' }),
+      200,
+    ).body;
     expect(err).to.include({ id, integrationState: 'ERROR', integrationMessage: 'Vendor not mapped', integrationLastSync: null, updatedAt: before.updatedAt });
     const linked = expectStatus(await org.api.post(`/deliveries/${id}/updateIntegrationState`, { integrationState: 'LINKED' }), 200).body;
     expect(linked).to.include({ integrationState: 'LINKED', integrationMessage: null });

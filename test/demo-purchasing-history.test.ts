@@ -35,7 +35,9 @@ describe('demo data: releases, change orders, bills of materials', () => {
   it("has job J-1042's bill of materials with WBS values", async () => {
     const bom = expectStatus(await org.api.get('/jobs/J-1042/billOfMaterials'), 200).body;
     const items = expectStatus(await org.api.get(`/billOfMaterials/${bom.id}/items`), 200).body;
-    const types = new Set(items.flatMap((i: { workBreakdownStructureValues: { structureType: string }[] }) => i.workBreakdownStructureValues.map((v) => v.structureType)));
+    const types = new Set(
+      items.flatMap((i: { workBreakdownStructureValues: { structureType: string }[] }) => i.workBreakdownStructureValues.map((v) => v.structureType)),
+    );
     expect([...types]).to.include.members(['Cost Code', 'Floor', 'Phase', 'Phase Code', 'Section', 'System']);
   });
 

@@ -9,7 +9,11 @@ type Schema = Record<string, any>;
 
 function resolve(doc: Schema, node: Schema | undefined): Schema | undefined {
   let n = node;
-  while (n && n.$ref) n = (n.$ref as string).replace(/^#\//, '').split('/').reduce((o: Schema, k: string) => o?.[k], doc);
+  while (n && n.$ref)
+    n = (n.$ref as string)
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: Schema, k: string) => o?.[k], doc);
   return n;
 }
 
@@ -45,7 +49,8 @@ describe('descriptions in the contract', () => {
         if (!p.description) gaps.push(`${where} parameter ${p.name}: no description`);
         walkSchema(doc, p.schema, `${where} parameter ${p.name}`, gaps, seen, false);
       }
-      for (const media of Object.values((resolve(doc, operation.requestBody)?.content ?? {}) as Record<string, Schema>)) walkSchema(doc, media.schema, `${where} body`, gaps, seen, false);
+      for (const media of Object.values((resolve(doc, operation.requestBody)?.content ?? {}) as Record<string, Schema>))
+        walkSchema(doc, media.schema, `${where} body`, gaps, seen, false);
       for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
         const r = resolve(doc, response)!;
         if (!r.description) gaps.push(`${where} ${status}: no description`);

@@ -8,7 +8,16 @@ import { buildAndServeDocsPage, CHROMIUM, DocsPage, requireChromium } from './su
 
 const run = promisify(execFile);
 // Flags that keep Chromium offline and quiet on this kind of machine.
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The page's visible text: the DOM without the inlined script and style sources, tags stripped. */
 const visibleText = (dom: string) =>
@@ -31,9 +40,13 @@ describe('the Redoc docs page', function () {
   let docs: DocsPage;
 
   const render = async (path: string, extra: string[] = []) => {
-    const { stdout } = await run(CHROMIUM, [...FLAGS, `--user-data-dir=${join(docs.dir, 'profile')}`, '--virtual-time-budget=10000', ...extra, '--dump-dom', docs.base + path], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      CHROMIUM,
+      [...FLAGS, `--user-data-dir=${join(docs.dir, 'profile')}`, '--virtual-time-budget=10000', ...extra, '--dump-dom', docs.base + path],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     return stdout;
   };
 

@@ -52,7 +52,11 @@ const doc = JSON.parse(readFileSync(join(GENERATED_DIR, 'openapi.json'), 'utf8')
 
 function deref(node: Json): Json {
   let n = node;
-  for (let i = 0; n && n.$ref && i < 10; i++) n = n.$ref.slice(2).split('/').reduce((o: Json, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  for (let i = 0; n && n.$ref && i < 10; i++)
+    n = n.$ref
+      .slice(2)
+      .split('/')
+      .reduce((o: Json, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   return n;
 }
 
@@ -106,7 +110,37 @@ function sample(schemaRef: Json, rng: Rng, depth = 0): Json {
   }
 }
 
-const ODD_VALUES: Json[] = [null, true, false, 0, -1, 1.5, 2 ** 31, 2 ** 63, -(2 ** 63), 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, '', ' ', 'x', '\u0000', 'a\u0000b', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ✓', '\ud800', '<script>', "' OR 1=1 --", '2026-13-45T99:99:99Z', '-1', '1e400', 'NaN', [], [1, 'a', null], {}, { a: { b: { c: 1 } } }];
+const ODD_VALUES: Json[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  2 ** 31,
+  2 ** 63,
+  -(2 ** 63),
+  1e308,
+  -1e308,
+  Number.MAX_SAFE_INTEGER + 2,
+  '',
+  ' ',
+  'x',
+  '\u0000',
+  'a\u0000b',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ✓',
+  '\ud800',
+  '<script>',
+  "' OR 1=1 --",
+  '2026-13-45T99:99:99Z',
+  '-1',
+  '1e400',
+  'NaN',
+  [],
+  [1, 'a', null],
+  {},
+  { a: { b: { c: 1 } } },
+];
 const HUGE_STRING = 'x'.repeat(100_000);
 const HUGE_ARRAY = Array.from({ length: 5000 }, (_, i) => i);
 const deepJson = (n: number) => '['.repeat(n) + '0' + ']'.repeat(n);
@@ -139,12 +173,23 @@ function fuzzBody(op: Operation, rng: Rng): { bytes?: Buffer; type?: string } {
     case 5:
       return { bytes: Buffer.from(`{"a":${deepJson(1000 + rng.int(4000))}}`), type: 'application/json' };
     case 6:
-      return { bytes: Buffer.concat([Buffer.from('{"code":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('","name":"x"}')]), type: 'application/json' };
+      return {
+        bytes: Buffer.concat([Buffer.from('{"code":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('","name":"x"}')]),
+        type: 'application/json',
+      };
     case 7:
-      return { bytes: Buffer.from(rng.pick(['{', '{"a":', 'null', '[]', '"text"', '12', '{"a":1}}', '\u0000', '', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'])), type: 'application/json' };
+      return {
+        bytes: Buffer.from(
+          rng.pick(['{', '{"a":', 'null', '[]', '"text"', '12', '{"a":1}}', '\u0000', '', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}']),
+        ),
+        type: 'application/json',
+      };
     case 8: {
       const numeric = Object.keys(target ?? {});
-      const text = JSON.stringify(target ?? {}).replace(/}$/, `${numeric.length ? ',' : ''}"${numeric.length ? rng.pick(numeric) : 'n'}":${rng.pick(['1e400', '-1e400', '123456789012345678901234567890', '0.0000000000000000000001', '-0'])}}`);
+      const text = JSON.stringify(target ?? {}).replace(
+        /}$/,
+        `${numeric.length ? ',' : ''}"${numeric.length ? rng.pick(numeric) : 'n'}":${rng.pick(['1e400', '-1e400', '123456789012345678901234567890', '0.0000000000000000000001', '-0'])}}`,
+      );
       return { bytes: Buffer.from(text), type: 'application/json' };
     }
     case 9:
@@ -160,15 +205,34 @@ function fuzzBody(op: Operation, rng: Rng): { bytes?: Buffer; type?: string } {
       if (inputs && inputs.length) for (let i = 0; i < 1200; i++) inputs.push(inputs[0]);
       return { bytes: json(base ?? {}), type: 'application/json' };
     case 11:
-      return { bytes: json(base ?? {}), type: rng.pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'application/merge-patch+json', '', 'garbage/']) };
+      return {
+        bytes: json(base ?? {}),
+        type: rng.pick([
+          'text/plain',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=latin1',
+          'application/json; charset=utf-16',
+          'application/x-www-form-urlencoded',
+          'application/merge-patch+json',
+          '',
+          'garbage/',
+        ]),
+      };
     case 12:
-      return { bytes: Buffer.from('grant_type=client_credentials&client_id=' + enc(String(rng.pick(ODD_VALUES))) + '&client_secret=%ZZ&client_id=x'), type: 'application/x-www-form-urlencoded' };
+      return {
+        bytes: Buffer.from('grant_type=client_credentials&client_id=' + enc(String(rng.pick(ODD_VALUES))) + '&client_secret=%ZZ&client_id=x'),
+        type: 'application/x-www-form-urlencoded',
+      };
     case 13:
       return { bytes: setField({ nested: setFieldDeep(rng) }), type: 'application/json' };
     case 14:
       return { bytes: Buffer.from(JSON.stringify(rng.pick(ODD_VALUES))), type: 'application/json' };
     default:
-      return { bytes: op.form ? Buffer.from('grant_type=client_credentials&client_id=cl_x&client_secret=cs_y') : json(base ?? {}), type: op.form ? 'application/x-www-form-urlencoded' : 'application/json' };
+      return {
+        bytes: op.form ? Buffer.from('grant_type=client_credentials&client_id=cl_x&client_secret=cs_y') : json(base ?? {}),
+        type: op.form ? 'application/x-www-form-urlencoded' : 'application/json',
+      };
   }
 }
 
@@ -234,13 +298,29 @@ function fuzzQuery(op: Operation, rng: Rng): string {
       parts.push(MANY_PARAMS.slice(0, 1000 + rng.int(3000)).join('&'));
       break;
     case 5:
-      parts.push(rng.pick(['filter[code]=%ZZ', '%E0%A4%A=1', 'limit=%', 'filter%5B=1', 'filter[%00]=1', '&&&=&', '=1', 'filter[]=1', 'filter=1', 'filter[code_in][99999]=x']));
+      parts.push(
+        rng.pick([
+          'filter[code]=%ZZ',
+          '%E0%A4%A=1',
+          'limit=%',
+          'filter%5B=1',
+          'filter[%00]=1',
+          '&&&=&',
+          '=1',
+          'filter[]=1',
+          'filter=1',
+          'filter[code_in][99999]=x',
+        ]),
+      );
       break;
     case 6:
       parts.push(`filter[${field()}_in]=${Array.from({ length: 1500 }, (_, i) => 'v' + i).join(',')}`);
       break;
     case 7:
-      parts.push(`limit=${rng.pick(['-1', '0', '1e9', '99999999999999999999', 'abc', '1.5', '', '1&limit=2'])}`, `offset=${rng.pick(['-5', 'x', '1e400', '2147483648'])}`);
+      parts.push(
+        `limit=${rng.pick(['-1', '0', '1e9', '99999999999999999999', 'abc', '1.5', '', '1&limit=2'])}`,
+        `offset=${rng.pick(['-5', 'x', '1e400', '2147483648'])}`,
+      );
       break;
     case 8:
       parts.push(`cursor=${rng.pick(['start', 'x'.repeat(3000), '%00', 'eyJhIjoxfQ', enc('{"id":"x"}')])}`);
@@ -263,7 +343,19 @@ function fuzzHeaders(org: TestOrg, token: string, rng: Rng): Record<string, stri
     case 0:
       return {};
     case 1:
-      return { Authorization: rng.pick(['Basic eDp5', 'Bearer', 'Bearer ', 'bearer  x', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Token abc', `Bearer ${org.apiKey}x`, 'Bearer \u00e9']) };
+      return {
+        Authorization: rng.pick([
+          'Basic eDp5',
+          'Bearer',
+          'Bearer ',
+          'bearer  x',
+          'Bearer a.b.c',
+          'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+          'Token abc',
+          `Bearer ${org.apiKey}x`,
+          'Bearer \u00e9',
+        ]),
+      };
     case 2:
       return { Authorization: 'Bearer ' + 'A'.repeat(10_000) };
     case 3:
@@ -273,7 +365,12 @@ function fuzzHeaders(org: TestOrg, token: string, rng: Rng): Record<string, stri
     case 5:
       return { Authorization: auth, 'X-Request-Id': rng.pick(['x'.repeat(500), '\u00e9t\u00e9', '../../', '']) };
     case 6:
-      return { Authorization: auth, Accept: rng.pick(['text/html', 'application/xml', '*/*;q=0', 'garbage']), 'If-Match': rng.pick(['"x"', '*', 'W/"1"']), 'Idempotency-Key': rng.pick(['k', 'x'.repeat(300)]) };
+      return {
+        Authorization: auth,
+        Accept: rng.pick(['text/html', 'application/xml', '*/*;q=0', 'garbage']),
+        'If-Match': rng.pick(['"x"', '*', 'W/"1"']),
+        'Idempotency-Key': rng.pick(['k', 'x'.repeat(300)]),
+      };
     default:
       return { Authorization: auth };
   }
@@ -285,7 +382,13 @@ interface Outcome {
   text: string;
 }
 
-function send(agent: Agent, method: string, path: string, headers: Record<string, string | string[]>, body?: { bytes?: Buffer; type?: string }): Promise<Outcome> {
+function send(
+  agent: Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]>,
+  body?: { bytes?: Buffer; type?: string },
+): Promise<Outcome> {
   const url = new URL(harness().baseUrl);
   const h: Record<string, string | string[]> = { ...headers };
   if (body?.bytes) {
@@ -347,7 +450,12 @@ describe('fuzz', function () {
       const query = fuzzQuery(op, r);
       const caller = orgs[n % ORGS];
       const headers = fuzzHeaders(caller.org, caller.token, r);
-      const body = op.method === 'GET' || op.method === 'DELETE' ? (r.chance(0.1) ? { bytes: Buffer.from('{"a":1}'), type: 'application/json' } : undefined) : fuzzBody(op, r);
+      const body =
+        op.method === 'GET' || op.method === 'DELETE'
+          ? r.chance(0.1)
+            ? { bytes: Buffer.from('{"a":1}'), type: 'application/json' }
+            : undefined
+          : fuzzBody(op, r);
       const target = path + query;
       let out: Outcome;
       try {
@@ -378,13 +486,16 @@ describe('fuzz', function () {
     agent.destroy();
     const heapEnd = heapAfterGc(gc);
     const seconds = (Date.now() - started) / 1000;
-    console.log(`      ${sent} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; heap ${(heapStart / 2 ** 20).toFixed(0)} -> ${(heapEnd / 2 ** 20).toFixed(0)} MiB`);
+    console.log(
+      `      ${sent} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; heap ${(heapStart / 2 ** 20).toFixed(0)} -> ${(heapEnd / 2 ** 20).toFixed(0)} MiB`,
+    );
 
     expect(failures, `after ${sent} requests:\n` + failures.join('\n')).to.deep.equal([]);
     // The count is the bar; the time limit only stops a run on a machine too busy to reach it
     // (load average over twice the cores: shared CI runners, parallel builds), which is printed.
     const overloaded = loadavg()[0] > 2 * cpus().length;
-    if (sent < REQUESTS && overloaded) console.log(`      machine overloaded (load ${loadavg()[0].toFixed(1)} on ${cpus().length} cores): stopped at the time limit`);
+    if (sent < REQUESTS && overloaded)
+      console.log(`      machine overloaded (load ${loadavg()[0].toFixed(1)} on ${cpus().length} cores): stopped at the time limit`);
     else expect(sent, `only ${sent} requests in ${TIME_LIMIT_MS / 1000} s`).to.be.at.least(REQUESTS);
     // Still answering, and memory roughly flat (generous: caches fill, the heap breathes).
     const health = await fetch(harness().baseUrl + '/tax-codes', { headers: { Authorization: `Bearer ${org.apiKey}` } });

@@ -36,7 +36,10 @@ describe('groups', () => {
     expect(ids).to.deep.equal([...ids].sort());
     const names = (expectStatus(await org.api.get('/groups?orderBy=name&direction=DESC'), 200).body as any[]).map((g) => g.name);
     expect(names).to.deep.equal([...names].sort().reverse());
-    expect((expectStatus(await org.api.get('/groups?filter[name_contains]=california&orderBy=code'), 200).body as any[]).map((g) => g.code)).to.deep.equal(['NORCAL', 'SOCAL']);
+    expect((expectStatus(await org.api.get('/groups?filter[name_contains]=california&orderBy=code'), 200).body as any[]).map((g) => g.code)).to.deep.equal([
+      'NORCAL',
+      'SOCAL',
+    ]);
     problemOf(await org.api.get('/groups?filter[createdById]=x'), 400);
   });
 

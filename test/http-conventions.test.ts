@@ -45,14 +45,18 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(p.errors[0].field).to.equal('body');
   });
 
-  itDirect('rejects a body over the limit with 413, and accepts one that fits a 1000-element batch', PRISM.invalidRequest('a 6 MB description and an unknown 1 MB property'), async () => {
-    const big = JSON.stringify({ code: 'X', description: 'x'.repeat(6 * 1024 * 1024), taxPercent: 0 });
-    problemOf(await org.api.post('/tax-codes', undefined, { raw: big, contentType: 'application/json' }), 413);
-    const batchSized = JSON.stringify({ code: 'BIG', description: 'x'.repeat(800), taxPercent: 0, pad: 'y'.repeat(1_000_000) });
-    // 1 MB passes the body limit and reaches validation (which rejects the unknown property).
-    const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: batchSized, contentType: 'application/json' }), 400);
-    expect(p.errors.map((e) => e.field)).to.include('body.pad');
-  });
+  itDirect(
+    'rejects a body over the limit with 413, and accepts one that fits a 1000-element batch',
+    PRISM.invalidRequest('a 6 MB description and an unknown 1 MB property'),
+    async () => {
+      const big = JSON.stringify({ code: 'X', description: 'x'.repeat(6 * 1024 * 1024), taxPercent: 0 });
+      problemOf(await org.api.post('/tax-codes', undefined, { raw: big, contentType: 'application/json' }), 413);
+      const batchSized = JSON.stringify({ code: 'BIG', description: 'x'.repeat(800), taxPercent: 0, pad: 'y'.repeat(1_000_000) });
+      // 1 MB passes the body limit and reaches validation (which rejects the unknown property).
+      const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: batchSized, contentType: 'application/json' }), 400);
+      expect(p.errors.map((e) => e.field)).to.include('body.pad');
+    },
+  );
 
   it('names unknown query parameters, filter fields and operators', async () => {
     const p = problemOf(await org.api.get('/tax-codes?colour=red&filter[colour]=red&filter[code_between]=A'), 400);
@@ -98,13 +102,17 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
 
   const browser = { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
-  itDirect('sends a browser navigating to a docs route the docs page, and anonymous API clients a 401', PRISM.noBearer('requests without credentials (browser navigations to the docs page, API clients)'), async () => {
-    const page = await anonymous().get('/tax-codes', { headers: browser });
-    if (page.status === 200) expect(page.headers.get('content-type')).to.match(/^text\/html/);
-    else problemOf(page, 404);
-    problemOf(await anonymous().get('/tax-codes', { headers: { Accept: '*/*' } }), 401);
-    problemOf(await anonymous().get('/tax-codes', { headers: { Accept: 'application/json' } }), 401);
-  });
+  itDirect(
+    'sends a browser navigating to a docs route the docs page, and anonymous API clients a 401',
+    PRISM.noBearer('requests without credentials (browser navigations to the docs page, API clients)'),
+    async () => {
+      const page = await anonymous().get('/tax-codes', { headers: browser });
+      if (page.status === 200) expect(page.headers.get('content-type')).to.match(/^text\/html/);
+      else problemOf(page, 404);
+      problemOf(await anonymous().get('/tax-codes', { headers: { Accept: '*/*' } }), 401);
+      problemOf(await anonymous().get('/tax-codes', { headers: { Accept: 'application/json' } }), 401);
+    },
+  );
 
   it('answers an authenticated client the API whatever it accepts', async () => {
     expectStatus(await org.api.get('/tax-codes', { headers: browser }), 200);

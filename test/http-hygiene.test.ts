@@ -90,23 +90,35 @@ describe('HTTP hygiene', function () {
   });
 
   describe('NUL bytes', () => {
-    itDirect('are a 400 naming the field in a path, a query and a JSON body, never a database error', PRISM.malformedPath('a NUL byte in the path'), async () => {
-      const inPath = problemOf(await org.api.get('/jobs/J%00-1'), 400);
-      expect(inPath.errors[0].field).to.equal('path');
-      const inFilter = problemOf(await org.api.get('/tax-codes?filter[code]=TX%00CA'), 400);
-      expect(inFilter.errors.map((e) => e.field)).to.deep.equal(['query.filter.code']);
-      const inList = problemOf(await org.api.get('/tax-codes?filter[code_in][]=A&filter[code_in][]=B%00'), 400);
-      expect(inList.errors.map((e) => e.field)).to.deep.equal(['query.filter.code_in[1]']);
-      const inBody = problemOf(await org.api.post('/tax-codes', { code: 'TX\u0000CA', description: 'ok', taxPercent: 0.05 }), 400);
-      expect(inBody.errors.map((e) => e.field)).to.deep.equal(['body.code']);
-      expect(inBody.errors[0].message).to.equal('body.code: must not contain a NUL byte (\\u0000)');
-      const nested = problemOf(await org.api.post('/jobs/batch', { inputs: [{ code: 'J-1', name: 'ok' }, { code: 'J-2', name: 'x\u0000' }] }), 400);
-      expect(nested.errors.map((e) => e.field)).to.deep.equal(['body.inputs[1].name']);
-      const inKey = problemOf(await org.api.post('/tax-codes', { code: 'TX-1', description: 'ok', taxPercent: 0.05, ['a\u0000']: 1 }), 400);
-      expect(inKey.errors[0].field).to.equal('body.a\\u0000');
-      // Nothing was written.
-      expect((await harness().db('tax_codes').where({ organization_id: org.id }).count('* as n'))[0].n).to.equal(0);
-    });
+    itDirect(
+      'are a 400 naming the field in a path, a query and a JSON body, never a database error',
+      PRISM.malformedPath('a NUL byte in the path'),
+      async () => {
+        const inPath = problemOf(await org.api.get('/jobs/J%00-1'), 400);
+        expect(inPath.errors[0].field).to.equal('path');
+        const inFilter = problemOf(await org.api.get('/tax-codes?filter[code]=TX%00CA'), 400);
+        expect(inFilter.errors.map((e) => e.field)).to.deep.equal(['query.filter.code']);
+        const inList = problemOf(await org.api.get('/tax-codes?filter[code_in][]=A&filter[code_in][]=B%00'), 400);
+        expect(inList.errors.map((e) => e.field)).to.deep.equal(['query.filter.code_in[1]']);
+        const inBody = problemOf(await org.api.post('/tax-codes', { code: 'TX\u0000CA', description: 'ok', taxPercent: 0.05 }), 400);
+        expect(inBody.errors.map((e) => e.field)).to.deep.equal(['body.code']);
+        expect(inBody.errors[0].message).to.equal('body.code: must not contain a NUL byte (\\u0000)');
+        const nested = problemOf(
+          await org.api.post('/jobs/batch', {
+            inputs: [
+              { code: 'J-1', name: 'ok' },
+              { code: 'J-2', name: 'x\u0000' },
+            ],
+          }),
+          400,
+        );
+        expect(nested.errors.map((e) => e.field)).to.deep.equal(['body.inputs[1].name']);
+        const inKey = problemOf(await org.api.post('/tax-codes', { code: 'TX-1', description: 'ok', taxPercent: 0.05, ['a\u0000']: 1 }), 400);
+        expect(inKey.errors[0].field).to.equal('body.a\\u0000');
+        // Nothing was written.
+        expect((await harness().db('tax_codes').where({ organization_id: org.id }).count('* as n'))[0].n).to.equal(0);
+      },
+    );
 
     it('nested beyond 64 levels, a body is a 400, not a stack overflow', async () => {
       const deep = '['.repeat(5000) + '"x"' + ']'.repeat(5000);
@@ -128,48 +140,66 @@ describe('HTTP hygiene', function () {
     });
 
     itDirect('is off by default: a preflight gets no Access-Control-Allow-Origin', PRISM.outsideContract('OPTIONS /tax-codes'), async () => {
-      const res = await fetch(harness().baseUrl + '/tax-codes', { method: 'OPTIONS', headers: { Origin: 'https://erp.example', 'Access-Control-Request-Method': 'GET' } });
+      const res = await fetch(harness().baseUrl + '/tax-codes', {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://erp.example', 'Access-Control-Request-Method': 'GET' },
+      });
       await res.arrayBuffer();
       expect(res.headers.get('access-control-allow-origin')).to.equal(null);
     });
 
-    itDirect('with CORS_ORIGINS, answers those origins\' preflights and exposes the rate-limit headers', PRISM.outsideContract('OPTIONS /tax-codes'), async function () {
-      const { base } = app!;
-      {
-        const preflight = await fetch(base + '/tax-codes', {
-          method: 'OPTIONS',
-          headers: { Origin: 'https://erp.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
-        });
-        await preflight.arrayBuffer();
-        expect(preflight.status).to.equal(204);
-        expect(preflight.headers.get('access-control-allow-origin')).to.equal('https://erp.example');
-        expect(preflight.headers.get('access-control-allow-headers')).to.match(/Authorization/);
-        const get = await fetch(base + '/tax-codes', { headers: { Origin: 'https://admin.example', Authorization: `Bearer ${org.apiKey}` } });
-        await get.arrayBuffer();
-        expect(get.status).to.equal(200);
-        expect(get.headers.get('access-control-allow-origin')).to.equal('https://admin.example');
-        expect(get.headers.get('access-control-expose-headers')).to.match(/RateLimit-Policy/);
-        const other = await fetch(base + '/tax-codes', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' } });
-        await other.arrayBuffer();
-        expect(other.headers.get('access-control-allow-origin')).to.equal(null);
-      }
-    });
+    itDirect(
+      "with CORS_ORIGINS, answers those origins' preflights and exposes the rate-limit headers",
+      PRISM.outsideContract('OPTIONS /tax-codes'),
+      async function () {
+        const { base } = app!;
+        {
+          const preflight = await fetch(base + '/tax-codes', {
+            method: 'OPTIONS',
+            headers: {
+              Origin: 'https://erp.example',
+              'Access-Control-Request-Method': 'POST',
+              'Access-Control-Request-Headers': 'authorization, content-type',
+            },
+          });
+          await preflight.arrayBuffer();
+          expect(preflight.status).to.equal(204);
+          expect(preflight.headers.get('access-control-allow-origin')).to.equal('https://erp.example');
+          expect(preflight.headers.get('access-control-allow-headers')).to.match(/Authorization/);
+          const get = await fetch(base + '/tax-codes', { headers: { Origin: 'https://admin.example', Authorization: `Bearer ${org.apiKey}` } });
+          await get.arrayBuffer();
+          expect(get.status).to.equal(200);
+          expect(get.headers.get('access-control-allow-origin')).to.equal('https://admin.example');
+          expect(get.headers.get('access-control-expose-headers')).to.match(/RateLimit-Policy/);
+          const other = await fetch(base + '/tax-codes', {
+            method: 'OPTIONS',
+            headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' },
+          });
+          await other.arrayBuffer();
+          expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+        }
+      },
+    );
 
-      itDirect('answers 408 and closes the connection of a client that sends its body too slowly (HTTP_REQUEST_TIMEOUT_MS)', PRISM.outsideContract('a raw socket'), async function () {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(app!.port, '127.0.0.1');
-        let received = '';
-        socket.on('data', (d) => (received += d.toString()));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(received));
-        socket.write(
-          `POST /tax-codes HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${org.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"code":`,
-        );
-        // A byte now and then, never the whole body: without the timeout this would go on for ever.
-        const drip = setInterval(() => socket.writable && socket.write(' '), 200);
-        socket.on('close', () => clearInterval(drip));
-      });
-      expect(answer).to.match(/^HTTP\/1\.1 408 /);
-    });
+    itDirect(
+      'answers 408 and closes the connection of a client that sends its body too slowly (HTTP_REQUEST_TIMEOUT_MS)',
+      PRISM.outsideContract('a raw socket'),
+      async function () {
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect(app!.port, '127.0.0.1');
+          let received = '';
+          socket.on('data', (d) => (received += d.toString()));
+          socket.on('error', reject);
+          socket.on('close', () => resolve(received));
+          socket.write(
+            `POST /tax-codes HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${org.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"code":`,
+          );
+          // A byte now and then, never the whole body: without the timeout this would go on for ever.
+          const drip = setInterval(() => socket.writable && socket.write(' '), 200);
+          socket.on('close', () => clearInterval(drip));
+        });
+        expect(answer).to.match(/^HTTP\/1\.1 408 /);
+      },
+    );
   });
 });

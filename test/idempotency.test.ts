@@ -13,7 +13,8 @@ describe('Idempotency-Key on POST', () => {
     other = await newOrg();
   });
 
-  const countOrders = async (orgId: string, po: string) => Number((await harness().db('orders').where({ organization_id: orgId, purchase_order_number: po }).count('* as n').first())!.n);
+  const countOrders = async (orgId: string, po: string) =>
+    Number((await harness().db('orders').where({ organization_id: orgId, purchase_order_number: po }).count('* as n').first())!.n);
 
   it('replays the stored response for the same key and request, marked Idempotent-Replayed', async () => {
     const headers = { 'Idempotency-Key': 'replay-1' };
@@ -39,7 +40,10 @@ describe('Idempotency-Key on POST', () => {
     const body = { ...ORDER, purchaseOrderNumber: 'IDEM-CONC' };
     const results = await Promise.all(Array.from({ length: 20 }, () => org.api.post('/orders', body, { headers: { 'Idempotency-Key': 'concurrent-1' } })));
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join()).to.equal(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(),
+    ).to.equal(true);
     for (const r of results.filter((r) => r.status === 409)) expect(problemOf(r, 409).errors[0].rule).to.equal('in-progress');
     const created = results.filter((r) => r.status === 201);
     expect(created.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).to.have.length(1);
@@ -70,7 +74,10 @@ describe('Idempotency-Key on POST', () => {
   it('forgets expired keys and prunes them', async () => {
     const headers = { 'Idempotency-Key': 'expiring' };
     expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-E' }, { headers }), 201);
-    await harness().db('idempotency_keys').where({ organization_id: org.id, key: 'expiring' }).update({ expires_at: harness().db.raw("now() - interval '1 second'") });
+    await harness()
+      .db('idempotency_keys')
+      .where({ organization_id: org.id, key: 'expiring' })
+      .update({ expires_at: harness().db.raw("now() - interval '1 second'") });
     const again = expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-E' }, { headers }), 201);
     expect(again.headers.get('idempotent-replayed')).to.equal(null);
     expect(await countOrders(org.id, 'IDEM-E')).to.equal(2);

@@ -24,10 +24,30 @@ describe('invoice items', () => {
     const [ic] = await db('item_codes').insert({ organization_id: org.id, code: 'CU-L-075', description: 'Copper pipe' }).returning('id');
     ids.first = await invoice(org, b, { invoice_number: 'FIRST' }, [
       {
-        line_number: 2, description: 'Elbows', ship_quantity: 12, unit_price: 4.5, ext_price: 54, has_exception: true, notes: 'price differs', tax_code_id: tc.id,
-        tax_rate: 0.0725, phase_id: ph.id, cost_category_id: cc.id, gl_code_id: gl.id, cost_type_id: ct.id, item_code_id: ic.id, item_code_text: 'CU-ELB',
-        manufacturer_part_number: 'W02030', universal_product_code: '039923040209', ext_price_including_tax: 57.92, extended_quantity: 12, requested_uom: 'EA',
-        pricing_uom: 'EA', extended_uom: 'EA', scaled_unit_price: 4.5, units_of_measure: 'EA',
+        line_number: 2,
+        description: 'Elbows',
+        ship_quantity: 12,
+        unit_price: 4.5,
+        ext_price: 54,
+        has_exception: true,
+        notes: 'price differs',
+        tax_code_id: tc.id,
+        tax_rate: 0.0725,
+        phase_id: ph.id,
+        cost_category_id: cc.id,
+        gl_code_id: gl.id,
+        cost_type_id: ct.id,
+        item_code_id: ic.id,
+        item_code_text: 'CU-ELB',
+        manufacturer_part_number: 'W02030',
+        universal_product_code: '039923040209',
+        ext_price_including_tax: 57.92,
+        extended_quantity: 12,
+        requested_uom: 'EA',
+        pricing_uom: 'EA',
+        extended_uom: 'EA',
+        scaled_unit_price: 4.5,
+        units_of_measure: 'EA',
       },
       { line_number: 1, description: 'Pipe', ship_quantity: 40, unit_price: 58.75, ext_price: 2350 },
       { line_number: 3, description: 'Caps', ship_quantity: 4, unit_price: 1, ext_price: 4 },
@@ -41,8 +61,18 @@ describe('invoice items', () => {
     const items = expectStatus(await org.api.get(`/invoices/${ids.first}/items`), 200).body;
     expect(items.map((i: { lineNumber: number }) => i.lineNumber)).to.deep.equal([1, 2, 3]);
     expect(items[1]).to.include({
-      invoiceId: ids.first, description: 'Elbows', shipQuantity: 12, unitPriceFloat: 4.5, extPriceFloat: 54, unitsOfMeasure: 'EA', taxCode: 'TX-CA', taxRate: 0.0725,
-      phaseCode: '15-100', costCategory: 'M', hasException: true, notes: 'price differs',
+      invoiceId: ids.first,
+      description: 'Elbows',
+      shipQuantity: 12,
+      unitPriceFloat: 4.5,
+      extPriceFloat: 54,
+      unitsOfMeasure: 'EA',
+      taxCode: 'TX-CA',
+      taxRate: 0.0725,
+      phaseCode: '15-100',
+      costCategory: 'M',
+      hasException: true,
+      notes: 'price differs',
     });
     expect(items[1]).to.not.have.property('glCodeCode');
     const desc = expectStatus(await org.api.get(`/invoices/${ids.first}/items?orderBy=lineNumber&direction=DESC`), 200).body;
@@ -64,9 +94,22 @@ describe('invoice items', () => {
     expect(res.data.map((i: { description: string }) => i.description)).to.not.include('Ghost');
     const elbows = res.data.find((i: { description: string }) => i.description === 'Elbows');
     expect(elbows).to.include({
-      manufacturerPartNumber: 'W02030', universalProductCode: '039923040209', extPriceFloatIncludingTax: 57.92, extendedQuantity: 12, requestedUOM: 'EA', pricingUOM: 'EA',
-      extendedUOM: 'EA', phaseCodeCode: '15-100', costCategoryCode: 'M', glCodeCode: '5100-MAT', taxCodeCode: 'TX-CA', costTypeCode: 'MAT', jobId: b.jobId,
-      vendorId: b.vendorId, scaledUnitPrice: 4.5, itemCodeText: 'CU-ELB',
+      manufacturerPartNumber: 'W02030',
+      universalProductCode: '039923040209',
+      extPriceFloatIncludingTax: 57.92,
+      extendedQuantity: 12,
+      requestedUOM: 'EA',
+      pricingUOM: 'EA',
+      extendedUOM: 'EA',
+      phaseCodeCode: '15-100',
+      costCategoryCode: 'M',
+      glCodeCode: '5100-MAT',
+      taxCodeCode: 'TX-CA',
+      costTypeCode: 'MAT',
+      jobId: b.jobId,
+      vendorId: b.vendorId,
+      scaledUnitPrice: 4.5,
+      itemCodeText: 'CU-ELB',
     });
     expect(elbows.itemCode).to.deep.include({ code: 'CU-L-075', description: 'Copper pipe' });
     expect(res.data.find((i: { description: string }) => i.description === 'Pipe').itemCode).to.equal(null);
@@ -106,7 +149,7 @@ describe('invoice items', () => {
     problemOf(await org.api.get('/invoice-items?orderBy=jobId'), 400);
   });
 
-  it('never returns another organization\'s items', async () => {
+  it("never returns another organization's items", async () => {
     const intruder = await newOrg();
     expect(expectStatus(await intruder.api.get('/invoice-items'), 200).body).to.deep.equal({ meta: { total: 0, limit: 500, offset: 0 }, data: [] });
     const res = expectStatus(await intruder.api.get(`/invoice-items?filter[invoiceId]=${ids.first}`), 200).body;

@@ -20,18 +20,45 @@ describe('invoices', () => {
       org,
       b,
       {
-        invoice_number: 'A-100', title: 'Copper', category: 'material', state: 'APPROVED', order_id: orderId, shipping_cost: 45, subtotal: 2350, tax: 170.38,
-        total_due: 2565.38, invoice_date: '2026-11-06T00:00:00Z', ship_date: '2026-11-05T00:00:00Z', approved_at: '2026-11-08T09:00:00Z', approved_by_id: b.otherUserId,
-        integration_state: 'LINKED', exceptions: ['unitPrice', 'quantity'], terms: 'Net 30',
+        invoice_number: 'A-100',
+        title: 'Copper',
+        category: 'material',
+        state: 'APPROVED',
+        order_id: orderId,
+        shipping_cost: 45,
+        subtotal: 2350,
+        tax: 170.38,
+        total_due: 2565.38,
+        invoice_date: '2026-11-06T00:00:00Z',
+        ship_date: '2026-11-05T00:00:00Z',
+        approved_at: '2026-11-08T09:00:00Z',
+        approved_by_id: b.otherUserId,
+        integration_state: 'LINKED',
+        exceptions: ['unitPrice', 'quantity'],
+        terms: 'Net 30',
       },
       [],
       [scan],
     );
     ids.b = await invoice(org, b, {
-      invoice_number: 'B-200', category: 'genContractor', state: 'INBOX', flagged: true, flagged_at: '2026-11-09T10:00:00Z', flag_message: 'No PO',
-      invoice_date: '2026-11-01T00:00:00Z', integration_state: 'ERROR', integration_message: 'Vendor not mapped', tax_exempt: true,
+      invoice_number: 'B-200',
+      category: 'genContractor',
+      state: 'INBOX',
+      flagged: true,
+      flagged_at: '2026-11-09T10:00:00Z',
+      flag_message: 'No PO',
+      invoice_date: '2026-11-01T00:00:00Z',
+      integration_state: 'ERROR',
+      integration_message: 'Vendor not mapped',
+      tax_exempt: true,
     });
-    ids.c = await invoice(org, b, { invoice_number: 'C-300', category: 'rentals', state: 'PENDING', type: 'CREDIT_MEMO', invoice_date: '2026-11-03T00:00:00Z' });
+    ids.c = await invoice(org, b, {
+      invoice_number: 'C-300',
+      category: 'rentals',
+      state: 'PENDING',
+      type: 'CREDIT_MEMO',
+      invoice_date: '2026-11-03T00:00:00Z',
+    });
     ids.d = await invoice(org, b, { invoice_number: 'D-400', category: 'miscellaneous', state: 'INBOX', integration_state: 'LINKING' });
     ids.deleted = await invoice(org, b, { invoice_number: 'Z-999', deleted_at: new Date() });
   });
@@ -39,15 +66,38 @@ describe('invoices', () => {
   it('returns every field, shippingCostFloat, the spec category spelling and attachments', async () => {
     const inv = expectStatus(await org.api.get(`/invoices/${ids.a}`), 200).body;
     expect(inv).to.include({
-      id: ids.a, invoiceNumber: 'A-100', title: 'Copper', category: 'material', state: 'APPROVED', shippingCostFloat: 45, subtotal: 2350, tax: 170.38,
-      totalDue: 2565.38, integrationState: 'LINKED', integrationMessage: null, type: 'INVOICE', flagged: false, taxExempt: false, jobId: b.jobId,
-      vendorId: b.vendorId, createdById: b.userId, approvedById: b.otherUserId, deletedAt: null, paidAt: null, terms: 'Net 30',
+      id: ids.a,
+      invoiceNumber: 'A-100',
+      title: 'Copper',
+      category: 'material',
+      state: 'APPROVED',
+      shippingCostFloat: 45,
+      subtotal: 2350,
+      tax: 170.38,
+      totalDue: 2565.38,
+      integrationState: 'LINKED',
+      integrationMessage: null,
+      type: 'INVOICE',
+      flagged: false,
+      taxExempt: false,
+      jobId: b.jobId,
+      vendorId: b.vendorId,
+      createdById: b.userId,
+      approvedById: b.otherUserId,
+      deletedAt: null,
+      paidAt: null,
+      terms: 'Net 30',
     });
     expect(inv.orderId).to.be.a('string');
     expect(inv.approvedAt).to.equal('2026-11-08T09:00:00.000Z');
     expect(inv.exceptions).to.deep.equal(['unitPrice', 'quantity']);
     expect(inv.attachments.map((f: { name: string }) => f.name)).to.deep.equal(['invoice-scan.pdf']);
-    expect(expectStatus(await org.api.get(`/invoices/${ids.b}`), 200).body).to.include({ category: 'genContractor', flagged: true, flagMessage: 'No PO', taxExempt: true });
+    expect(expectStatus(await org.api.get(`/invoices/${ids.b}`), 200).body).to.include({
+      category: 'genContractor',
+      flagged: true,
+      flagMessage: 'No PO',
+      taxExempt: true,
+    });
   });
 
   it('hides deleted invoices unless includeDeleted', async () => {
@@ -74,7 +124,8 @@ describe('invoices', () => {
     expect(await get('filter[approvedAt_lt]=2026-11-09T00:00:00.000Z')).to.deep.equal(['A-100']);
     expect(await get('filter[flaggedAt_gt]=2026-11-01T00:00:00.000Z')).to.deep.equal(['B-200']);
     expect(await get(`filter[id]=${ids.c}`)).to.deep.equal(['C-300']);
-    for (const f of ['paidAt', 'rejectedAt', 'shipDate', 'voidedAt', 'createdAt', 'updatedAt']) expect(await get(`filter[${f}_lt]=2000-01-01T00:00:00.000Z`)).to.deep.equal([]);
+    for (const f of ['paidAt', 'rejectedAt', 'shipDate', 'voidedAt', 'createdAt', 'updatedAt'])
+      expect(await get(`filter[${f}_lt]=2000-01-01T00:00:00.000Z`)).to.deep.equal([]);
     problemOf(await org.api.get('/invoices?filter[integrationState]=LINKED'), 400);
     problemOf(await org.api.get('/invoices?filter[integrationState_not_in]=LINKED'), 400);
     problemOf(await org.api.get('/invoices?filter[integrationState_in]=OUT_OF_SYNC'), 400);
@@ -85,7 +136,9 @@ describe('invoices', () => {
   });
 
   it('orders by every listed field, with a stable tie-break', async () => {
-    const byDate = numbers(expectStatus(await org.api.get('/invoices?orderBy=invoiceDate&direction=DESC&filter[invoiceDate_gt]=2000-01-01T00:00:00.000Z'), 200).body);
+    const byDate = numbers(
+      expectStatus(await org.api.get('/invoices?orderBy=invoiceDate&direction=DESC&filter[invoiceDate_gt]=2000-01-01T00:00:00.000Z'), 200).body,
+    );
     expect(byDate).to.deep.equal(['A-100', 'C-300', 'B-200']);
     for (const f of ['approvedAt', 'createdAt', 'flaggedAt', 'id', 'invoiceDate', 'paidAt', 'rejectedAt', 'shipDate', 'updatedAt', 'voidedAt']) {
       const one = expectStatus(await org.api.get(`/invoices?orderBy=${f}`), 200).body;

@@ -120,9 +120,14 @@ describe('item rows keep their parent facts and live counts (triggers)', () => {
     const orderChange = await db().transaction();
     await orderChange('orders').where({ organization_id: org.id, id: orders[2] }).update({ job_id: jobA, deleted_at: db().fn.now() });
     const itemWrite = await db().transaction();
-    const { rows: [{ pid }] } = await itemWrite.raw('SELECT pg_backend_pid() AS pid');
+    const {
+      rows: [{ pid }],
+    } = await itemWrite.raw('SELECT pg_backend_pid() AS pid');
     // Waits for the order change (the trigger reads the order under its row lock), then reads its committed values.
-    const inserted = itemWrite('items').insert({ organization_id: org.id, order_id: orders[2], line_number: 500, description: 'Concurrent' }).returning('id').then((r) => r);
+    const inserted = itemWrite('items')
+      .insert({ organization_id: org.id, order_id: orders[2], line_number: 500, description: 'Concurrent' })
+      .returning('id')
+      .then((r) => r);
     while ((await db().raw('SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?', [pid])).rows[0]?.wait_event_type !== 'Lock') await sleep(10);
     await orderChange.commit();
     const [row] = await inserted;
@@ -136,7 +141,9 @@ describe('item rows keep their parent facts and live counts (triggers)', () => {
   it('lets two transactions add items to one order at the same time (the second waits, neither deadlocks)', async () => {
     const first = await db().transaction();
     const second = await db().transaction();
-    const { rows: [{ pid }] } = await second.raw('SELECT pg_backend_pid() AS pid');
+    const {
+      rows: [{ pid }],
+    } = await second.raw('SELECT pg_backend_pid() AS pid');
     // The first has added its item and not yet touched the order when the second adds one: had
     // both only share-locked the order, each would now wait for the other to touch it.
     await first('items').insert({ organization_id: org.id, order_id: orders[3], ...line(600) });
@@ -146,7 +153,9 @@ describe('item rows keep their parent facts and live counts (triggers)', () => {
     await first.commit();
     await added;
     await second.commit();
-    expect(await db()('items').where({ organization_id: org.id, order_id: orders[3] }).whereIn('line_number', [600, 601]).pluck('line_number')).to.have.members([600, 601]);
+    expect(await db()('items').where({ organization_id: org.id, order_id: orders[3] }).whereIn('line_number', [600, 601]).pluck('line_number')).to.have.members(
+      [600, 601],
+    );
     await expectConsistent();
   });
 

@@ -16,7 +16,8 @@ describe('order items', () => {
   let jobB: string;
   let vendorA: string;
   let vendorB: string;
-  const itemIds = async (orderId: string) => (await harness().db('items').where({ order_id: orderId }).orderBy('line_number').select('id')).map((r) => r.id as string);
+  const itemIds = async (orderId: string) =>
+    (await harness().db('items').where({ order_id: orderId }).orderBy('line_number').select('id')).map((r) => r.id as string);
 
   before(async () => {
     org = await newOrg();
@@ -55,7 +56,14 @@ describe('order items', () => {
         item_code_id: refs.itemCode,
         item_code_text: 'REBAR',
       },
-      { line_number: 1, description: 'Mesh sheet', quantity: 40, units_of_measure: 'EA', vendor_part_number: 'FRG-WWM-820', need_by_date: '2026-10-02T00:00:00.000Z' },
+      {
+        line_number: 1,
+        description: 'Mesh sheet',
+        quantity: 40,
+        units_of_measure: 'EA',
+        vendor_part_number: 'FRG-WWM-820',
+        need_by_date: '2026-10-02T00:00:00.000Z',
+      },
       { line_number: 3, description: 'Tie wire', quantity: 5, units_of_measure: 'EA', universal_product_code: '099999999999' },
     ]);
     orderB = await makeOrder(org, { job_id: jobB, vendor_id: vendorB }, [
@@ -66,7 +74,7 @@ describe('order items', () => {
     await softDeleteOrder(org.id, deletedOrder);
   });
 
-  it('lists an order\'s items by lineNumber ascending by default', async () => {
+  it("lists an order's items by lineNumber ascending by default", async () => {
     const list = expectStatus(await org.api.get(`/orders/${orderA}/items`), 200).body as any[];
     expect(list.map((i) => i.lineNumber)).to.deep.equal([1, 2, 3]);
     expect(list.every((i) => i.orderId === orderA)).to.equal(true);
@@ -74,14 +82,15 @@ describe('order items', () => {
     expect(desc.map((i) => i.lineNumber)).to.deep.equal([3, 2, 1]);
     const upc = expectStatus(await org.api.get(`/orders/${orderA}/items?orderBy=universalProductCode&direction=DESC`), 200).body as any[];
     expect(upc.map((i) => i.universalProductCode)).to.deep.equal([null, '099999999999', '012345678905']);
-    for (const f of ['backorderLeadTime', 'createdAt', 'id', 'needByDate', 'updatedAt']) expectStatus(await org.api.get(`/orders/${orderA}/items?orderBy=${f}`), 200);
+    for (const f of ['backorderLeadTime', 'createdAt', 'id', 'needByDate', 'updatedAt'])
+      expectStatus(await org.api.get(`/orders/${orderA}/items?orderBy=${f}`), 200);
   });
 
   itDirect('rejects an orderBy the contract does not list for order items', PRISM.invalidRequest('orderBy=description'), async () => {
     problemOf(await org.api.get(`/orders/${orderA}/items?orderBy=description`), 400);
   });
 
-  it('filters an order\'s items on the allowed fields', async () => {
+  it("filters an order's items on the allowed fields", async () => {
     const lines = async (q: string) => (expectStatus(await org.api.get(`/orders/${orderA}/items?${q}`), 200).body as any[]).map((i) => i.lineNumber);
     expect(await lines('filter[vendorPartNumber_starts_with]=FRG-RB')).to.deep.equal([2]);
     expect(await lines('filter[universalProductCode]=099999999999')).to.deep.equal([3]);
@@ -212,7 +221,7 @@ describe('order items', () => {
       expect(statements).to.be.at.most(6);
     });
 
-    it('shows only the caller\'s items', async () => {
+    it("shows only the caller's items", async () => {
       expect(expectStatus(await other.api.get('/items'), 200).body).to.deep.equal({ meta: { total: 0, limit: 500, offset: 0 }, data: [] });
     });
   });

@@ -17,7 +17,9 @@ describe('jobs batch upsert', () => {
   it('rejects an empty list and 1001 elements before examining them', async () => {
     expect(problemOf(await org.api.post('/jobs/batch', { inputs: [] }), 400).errors[0].message).to.equal('Invalid input, list cannot be empty');
     const tooMany = Array.from({ length: 1001 }, (_, i) => ({ code: 'SAME', name: `x${i}` }));
-    expect(problemOf(await org.api.post('/jobs/batch', { inputs: tooMany }), 400).errors[0].message).to.equal('Invalid input, list cannot be greater than 1000');
+    expect(problemOf(await org.api.post('/jobs/batch', { inputs: tooMany }), 400).errors[0].message).to.equal(
+      'Invalid input, list cannot be greater than 1000',
+    );
   });
 
   it('upserts 1000 jobs in one quick request, returning them in input order', async () => {
@@ -42,11 +44,37 @@ describe('jobs batch upsert', () => {
 
   it('updates matched jobs, keeping fields left out, and updates an existing inline default location', async () => {
     const first = expectStatus(
-      await org.api.post('/jobs/batch', { inputs: [{ code: 'U-1', name: 'Upsert one', state: 'CLOSED', startDate: '2026-05-01T00:00:00.000Z', defaultTaxCodeId: taxCodeId, defaultLocation: { name: 'U site', city: 'Lodi' } }] }),
+      await org.api.post('/jobs/batch', {
+        inputs: [
+          {
+            code: 'U-1',
+            name: 'Upsert one',
+            state: 'CLOSED',
+            startDate: '2026-05-01T00:00:00.000Z',
+            defaultTaxCodeId: taxCodeId,
+            defaultLocation: { name: 'U site', city: 'Lodi' },
+          },
+        ],
+      }),
       200,
     ).body[0];
-    const second = expectStatus(await org.api.post('/jobs/batch', { inputs: [{ code: 'NEW-1', name: 'New one' }, { code: 'U-1', name: 'Upsert one renamed', groupIds: [groupId], defaultLocation: { name: 'U site 2' } }] }), 200).body;
-    expect(second[1]).to.include({ id: first.id, name: 'Upsert one renamed', state: 'CLOSED', startDate: '2026-05-01T00:00:00.000Z', defaultTaxCodeId: taxCodeId, defaultLocationId: first.defaultLocationId });
+    const second = expectStatus(
+      await org.api.post('/jobs/batch', {
+        inputs: [
+          { code: 'NEW-1', name: 'New one' },
+          { code: 'U-1', name: 'Upsert one renamed', groupIds: [groupId], defaultLocation: { name: 'U site 2' } },
+        ],
+      }),
+      200,
+    ).body;
+    expect(second[1]).to.include({
+      id: first.id,
+      name: 'Upsert one renamed',
+      state: 'CLOSED',
+      startDate: '2026-05-01T00:00:00.000Z',
+      defaultTaxCodeId: taxCodeId,
+      defaultLocationId: first.defaultLocationId,
+    });
     expect(second[1].groups.map((g: any) => g.id)).to.deep.equal([groupId]);
     expect(expectStatus(await org.api.get(`/locations/${first.defaultLocationId}`), 200).body).to.include({ name: 'U site 2', city: 'Lodi' });
     expect(second[0]).to.include({ code: 'NEW-1', state: 'OPEN' });

@@ -10,7 +10,9 @@ describe('jobs: next purchase order number', () => {
   let org: TestOrg;
 
   const addOrder = (jobId: string, number: string, deleted = false) =>
-    harness().db('orders').insert({ organization_id: org.id, job_id: jobId, purchase_order_number: number, deleted_at: deleted ? new Date() : null });
+    harness()
+      .db('orders')
+      .insert({ organization_id: org.id, job_id: jobId, purchase_order_number: number, deleted_at: deleted ? new Date() : null });
   const next = async (code: string) => expectStatus(await org.api.get(`/jobs/${code}/nextPurchaseOrderNumber`), 200).body.nextPurchaseOrderNumber as number;
 
   before(async () => {

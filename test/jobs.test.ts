@@ -29,14 +29,29 @@ describe('jobs', () => {
 
   it('creates a job with defaults: OPEN, no default location or tax code, no groups', async () => {
     const job = expectStatus(await org.api.post('/jobs', { code: 'J-2000', name: 'Delta Warehouse Retrofit' }), 201).body;
-    expect(job).to.include({ code: 'J-2000', name: 'Delta Warehouse Retrofit', state: 'OPEN', defaultLocationId: null, defaultTaxCodeId: null, startDate: null });
+    expect(job).to.include({
+      code: 'J-2000',
+      name: 'Delta Warehouse Retrofit',
+      state: 'OPEN',
+      defaultLocationId: null,
+      defaultTaxCodeId: null,
+      startDate: null,
+    });
     expect(job.groups).to.deep.equal([]);
     expect(job.createdAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it('creates a job with an existing default location, tax code and groups (full Group objects)', async () => {
     const job = expectStatus(
-      await org.api.post('/jobs', { code: 'J-2001', name: 'Elm Street Clinic', defaultLocationId: siteId, defaultTaxCodeId: taxCodeId, groupIds: [groupA.id, groupB.id], state: 'CLOSED', startDate: '2026-02-01T00:00:00.000Z' }),
+      await org.api.post('/jobs', {
+        code: 'J-2001',
+        name: 'Elm Street Clinic',
+        defaultLocationId: siteId,
+        defaultTaxCodeId: taxCodeId,
+        groupIds: [groupA.id, groupB.id],
+        state: 'CLOSED',
+        startDate: '2026-02-01T00:00:00.000Z',
+      }),
       201,
     ).body;
     expect(job).to.include({ defaultLocationId: siteId, defaultTaxCodeId: taxCodeId, state: 'CLOSED', startDate: '2026-02-01T00:00:00.000Z' });
@@ -51,13 +66,26 @@ describe('jobs', () => {
       await org.api.post('/jobs', {
         code: 'J-2002',
         name: 'Riverside Medical Office Building',
-        defaultLocation: { name: 'Riverside MOB jobsite', addressLine1: '4100 Riverside Drive', city: 'Sacramento', defaultTaxCodeId: taxCodeId, integrationData: { erpKey: 'S-1' } },
+        defaultLocation: {
+          name: 'Riverside MOB jobsite',
+          addressLine1: '4100 Riverside Drive',
+          city: 'Sacramento',
+          defaultTaxCodeId: taxCodeId,
+          integrationData: { erpKey: 'S-1' },
+        },
       }),
       201,
     ).body;
     expect(job.defaultLocationId).to.be.a('string');
     const location = expectStatus(await org.api.get(`/locations/${job.defaultLocationId}`), 200).body;
-    expect(location).to.include({ name: 'Riverside MOB jobsite', type: 'Jobsite', addressLine1: '4100 Riverside Drive', city: 'Sacramento', state: null, defaultTaxCodeId: taxCodeId });
+    expect(location).to.include({
+      name: 'Riverside MOB jobsite',
+      type: 'Jobsite',
+      addressLine1: '4100 Riverside Drive',
+      city: 'Sacramento',
+      state: null,
+      defaultTaxCodeId: taxCodeId,
+    });
     expect(location.jobs).to.deep.equal([{ id: job.id, code: 'J-2002', name: 'Riverside Medical Office Building' }]);
   });
 
@@ -69,7 +97,9 @@ describe('jobs', () => {
     const foreignLocation = expectStatus(await other.api.post('/locations', { name: 'Other', type: 'Office' }), 201).body.id;
     expect(problemOf(await org.api.post('/jobs', { code: 'J-BAD', name: 'x', defaultTaxCodeId: foreignTax }), 404).detail).to.contain('defaultTaxCodeId');
     expect(problemOf(await org.api.post('/jobs', { code: 'J-BAD', name: 'x', groupIds: [groupA.id, foreignGroup] }), 404).detail).to.contain(foreignGroup);
-    expect(problemOf(await org.api.post('/jobs', { code: 'J-BAD', name: 'x', defaultLocationId: foreignLocation }), 404).detail).to.contain('defaultLocationId');
+    expect(problemOf(await org.api.post('/jobs', { code: 'J-BAD', name: 'x', defaultLocationId: foreignLocation }), 404).detail).to.contain(
+      'defaultLocationId',
+    );
     problemOf(await org.api.get('/jobs/J-BAD'), 404);
     expect(problemOf(await org.api.post('/jobs', { code: 'J-1001', name: 'dup' }), 409).errors[0]).to.include({ field: 'body.code', rule: 'unique' });
   });
@@ -78,11 +108,15 @@ describe('jobs', () => {
     const all = expectStatus(await org.api.get('/jobs?limit=1000'), 200).body as any[];
     const created = all.map((j) => j.createdAt);
     expect(created).to.deep.equal([...created].sort());
-    const byName = (expectStatus(await org.api.get('/jobs?orderBy=name&direction=DESC&filter[code_in]=J-1001,J-1002,J-1003'), 200).body as any[]).map((j) => j.code);
+    const byName = (expectStatus(await org.api.get('/jobs?orderBy=name&direction=DESC&filter[code_in]=J-1001,J-1002,J-1003'), 200).body as any[]).map(
+      (j) => j.code,
+    );
     expect(byName).to.deep.equal(['J-1003', 'J-1002', 'J-1001']);
     const closed = (expectStatus(await org.api.get('/jobs?filter[state]=CLOSED&orderBy=code'), 200).body as any[]).map((j) => j.code);
     expect(closed).to.include('J-1002').and.not.include('J-1001');
-    const started = (expectStatus(await org.api.get('/jobs?filter[startDate_gt]=2026-01-01T00:00:00.000Z&orderBy=startDate'), 200).body as any[]).map((j) => j.code);
+    const started = (expectStatus(await org.api.get('/jobs?filter[startDate_gt]=2026-01-01T00:00:00.000Z&orderBy=startDate'), 200).body as any[]).map(
+      (j) => j.code,
+    );
     expect(started).to.deep.equal(['J-2001', 'J-1001']);
     const named = (expectStatus(await org.api.get('/jobs?filter[name_starts_with]=bay'), 200).body as any[]).map((j) => j.code);
     expect(named).to.deep.equal(['J-1002']);
@@ -101,7 +135,10 @@ describe('jobs', () => {
 
   it('PATCH renames (path by id or by code), replaces groups and updates fields', async () => {
     const job = expectStatus(await org.api.post('/jobs', { code: 'J-3000', name: 'Rename me', groupIds: [groupA.id] }), 201).body;
-    const renamed = expectStatus(await org.api.patch(`/jobs/${job.id}`, { code: 'J-3001', groupIds: [groupB.id], state: 'CLOSED', defaultTaxCodeId: taxCodeId }), 200).body;
+    const renamed = expectStatus(
+      await org.api.patch(`/jobs/${job.id}`, { code: 'J-3001', groupIds: [groupB.id], state: 'CLOSED', defaultTaxCodeId: taxCodeId }),
+      200,
+    ).body;
     expect(renamed).to.include({ id: job.id, code: 'J-3001', name: 'Rename me', state: 'CLOSED', defaultTaxCodeId: taxCodeId });
     expect(renamed.groups.map((g: any) => g.id)).to.deep.equal([groupB.id]);
     problemOf(await org.api.get('/jobs/J-3000'), 404);
@@ -123,7 +160,11 @@ describe('jobs', () => {
     expect(locationId).to.be.a('string');
     const updated = expectStatus(await org.api.patch(`/jobs/${job.id}`, { defaultLocation: { name: 'Sunrise jobsite (east)', zipcode: '95610' } }), 200).body;
     expect(updated.defaultLocationId).to.equal(locationId);
-    expect(expectStatus(await org.api.get(`/locations/${locationId}`), 200).body).to.include({ name: 'Sunrise jobsite (east)', city: 'Citrus Heights', zipcode: '95610' });
+    expect(expectStatus(await org.api.get(`/locations/${locationId}`), 200).body).to.include({
+      name: 'Sunrise jobsite (east)',
+      city: 'Citrus Heights',
+      zipcode: '95610',
+    });
     expectStatus(await org.api.patch('/jobs/J-3100', { defaultLocationId: siteId }), 200);
     const p = problemOf(await org.api.patch('/jobs/J-3100', { defaultLocation: { name: 'Yard', type: 'Office' } }), 400);
     expect(p.detail).to.contain('Warehouse');
@@ -132,7 +173,8 @@ describe('jobs', () => {
   it('attaches, lists and detaches job locations; removing the default promotes the earliest attached', async () => {
     expectStatus(await org.api.post('/jobs', { code: 'J-4000', name: 'Locations job' }), 201);
     const ids: string[] = [];
-    for (const name of ['First site', 'Second site', 'Third site']) ids.push(expectStatus(await org.api.post('/locations', { name, type: 'Jobsite' }), 201).body.id);
+    for (const name of ['First site', 'Second site', 'Third site'])
+      ids.push(expectStatus(await org.api.post('/locations', { name, type: 'Jobsite' }), 201).body.id);
     let job = expectStatus(await org.api.post(`/jobs/J-4000/locations?locationId=${ids[0]}`), 200).body;
     expect(job.defaultLocationId).to.equal(null);
     expectStatus(await org.api.post(`/jobs/J-4000/locations?locationId=${ids[1]}`), 200);

@@ -30,7 +30,10 @@ describe('under load', function () {
     });
     const answers = await Promise.all(batches.map((inputs) => org.api.post('/jobs/batch', { inputs })));
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s !== 200), answers.find((a) => a.status !== 200)?.text).to.deep.equal([]);
+    expect(
+      statuses.filter((s) => s !== 200),
+      answers.find((a) => a.status !== 200)?.text,
+    ).to.deep.equal([]);
     // Each answer lists its jobs in its own input order.
     expect(answers[1].body[0].code).to.equal(codes[499]);
     expect(answers[0].body[0].code).to.equal(codes[0]);
@@ -52,7 +55,7 @@ describe('under load', function () {
       expectStatus(await quiet.api.post('/jobs', { code: 'Q-1', name: 'Quiet job' }), 201);
     });
 
-    it('one organization holds at most its share of connections; another organization\'s read is answered while its requests wait', async () => {
+    it("one organization holds at most its share of connections; another organization's read is answered while its requests wait", async () => {
       const db = harness().db;
       // Held here, a SHARE lock on jobs lets reads through but makes every job insert wait, holding
       // its connection: each of the flood's writes that reached the database waits there.

@@ -55,18 +55,32 @@ describe('locations', () => {
     const w = expectStatus(await org.api.post('/locations', { name: 'Main warehouse', type: 'Warehouse' }), 201).body;
     const p = problemOf(await org.api.patch(`/locations/${w.id}`, { type: 'Office' }), 400);
     expect(p.detail).to.match(/type of a Warehouse location cannot be changed/);
-    expect(expectStatus(await org.api.patch(`/locations/${w.id}`, { type: 'Warehouse', phone: '+1 916 555 0100' }), 200).body).to.include({ type: 'Warehouse', phone: '+1 916 555 0100' });
+    expect(expectStatus(await org.api.patch(`/locations/${w.id}`, { type: 'Warehouse', phone: '+1 916 555 0100' }), 200).body).to.include({
+      type: 'Warehouse',
+      phone: '+1 916 555 0100',
+    });
     const o = expectStatus(await org.api.post('/locations', { name: 'Office to branch', type: 'Office' }), 201).body;
-    expect(expectStatus(await org.api.patch(`/locations/${o.id}`, { type: 'Branch', city: 'Roseville', addressLine2: 'Suite 4' }), 200).body).to.include({ type: 'Branch', city: 'Roseville', addressLine2: 'Suite 4', name: 'Office to branch' });
+    expect(expectStatus(await org.api.patch(`/locations/${o.id}`, { type: 'Branch', city: 'Roseville', addressLine2: 'Suite 4' }), 200).body).to.include({
+      type: 'Branch',
+      city: 'Roseville',
+      addressLine2: 'Suite 4',
+      name: 'Office to branch',
+    });
   });
 
   it('lists ordered by createdAt; displayName orders by name; filters on the allowed fields', async () => {
     const created = (expectStatus(await org.api.get('/locations'), 200).body as any[]).map((l) => l.createdAt);
     expect(created).to.deep.equal([...created].sort());
-    const names = (expectStatus(await org.api.get('/locations?orderBy=displayName&filter[name_in]=Alpha yard,Bravo office,Charlie site'), 200).body as any[]).map((l) => l.name);
+    const names = (
+      expectStatus(await org.api.get('/locations?orderBy=displayName&filter[name_in]=Alpha yard,Bravo office,Charlie site'), 200).body as any[]
+    ).map((l) => l.name);
     expect(names).to.deep.equal(['Alpha yard', 'Bravo office', 'Charlie site']);
-    expect((expectStatus(await org.api.get('/locations?filter[type]=Warehouse&filter[city]=Rancho Cordova'), 200).body as any[]).map((l) => l.name)).to.deep.equal(['Alpha yard']);
-    expect((expectStatus(await org.api.get('/locations?filter[addressLine1_starts_with]=100'), 200).body as any[]).map((l) => l.name)).to.deep.equal(['Bravo office']);
+    expect(
+      (expectStatus(await org.api.get('/locations?filter[type]=Warehouse&filter[city]=Rancho Cordova'), 200).body as any[]).map((l) => l.name),
+    ).to.deep.equal(['Alpha yard']);
+    expect((expectStatus(await org.api.get('/locations?filter[addressLine1_starts_with]=100'), 200).body as any[]).map((l) => l.name)).to.deep.equal([
+      'Bravo office',
+    ]);
     problemOf(await org.api.get('/locations?filter[phone]=1'), 400);
   });
 

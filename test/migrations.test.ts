@@ -43,7 +43,10 @@ describe('migrations', function () {
       const tenantTables = db('information_schema.columns').where({ table_schema: 'public', column_name: 'updated_at' }).select('table_name');
       expect(
         await uncommented((q) =>
-          q.whereIn('c.column_name', ['id', 'organization_id', 'created_at', 'updated_at']).whereIn('c.table_name', tenantTables).whereNotIn('c.table_name', ['change_feed', 'feed_heads', 'outbox_emails']),
+          q
+            .whereIn('c.column_name', ['id', 'organization_id', 'created_at', 'updated_at'])
+            .whereIn('c.table_name', tenantTables)
+            .whereNotIn('c.table_name', ['change_feed', 'feed_heads', 'outbox_emails']),
         ),
       ).to.deep.equal([]);
       expect(await uncommented((q) => q.whereIn('c.table_name', ['organizations', 'api_keys', 'oauth_clients']))).to.deep.equal([]);

@@ -33,14 +33,24 @@ describe('notifications', () => {
     expect(withOrder.createdAt).to.match(TS);
     const general = expectStatus(await org.api.post('/notifications', issue()), 201).body;
     expect(general.payload).to.deep.equal({ lastSyncTime: '2026-11-20T22:10:00.000Z' });
-    const resolved = expectStatus(await org.api.post('/notifications', { recipientId: recipient, type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } }), 201).body;
+    const resolved = expectStatus(
+      await org.api.post('/notifications', { recipientId: recipient, type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } }),
+      201,
+    ).body;
     expect(resolved).to.deep.include({ type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } });
   });
 
   itDirect('validates the payload per type', PRISM.invalidRequest('payloads that do not fit their type, an unlisted type, no recipientId'), async () => {
     let p = problemOf(await org.api.post('/notifications', issue({})), 400);
     expect(p.errors[0].field).to.equal('body.payload.lastSyncTime');
-    p = problemOf(await org.api.post('/notifications', { recipientId: recipient, type: 'integration_issue_resolved', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 400);
+    p = problemOf(
+      await org.api.post('/notifications', {
+        recipientId: recipient,
+        type: 'integration_issue_resolved',
+        payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' },
+      }),
+      400,
+    );
     expect(p.errors[0].field).to.equal('body.payload.resolvedAt');
     p = problemOf(await org.api.post('/notifications', issue({ lastSyncTime: 'yesterday' })), 400);
     expect(p.errors[0].field).to.equal('body.payload.lastSyncTime');
@@ -49,7 +59,7 @@ describe('notifications', () => {
     problemOf(await org.api.post('/notifications', { type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 400);
   });
 
-  it('404s a recipient or an order that is not the organization\'s', async () => {
+  it("404s a recipient or an order that is not the organization's", async () => {
     let p = problemOf(await org.api.post('/notifications', { ...issue(), recipientId: MISSING_ID }), 404);
     expect(p.errors[0].message).to.match(/recipientId/);
     p = problemOf(await org.api.post('/notifications', { ...issue(), recipientId: other.userId }), 404);
@@ -60,10 +70,16 @@ describe('notifications', () => {
     problemOf(await org.api.post('/notifications', issue({ lastSyncTime: '2026-11-20T22:10:00.000Z', order: { id: foreignOrder } })), 404);
   });
 
-  it('lists with the allowed orderBy and filters, only the organization\'s', async () => {
+  it("lists with the allowed orderBy and filters, only the organization's", async () => {
     const o = await newOrg();
-    const a = expectStatus(await o.api.post('/notifications', { recipientId: o.userId, type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 201).body;
-    const b = expectStatus(await o.api.post('/notifications', { recipientId: o.userId, type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:00:00.000Z' } }), 201).body;
+    const a = expectStatus(
+      await o.api.post('/notifications', { recipientId: o.userId, type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }),
+      201,
+    ).body;
+    const b = expectStatus(
+      await o.api.post('/notifications', { recipientId: o.userId, type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:00:00.000Z' } }),
+      201,
+    ).body;
     expectStatus(await o.api.patch('/notifications', { id_in: [b.id], data: { isRead: true } }), 200);
     const ids = async (q: string) => (expectStatus(await o.api.get(`/notifications?${q}`), 200).body as any[]).map((n) => n.id);
     expect(await ids('')).to.deep.equal([a.id, b.id]);
@@ -116,13 +132,19 @@ describe('notifications', () => {
     let p = problemOf(await org.api.patch('/notifications', { id_in: [a.id], data: { type: 'integration_issue_resolved' } }), 400);
     expect(p.errors[0].field).to.equal('body.data.payload.resolvedAt');
     const res = expectStatus(
-      await org.api.patch('/notifications', { id_in: [a.id, MISSING_ID, 'nope'], data: { type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } } }),
+      await org.api.patch('/notifications', {
+        id_in: [a.id, MISSING_ID, 'nope'],
+        data: { type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } },
+      }),
       200,
     ).body;
     expect(res).to.deep.equal([a.id]);
     const stored = (expectStatus(await org.api.get(`/notifications?filter[id]=${a.id}`), 200).body as any[])[0];
     expect(stored).to.deep.include({ type: 'integration_issue_resolved', payload: { resolvedAt: '2026-11-21T08:02:00.000Z' } });
-    p = problemOf(await org.api.patch('/notifications', { id_in: [a.id], data: { payload: { resolvedAt: '2026-11-21T08:02:00.000Z', order: { id: MISSING_ID } } } }), 404);
+    p = problemOf(
+      await org.api.patch('/notifications', { id_in: [a.id], data: { payload: { resolvedAt: '2026-11-21T08:02:00.000Z', order: { id: MISSING_ID } } } }),
+      404,
+    );
     expect(p.errors[0].message).to.match(/order\.id/);
     expect(expectStatus(await other.api.patch('/notifications', { id_in: [a.id], data: { isRead: true } }), 200).body).to.deep.equal([]);
     expect((expectStatus(await org.api.get(`/notifications?filter[id]=${a.id}`), 200).body as any[])[0].isRead).to.equal(false);

@@ -29,7 +29,9 @@ describe('ops: health and readiness probes', () => {
   it('reports pending migrations by name count, and a shutdown, as reasons not to be ready', async () => {
     const known = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.js'));
     expect(await notReadyReason(harness().db, new Lifecycle(), known)).to.equal(undefined);
-    expect(await notReadyReason(harness().db, new Lifecycle(), [...known, '29991231000000_future.js'])).to.equal(`Migrations are pending: ${known.length} of ${known.length + 1} applied.`);
+    expect(await notReadyReason(harness().db, new Lifecycle(), [...known, '29991231000000_future.js'])).to.equal(
+      `Migrations are pending: ${known.length} of ${known.length + 1} applied.`,
+    );
     const stopping = new Lifecycle();
     stopping.beginShutdown();
     expect(await notReadyReason(harness().db, stopping, known)).to.equal('The instance is shutting down.');

@@ -29,7 +29,9 @@ describe('ops: two instances on one database', function () {
       const id = await createOrder(on(i).db, org.id, org.userId, { job_id: job.id });
       return (await harness().db('orders').where({ id }).first('purchase_order_number')).purchase_order_number as string;
     };
-    const resets = Array.from({ length: 6 }, (_, i) => call(on(i).baseUrl, 'POST', '/jobs/TWO-PO/nextPurchaseOrderNumber', { token: org.apiKey, body: { nextCounter: 1 } }));
+    const resets = Array.from({ length: 6 }, (_, i) =>
+      call(on(i).baseUrl, 'POST', '/jobs/TWO-PO/nextPurchaseOrderNumber', { token: org.apiKey, body: { nextCounter: 1 } }),
+    );
     const [numbers, answers] = await Promise.all([Promise.all(Array.from({ length: 40 }, (_, i) => take(i))), Promise.all(resets)]);
     for (const r of answers) expect(r.status, r.text).to.equal(200);
     expect(new Set(numbers).size).to.equal(40);
@@ -47,7 +49,9 @@ describe('ops: two instances on one database', function () {
   });
 
   it('duplicate creates on both instances at once: exactly one 201, the others 409', async () => {
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call(on(i).baseUrl, 'POST', '/jobs', { token: org.apiKey, body: { code: 'TWO-DUP', name: 'Duplicate' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call(on(i).baseUrl, 'POST', '/jobs', { token: org.apiKey, body: { code: 'TWO-DUP', name: 'Duplicate' } })),
+    );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).to.deep.equal([201, ...Array(9).fill(409)]);
   });
@@ -64,7 +68,9 @@ describe('ops: two instances on one database', function () {
     await rotateApiKey(harness().db, other.id);
     for (const instance of [b, a]) {
       expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token })).status).to.equal(401);
-      expect((await call(instance.baseUrl, 'POST', '/tax-codes', { token, body: { code: 'REVOKED', description: 'x', taxPercent: 0.01 } })).status).to.equal(401);
+      expect((await call(instance.baseUrl, 'POST', '/tax-codes', { token, body: { code: 'REVOKED', description: 'x', taxPercent: 0.01 } })).status).to.equal(
+        401,
+      );
       expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token: other.apiKey })).status).to.equal(401);
     }
   });

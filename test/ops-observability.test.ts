@@ -53,7 +53,10 @@ describe('ops: request logs and metrics', () => {
 
   it('redacts tokens, keys and Authorization wherever they appear in a logged object', () => {
     const out = capture();
-    createLogger('info', out.stream).info({ headers: { authorization: 'Bearer abc' }, form: { client_secret: 'cs_x', access_token: 'tok' }, apiKey: 'pk_1' }, 'x');
+    createLogger('info', out.stream).info(
+      { headers: { authorization: 'Bearer abc' }, form: { client_secret: 'cs_x', access_token: 'tok' }, apiKey: 'pk_1' },
+      'x',
+    );
     expect(out.lines[0]).not.to.match(/abc|cs_x|tok"|pk_1/);
     expect(out.parsed()[0].headers.authorization).to.equal('[redacted]');
   });
@@ -69,7 +72,14 @@ describe('ops: request logs and metrics', () => {
     expect(text).to.match(/^http_requests_total\{operationId="listTaxCodes",method="GET",status="200"\} [1-9]/m);
     expect(text).to.match(/^http_requests_total\{operationId="createTaxCode",method="POST",status="201"\} [1-9]/m);
     expect(text).to.match(/^http_request_duration_seconds_bucket\{le="\+Inf",operationId="listTaxCodes",method="GET",status="200"\} [1-9]/m);
-    for (const name of ['db_pool_connections_in_use', 'db_pool_connections_idle', 'db_pool_acquires_waiting', 'rate_limit_rejections_total', 'outbox_emails_pending', 'webhook_deliveries_pending']) {
+    for (const name of [
+      'db_pool_connections_in_use',
+      'db_pool_connections_idle',
+      'db_pool_acquires_waiting',
+      'rate_limit_rejections_total',
+      'outbox_emails_pending',
+      'webhook_deliveries_pending',
+    ]) {
       expect(text).to.match(new RegExp(`^# TYPE ${name} `, 'm'));
     }
   });

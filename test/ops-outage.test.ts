@@ -12,7 +12,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A problem answer within 2 s (the fetch is aborted past that): 503, Retry-After, problem body. */
 async function expectUnavailable(base: string, method: string, path: string, token?: string) {
-  const res = await call(base, method, path, { token, body: method === 'POST' ? { code: `OUT-${Math.random()}`, description: 'Outage', taxPercent: 0.01 } : undefined, timeoutMs: 2000 });
+  const res = await call(base, method, path, {
+    token,
+    body: method === 'POST' ? { code: `OUT-${Math.random()}`, description: 'Outage', taxPercent: 0.01 } : undefined,
+    timeoutMs: 2000,
+  });
   expect(res.status, `${method} ${path}: ${res.text}`).to.equal(503);
   expect(res.headers.get('retry-after')).to.equal('5');
   expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
@@ -97,7 +101,10 @@ describe('ops: database outages and runaway queries', function () {
       }
       expect(ready, 'ready again without a restart').to.equal(true);
       expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token: apiKey })).status).to.equal(200);
-      const created = await call(instance.baseUrl, 'POST', '/tax-codes', { token: apiKey, body: { code: 'AFTER', description: 'After the outage', taxPercent: 0.02 } });
+      const created = await call(instance.baseUrl, 'POST', '/tax-codes', {
+        token: apiKey,
+        body: { code: 'AFTER', description: 'After the outage', taxPercent: 0.02 },
+      });
       expect(created.status, created.text).to.equal(201);
     });
   });

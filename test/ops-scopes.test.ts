@@ -8,7 +8,11 @@ const form = (fields: Record<string, string>) => ({ raw: new URLSearchParams(fie
 const taxCode = (code: string) => ({ code, description: `Tax ${code}`, taxPercent: 0.05 });
 
 async function token(clientId: string, clientSecret: string, scope?: string) {
-  return anonymous().post('/oauth2/token', undefined, form({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, ...(scope === undefined ? {} : { scope }) }));
+  return anonymous().post(
+    '/oauth2/token',
+    undefined,
+    form({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, ...(scope === undefined ? {} : { scope }) }),
+  );
 }
 
 function expectInsufficientScope(res: Awaited<ReturnType<Client['post']>>) {

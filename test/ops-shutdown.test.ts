@@ -29,7 +29,15 @@ interface Child {
 /** The compiled server (as `npm start` runs it) on the run's database, on a free port. */
 async function startServer(env: Record<string, string> = {}): Promise<Child> {
   const proc = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, DATABASE_URL: harness().databaseUrl, PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', JWT_SECRET: harness().jwtSecret || 'shutdown-test', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: harness().databaseUrl,
+      PORT: '0',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: harness().jwtSecret || 'shutdown-test',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -94,7 +102,9 @@ async function blockJobInserts(): Promise<{ release(): Promise<void>; waiting():
   };
 }
 
-const batch = (prefix: string) => ({ inputs: Array.from({ length: 1000 }, (_, i) => ({ code: `${prefix}-${String(i).padStart(4, '0')}`, name: `Shutdown job ${i}` })) });
+const batch = (prefix: string) => ({
+  inputs: Array.from({ length: 1000 }, (_, i) => ({ code: `${prefix}-${String(i).padStart(4, '0')}`, name: `Shutdown job ${i}` })),
+});
 
 describe('ops: graceful shutdown of the compiled server', function () {
   this.timeout(120_000);

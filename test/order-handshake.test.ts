@@ -27,7 +27,10 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     const etag0 = pulled.headers.get('etag')!;
 
     // ... and links version 0.
-    const linked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }, { headers: { 'If-Match': etag0 } }), 200);
+    const linked = expectStatus(
+      await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }, { headers: { 'If-Match': etag0 } }),
+      200,
+    );
     expect(linked.body).to.include({ integrationState: 'LINKED', version: 0 });
     expect(linked.body.integrationLastSync).to.be.a('string');
 
@@ -41,12 +44,22 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     expect(stale.errors[0]).to.include({ field: 'body.versionNumber', rule: 'current-version' });
     expect(stale.detail).to.contain('version 1');
     // The same with the old ETag: 412.
-    const precondition = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED' }, { headers: { 'If-Match': etag0 } }), 412);
+    const precondition = problemOf(
+      await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED' }, { headers: { 'If-Match': etag0 } }),
+      412,
+    );
     expect(precondition.errors[0].field).to.equal('header.If-Match');
     expect((await org.api.get(`/orders/${id}`)).body.integrationState).to.equal('OUT_OF_SYNC');
 
     // Re-link the current version.
-    const relinked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 1 }, { headers: { 'If-Match': edited.headers.get('etag')! } }), 200);
+    const relinked = expectStatus(
+      await org.api.post(
+        `/orders/${id}/integrationState`,
+        { integrationState: 'LINKED', versionNumber: 1 },
+        { headers: { 'If-Match': edited.headers.get('etag')! } },
+      ),
+      200,
+    );
     expect(relinked.body).to.include({ integrationState: 'LINKED', version: 1 });
     // The report itself is no change: the version stays.
     expect((await org.api.get(`/orders/${id}`)).headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
@@ -75,9 +88,14 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     const [inv] = await harness().db('invoices').insert({ organization_id: org.id, created_by_id: org.userId }).returning('id');
     const bad = problemOf(await org.api.post(`/invoices/${inv.id}/integrationState`, { integrationState: 'ERROR' }), 400);
     expect(bad.errors[0].field).to.equal('body.integrationMessage');
-    const ok = expectStatus(await org.api.post(`/invoices/${inv.id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' }), 200);
+    const ok = expectStatus(
+      await org.api.post(`/invoices/${inv.id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' }),
+      200,
+    );
     expect(ok.body).to.include({ integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' });
     expect((await org.api.get('/invoices?filter[integrationState_in]=ERROR')).body.map((i: any) => i.id)).to.include(inv.id);
-    await expectForeignLikeMissing(other, 'POST', `/invoices/${inv.id}/integrationState`, `/invoices/${MISSING_ID}/integrationState`, { integrationState: 'LINKED' });
+    await expectForeignLikeMissing(other, 'POST', `/invoices/${inv.id}/integrationState`, `/invoices/${MISSING_ID}/integrationState`, {
+      integrationState: 'LINKED',
+    });
   });
 });

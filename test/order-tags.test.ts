@@ -97,7 +97,7 @@ describe('order tags', () => {
     expect(expectStatus(await org.api.post(`/order/${o}/tags`, []), 200).body).to.deep.equal([]);
   });
 
-  it('404s a deleted order, and answers another organization\'s order or tag like a missing one', async () => {
+  it("404s a deleted order, and answers another organization's order or tag like a missing one", async () => {
     const gone = await makeOrder(org);
     await softDeleteOrder(org.id, gone);
     problemOf(await org.api.get(`/order/${gone}/tags`), 404);

@@ -7,9 +7,35 @@ import { canMove, OrderMode, OrderState } from '../src/resources/orders/states';
 
 const BASE = { purchaseOrderNumber: 'PO-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
 const ITEM_DIFF_KEYS = [
-  'id', 'backorderLeadTime', 'backorderQuantity', 'costCategory', 'createdAt', 'customColumnValue', 'description', 'extPrice', 'glCode', 'glCodeId',
-  'itemCodeId', 'lineNumber', 'manufacturer', 'manufacturerPartNumber', 'needByDate', 'notes', 'phase', 'phaseId', 'quantity', 'taxCode', 'taxCodId',
-  'taxRate', 'unitDiscount', 'unitPrice', 'unitsOfMeasure', 'unitsOfMeasureId', 'universalProductCode', 'updatedAt', 'vendorPartNumber',
+  'id',
+  'backorderLeadTime',
+  'backorderQuantity',
+  'costCategory',
+  'createdAt',
+  'customColumnValue',
+  'description',
+  'extPrice',
+  'glCode',
+  'glCodeId',
+  'itemCodeId',
+  'lineNumber',
+  'manufacturer',
+  'manufacturerPartNumber',
+  'needByDate',
+  'notes',
+  'phase',
+  'phaseId',
+  'quantity',
+  'taxCode',
+  'taxCodId',
+  'taxRate',
+  'unitDiscount',
+  'unitPrice',
+  'unitsOfMeasure',
+  'unitsOfMeasureId',
+  'universalProductCode',
+  'updatedAt',
+  'vendorPartNumber',
 ];
 const STATES: OrderState[] = ['DRAFT', 'BID_ACTIVE', 'BID_CANCELLED', 'FINALIZING', 'ACTIVE', 'CANCELLED', 'COMPLETE'];
 const MODES: OrderMode[] = ['ISSUE_PO', 'PRE_ACKNOWLEDGED', 'REQUEST_FOR_QUOTE'];
@@ -22,7 +48,12 @@ describe('orders authoring', () => {
   before(async () => {
     org = await newOrg();
     other = await newOrg();
-    refs = { job: await insertJob(org.id), vendor: await insertVendor(org.id), location: await insertLocation(org.id), tax: await insertTaxCode(org.id, 'TX-8', 0.08) };
+    refs = {
+      job: await insertJob(org.id),
+      vendor: await insertVendor(org.id),
+      location: await insertLocation(org.id),
+      tax: await insertTaxCode(org.id, 'TX-8', 0.08),
+    };
   });
 
   const create = async (extra: Record<string, unknown> = {}) => expectStatus(await org.api.post('/orders', { ...BASE, ...extra }), 201).body;
@@ -31,7 +62,12 @@ describe('orders authoring', () => {
 
   it('creates an order with references resolved in the organization and items priced by the service', async () => {
     const order = await create({
-      jobId: refs.job, vendorId: refs.vendor, deliveryLocationId: refs.location, taxCodeId: refs.tax, needByWindow: 'AM', type: 'MAJOR',
+      jobId: refs.job,
+      vendorId: refs.vendor,
+      deliveryLocationId: refs.location,
+      taxCodeId: refs.tax,
+      needByWindow: 'AM',
+      type: 'MAJOR',
       items: [
         { lineNumber: 1, quantity: 3, unitPrice: 10, unitsOfMeasure: 'EA' },
         { lineNumber: 2, quantity: 1200, unitPrice: 86.5, unitsOfMeasure: 'C' },
@@ -41,7 +77,15 @@ describe('orders authoring', () => {
         { lineNumber: 6, quantity: 4, unitsOfMeasure: 'EA' },
       ],
     });
-    expect(order).to.include({ state: 'DRAFT', integrationState: 'NOT_LINKED', jobId: refs.job, vendorId: refs.vendor, type: 'MAJOR', isProjectPO: true, version: 0 });
+    expect(order).to.include({
+      state: 'DRAFT',
+      integrationState: 'NOT_LINKED',
+      jobId: refs.job,
+      vendorId: refs.vendor,
+      type: 'MAJOR',
+      isProjectPO: true,
+      version: 0,
+    });
     expect(order.taxCode.id).to.equal(refs.tax);
     const items = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
     expect(items.map((i: any) => [i.extPrice, i.extPriceIncludingTax])).to.deep.equal([
@@ -95,13 +139,23 @@ describe('orders authoring', () => {
   });
 
   it('records one change order per request on a sent order, key by key as the spec defines them', async () => {
-    const order = await create({ state: 'FINALIZING', notes: 'keep dry', items: [{ lineNumber: 1, quantity: 10, unitPrice: 5, description: 'Conduit' }, { lineNumber: 2, quantity: 1, unitPrice: 100, description: 'Box' }] });
+    const order = await create({
+      state: 'FINALIZING',
+      notes: 'keep dry',
+      items: [
+        { lineNumber: 1, quantity: 10, unitPrice: 5, description: 'Conduit' },
+        { lineNumber: 2, quantity: 1, unitPrice: 100, description: 'Box' },
+      ],
+    });
     const [first, second] = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
 
     // 1: order values (a changed value, a deleted value).
     expectStatus(await org.api.patch(`/orders/${order.id}`, { shippingCost: 25, notes: null }), 200);
     // 2: an added item.
-    const [added] = expectStatus(await org.api.post(`/orders/${order.id}/items`, [{ lineNumber: 3, quantity: 2, unitPrice: 3, unitsOfMeasure: 'EA' }]), 201).body;
+    const [added] = expectStatus(
+      await org.api.post(`/orders/${order.id}/items`, [{ lineNumber: 3, quantity: 2, unitPrice: 3, unitsOfMeasure: 'EA' }]),
+      201,
+    ).body;
     // 3: a modified item (a value changed, a value deleted).
     expectStatus(await org.api.patch(`/items/${first.id}`, { quantity: 12, description: null }), 200);
     // 4: a deleted item.
@@ -191,7 +245,11 @@ describe('orders authoring', () => {
   it('records a feed entry for every change, with the object as its read endpoint returns it', async () => {
     const db = harness().db;
     const feed = async (since: number) =>
-      (await db('change_feed').where('organization_id', org.id).where('position', '>', since).orderBy('position').select('type', 'resource_id', 'data')) as { type: string; resource_id: string; data: any }[];
+      (await db('change_feed').where('organization_id', org.id).where('position', '>', since).orderBy('position').select('type', 'resource_id', 'data')) as {
+        type: string;
+        resource_id: string;
+        data: any;
+      }[];
     const head = Number((await db('feed_heads').where('organization_id', org.id).first('position'))?.position ?? 0);
     const order = await create({ state: 'FINALIZING', items: [{ lineNumber: 1, quantity: 2, unitPrice: 3 }] });
     const [item] = (await org.api.get(`/orders/${order.id}/items`)).body;
@@ -205,11 +263,19 @@ describe('orders authoring', () => {
     expectStatus(await org.api.delete(`/orders/${order.id}`), 200);
     const entries = await feed(head);
     expect(entries.map((e) => e.type)).to.deep.equal([
-      'order.created', 'item.created',
-      'change_order.created', 'order.updated',
-      'change_order.created', 'order.updated', 'item.created',
-      'change_order.created', 'order.updated', 'item.updated',
-      'change_order.created', 'order.updated', 'item.deleted',
+      'order.created',
+      'item.created',
+      'change_order.created',
+      'order.updated',
+      'change_order.created',
+      'order.updated',
+      'item.created',
+      'change_order.created',
+      'order.updated',
+      'item.updated',
+      'change_order.created',
+      'order.updated',
+      'item.deleted',
       'order.integration_state_changed',
       'change_order.integration_state_changed',
       'order.deleted',
@@ -222,4 +288,3 @@ describe('orders authoring', () => {
     expect(entries[15].data).to.have.keys('id', 'deletedAt');
   });
 });
-

@@ -71,7 +71,15 @@ describe('orders', () => {
       header_custom_field_value: 'CC-7781',
     });
     await insertAttachment(org.id, full, 'Vendor quote Q-88213', 'ferguson-quote.pdf');
-    major = await makeOrder(org, { type: 'MAJOR', mode: 'PRE_ACKNOWLEDGED', state: 'FINALIZING', purchase_order_number: 'J-1042-0002', need_by_date_day: '2026-10-01T00:00:00.000Z', tax_exempt: true, header_custom_field_value: 'CC-1' });
+    major = await makeOrder(org, {
+      type: 'MAJOR',
+      mode: 'PRE_ACKNOWLEDGED',
+      state: 'FINALIZING',
+      purchase_order_number: 'J-1042-0002',
+      need_by_date_day: '2026-10-01T00:00:00.000Z',
+      tax_exempt: true,
+      header_custom_field_value: 'CC-1',
+    });
     rfq = await makeOrder(org, { mode: 'REQUEST_FOR_QUOTE', state: 'BID_ACTIVE', purchase_order_number: 'J-1042-0003', header_custom_field_value: 'CC-2' });
     hfr = await makeOrder(org, { type: 'HOLD_FOR_RELEASE', state: 'DRAFT', purchase_order_number: 'J-1042-0004' });
     deleted = await makeOrder(org, { purchase_order_number: 'J-1042-0005' });
@@ -190,7 +198,7 @@ describe('orders', () => {
     problemOf(await org.api.get('/orders?filter[state]=OPEN'), 400);
   });
 
-  it('answers another organization\'s order exactly like a missing one', async () => {
+  it("answers another organization's order exactly like a missing one", async () => {
     await expectForeignLikeMissing(other, 'GET', `/orders/${full}`, `/orders/${MISSING_ID}`);
     await expectForeignLikeMissing(other, 'POST', `/orders/${full}/integrationState`, `/orders/${MISSING_ID}/integrationState`, { integrationState: 'LINKED' });
     problemOf(await org.api.get('/orders/not-an-id'), 404);
@@ -202,7 +210,10 @@ describe('orders', () => {
       const id = await makeOrder(org);
       const before = expectStatus(await org.api.get(`/orders/${id}`), 200).body;
       expect(before).to.include({ integrationState: 'NOT_LINKED', integrationLastSync: null });
-      const linked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', integrationMessage: 'Synced as PO 4500012' }), 200).body;
+      const linked = expectStatus(
+        await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', integrationMessage: 'Synced as PO 4500012' }),
+        200,
+      ).body;
       expect(linked).to.include({ id, integrationState: 'LINKED', integrationMessage: 'Synced as PO 4500012', updatedAt: before.updatedAt });
       expect(linked.integrationLastSync).to.match(TS);
       await sleep(5);
@@ -218,21 +229,31 @@ describe('orders', () => {
       const p = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'ERROR' }), 400);
       expect(p.errors[0]).to.include({ field: 'body.integrationMessage' });
       problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'ERROR', integrationMessage: '  ' }), 400);
-      const res = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'GL 5100 closed' }), 200).body;
+      const res = expectStatus(
+        await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'GL 5100 closed' }),
+        200,
+      ).body;
       expect(res).to.include({ integrationState: 'ERROR', integrationMessage: 'GL 5100 closed', integrationLastSync: null });
     });
 
-    itDirect('accepts only the states an integrator reports and never integrationLastSync', PRISM.invalidRequest('integrationState values an integrator may not report, integrationLastSync, an empty body'), async () => {
-      const id = await makeOrder(org);
-      for (const s of ['NOT_LINKED', 'OUT_OF_SYNC', 'SYNCED']) {
-        const p = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: s }), 400);
-        expect(p.errors[0].field).to.equal('body.integrationState');
-      }
-      const p = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', integrationLastSync: '2020-01-01T00:00:00.000Z' }), 400);
-      expect(p.errors[0].field).to.equal('body.integrationLastSync');
-      problemOf(await org.api.post(`/orders/${id}/integrationState`, {}), 400);
-      expect(expectStatus(await org.api.get(`/orders/${id}`), 200).body.integrationState).to.equal('NOT_LINKED');
-    });
+    itDirect(
+      'accepts only the states an integrator reports and never integrationLastSync',
+      PRISM.invalidRequest('integrationState values an integrator may not report, integrationLastSync, an empty body'),
+      async () => {
+        const id = await makeOrder(org);
+        for (const s of ['NOT_LINKED', 'OUT_OF_SYNC', 'SYNCED']) {
+          const p = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: s }), 400);
+          expect(p.errors[0].field).to.equal('body.integrationState');
+        }
+        const p = problemOf(
+          await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', integrationLastSync: '2020-01-01T00:00:00.000Z' }),
+          400,
+        );
+        expect(p.errors[0].field).to.equal('body.integrationLastSync');
+        problemOf(await org.api.post(`/orders/${id}/integrationState`, {}), 400);
+        expect(expectStatus(await org.api.get(`/orders/${id}`), 200).body.integrationState).to.equal('NOT_LINKED');
+      },
+    );
 
     it('answers 404 for a deleted order', async () => {
       problemOf(await org.api.post(`/orders/${deleted}/integrationState`, { integrationState: 'LINKED' }), 404);

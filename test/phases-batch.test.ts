@@ -84,7 +84,15 @@ describe('phases: batch upsert', () => {
       400,
     );
     const lines = p.errors[0].message.split('\n');
-    expect(lines.map((l) => l.replace(/:.*/, ''))).to.deep.equal(['Position 1', 'Position 2', 'Position 3', 'Position 4', 'Position 5', 'Position 7', 'Position 8']);
+    expect(lines.map((l) => l.replace(/:.*/, ''))).to.deep.equal([
+      'Position 1',
+      'Position 2',
+      'Position 3',
+      'Position 4',
+      'Position 5',
+      'Position 7',
+      'Position 8',
+    ]);
     expect(lines[0]).to.equal('Position 1: jobCode J-0000 does not match a job');
     expect(lines[2]).to.match(/^Position 3: .*different jobs/);
     expect(lines[3]).to.equal('Position 4: code is required');
@@ -118,7 +126,10 @@ describe('phases: batch upsert', () => {
     expect(first.map((p) => p.code)).to.deep.equal(inputs.map((i) => i.code));
     expect(first[1].jobCode).to.equal('J-1057');
     const started = Date.now();
-    const second = expectStatus(await org.api.post('/global-phases/batch', { inputs: inputs.map((i) => ({ ...i, description: i.description + ' (rev)' })) }), 200).body as Phase[];
+    const second = expectStatus(
+      await org.api.post('/global-phases/batch', { inputs: inputs.map((i) => ({ ...i, description: i.description + ' (rev)' })) }),
+      200,
+    ).body as Phase[];
     expect(Date.now() - started).to.be.below(5000);
     expect(second.map((p) => p.id)).to.deep.equal(first.map((p) => p.id));
     expect(second[999].description).to.equal('Bulk phase 999 (rev)');

@@ -4,7 +4,17 @@ import { insertJob } from './support/org-fixtures';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { itDirect, PRISM } from './support/proxy';
 
-type Phase = { id: string; code: string; description: string; jobId: string | null; jobCode: string | null; defaultGLCode: string | null; deletedAt: string | null; createdAt: string; updatedAt: string };
+type Phase = {
+  id: string;
+  code: string;
+  description: string;
+  jobId: string | null;
+  jobCode: string | null;
+  defaultGLCode: string | null;
+  deletedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
 
 describe('phases', () => {
   let org: TestOrg;
@@ -33,7 +43,8 @@ describe('phases', () => {
   });
 
   it('creates job phases flattened to jobId/jobCode', async () => {
-    const p = expectStatus(await org.api.post('/jobs/J-1042/phases', { code: '05-100', description: 'Structural steel', defaultGLCode: '5300-STL' }), 201).body as Phase;
+    const p = expectStatus(await org.api.post('/jobs/J-1042/phases', { code: '05-100', description: 'Structural steel', defaultGLCode: '5300-STL' }), 201)
+      .body as Phase;
     expect(p).to.include({ code: '05-100', jobId: job.id, jobCode: 'J-1042', defaultGLCode: '5300-STL' });
     problemOf(await org.api.post('/jobs/J-0000/phases', { code: '05-100', description: 'x' }), 404);
   });
@@ -47,7 +58,7 @@ describe('phases', () => {
     problemOf(await org.api.patch('/jobs/J-1042/phases/05-100', { code: '03-300' }), 409);
   });
 
-  it('lists global phases, all job phases, and one job\'s phases, ordered by createdAt by default', async () => {
+  it("lists global phases, all job phases, and one job's phases, ordered by createdAt by default", async () => {
     const global = expectStatus(await org.api.get('/global-phases'), 200).body as Phase[];
     expect(global.every((p) => p.jobId === null)).to.equal(true);
     expect(global.map((p) => p.code).slice(0, 2)).to.deep.equal(['01-000', '03-300']);
@@ -91,7 +102,8 @@ describe('phases', () => {
     const p = expectStatus(await org.api.get('/jobs/J-1057/phases/26-100'), 200).body as Phase;
     expect(p).to.include({ jobId: job2.id, defaultGLCode: '6200-ELEC' });
     problemOf(await org.api.get(`/jobs/J-1042/phases/${p.id}`), 404);
-    const u = expectStatus(await org.api.patch(`/jobs/${job2.id}/phases/${p.id}`, { description: 'Temporary power and lighting', defaultGLCode: null }), 200).body as Phase;
+    const u = expectStatus(await org.api.patch(`/jobs/${job2.id}/phases/${p.id}`, { description: 'Temporary power and lighting', defaultGLCode: null }), 200)
+      .body as Phase;
     expect(u).to.include({ id: p.id, code: '26-100', description: 'Temporary power and lighting', defaultGLCode: null });
     const d = expectStatus(await org.api.delete('/jobs/J-1057/phases/26-100'), 200).body as Phase;
     expect(d.id).to.equal(p.id);
@@ -122,7 +134,7 @@ describe('phases', () => {
     expectStatus(await org.api.post('/global-phases', { code: '99-DEL', description: 'Again' }), 201);
   });
 
-  it('answers another organization\'s phases and jobs like missing ones', async () => {
+  it("answers another organization's phases and jobs like missing ones", async () => {
     const g = expectStatus(await org.api.get('/global-phases/03-300'), 200).body as Phase;
     const jp = expectStatus(await org.api.get('/jobs/J-1042/phases/03-300'), 200).body as Phase;
     await expectForeignLikeMissing(other, 'GET', `/global-phases/${g.id}`, `/global-phases/${MISSING_ID}`);

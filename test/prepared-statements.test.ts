@@ -56,7 +56,23 @@ describe('prepared statements per connection', function () {
 
   // Filter keys in every order, pairs of them, with each orderBy and direction: thousands of shapes.
   function* shapes(): Generator<string> {
-    const keys = ['code', 'code_not', 'code_lt', 'code_lte', 'code_gt', 'code_gte', 'code_contains', 'code_starts_with', 'code_ends_with', 'name', 'name_not', 'name_lt', 'name_gt', 'name_contains', 'name_starts_with'];
+    const keys = [
+      'code',
+      'code_not',
+      'code_lt',
+      'code_lte',
+      'code_gt',
+      'code_gte',
+      'code_contains',
+      'code_starts_with',
+      'code_ends_with',
+      'name',
+      'name_not',
+      'name_lt',
+      'name_gt',
+      'name_contains',
+      'name_starts_with',
+    ];
     for (const orderBy of ['code', 'createdAt', 'id', 'name', 'startDate', 'updatedAt']) {
       for (const direction of ['ASC', 'DESC']) {
         for (const a of keys) for (const b of keys) if (a !== b) yield `/jobs?limit=5&orderBy=${orderBy}&direction=${direction}&filter[${a}]=J&filter[${b}]=K`;

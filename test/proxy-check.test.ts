@@ -38,7 +38,16 @@ describe('prism proxy --errors, as proxy-check uses it', function () {
     const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    prism = startChild(join(ROOT, 'node_modules', '.bin', 'prism'), ['proxy', join(ROOT, 'generated', 'openapi.yaml'), upstreamUrl, '--errors', '--port', String(port), '--host', '127.0.0.1']);
+    prism = startChild(join(ROOT, 'node_modules', '.bin', 'prism'), [
+      'proxy',
+      join(ROOT, 'generated', 'openapi.yaml'),
+      upstreamUrl,
+      '--errors',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    ]);
     await waitForHttp(prism, base + '/openapi-proxy-readiness', 170_000, 'prism proxy');
   });
 
@@ -81,7 +90,10 @@ describe('prism proxy --errors, as proxy-check uses it', function () {
     const read = readPrismLog(log(), contract);
     expect(read.requests).to.equal(4);
     expect(read.violations).to.have.length(3);
-    expect(read.violations.join('\n')).to.match(/^GET \/tax-codes: VIOLATIONS/m).and.match(/UNPROCESSABLE_ENTITY/).and.match(/UNAUTHORIZED/);
+    expect(read.violations.join('\n'))
+      .to.match(/^GET \/tax-codes: VIOLATIONS/m)
+      .and.match(/UNPROCESSABLE_ENTITY/)
+      .and.match(/UNAUTHORIZED/);
     expect([...read.seen.get('getTaxCode')]).to.deep.equal([200]);
     expect([...read.seen.get('listTaxCodes')]).to.deep.equal([200]);
     expect(read.unfinished).to.equal(0);

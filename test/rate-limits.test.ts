@@ -17,7 +17,14 @@ function tokenFrom(localAddress: string, body: string): Promise<{ status: number
   const url = new URL(harness().baseUrl + '/oauth2/token');
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'Content-Type': FORM, 'Content-Length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'Content-Type': FORM, 'Content-Length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
@@ -72,7 +79,9 @@ describe('rate limits', function () {
     const hourly = Number(process.env.RATE_LIMIT_HOURLY);
     await setRateLimits(harness().db, org.id, { hourly: hourly * 2 });
     const res = expectStatus(await org.api.get('/tax-codes'), 200);
-    expect(res.headers.get('ratelimit-policy')).to.equal(`"org-burst";q=${process.env.RATE_LIMIT_BURST};w=1, "org-hourly";q=${hourly * 2};w=3600, "credential-hourly";q=${hourly};w=3600`);
+    expect(res.headers.get('ratelimit-policy')).to.equal(
+      `"org-burst";q=${process.env.RATE_LIMIT_BURST};w=1, "org-hourly";q=${hourly * 2};w=3600, "credential-hourly";q=${hourly};w=3600`,
+    );
     expect(res.headers.get('ratelimit')).to.contain(`"credential-hourly";r=${hourly - 1};`);
   });
 
@@ -80,8 +89,11 @@ describe('rate limits', function () {
     const org = await newOrg();
     const cli = (...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [join(ROOT, 'dist', 'src', 'admin', 'cli.js'), ...args], { env: { ...process.env, DATABASE_URL: harness().databaseUrl } }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as unknown as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          [join(ROOT, 'dist', 'src', 'admin', 'cli.js'), ...args],
+          { env: { ...process.env, DATABASE_URL: harness().databaseUrl } },
+          (err, stdout, stderr) => resolve({ code: err ? Number((err as unknown as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
     const set = await cli('org', 'setting', '--org', org.id, '--rate-limit-burst', '5', '--rate-limit-hourly', '700');

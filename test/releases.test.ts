@@ -48,7 +48,13 @@ describe('releases', () => {
       ],
     });
     ids.undated = await createRelease(db, org.id, { orderId: priced.id, releaseNumber: 'R2', createdAt: at(2), items: [] });
-    ids.cancelled = await createRelease(db, org.id, { orderId: priced.id, releaseNumber: 'R3', needByDateDay: '2026-11-12T00:00:00.000Z', createdAt: at(3), items: [] });
+    ids.cancelled = await createRelease(db, org.id, {
+      orderId: priced.id,
+      releaseNumber: 'R3',
+      needByDateDay: '2026-11-12T00:00:00.000Z',
+      createdAt: at(3),
+      items: [],
+    });
     await cancelRelease(db, org.id, ids.cancelled, 'Schedule moved');
     ids.late = await createRelease(db, org.id, {
       orderId: second.id,
@@ -57,8 +63,19 @@ describe('releases', () => {
       createdAt: at(4),
       items: [{ itemId: second.items[1], quantityReleased: 5 }],
     });
-    ids.early = await createRelease(db, org.id, { orderId: second.id, releaseNumber: 'R5', needByDateDay: '2026-11-05T00:00:00.000Z', createdAt: at(5), items: [] });
-    ids.onDeleted = await createRelease(db, org.id, { orderId: deletedOrder.id, releaseNumber: 'R6', createdAt: at(6), items: [{ itemId: deletedOrder.items[1], quantityReleased: 1 }] });
+    ids.early = await createRelease(db, org.id, {
+      orderId: second.id,
+      releaseNumber: 'R5',
+      needByDateDay: '2026-11-05T00:00:00.000Z',
+      createdAt: at(5),
+      items: [],
+    });
+    ids.onDeleted = await createRelease(db, org.id, {
+      orderId: deletedOrder.id,
+      releaseNumber: 'R6',
+      createdAt: at(6),
+      items: [{ itemId: deletedOrder.items[1], quantityReleased: 1 }],
+    });
     await softDeleteOrder(org, deletedOrder.id);
     const foreignOrder = await makeOrder(other, {}, []);
     await createRelease(db, other.id, { orderId: foreignOrder.id, releaseNumber: 'X1', items: [] });
@@ -80,7 +97,9 @@ describe('releases', () => {
     });
 
     it('returns the line item with unitPrice (0 when unpriced) and extPrice equal to totalCost, and backorderQuantity 0 when none', async () => {
-      const [release] = (expectStatus(await org.api.get(`/releases?orderId=${priced.id}&needByDateFrom=2026-11-10`), 200).body.data as any[]).filter((r) => r.id === ids.costed);
+      const [release] = (expectStatus(await org.api.get(`/releases?orderId=${priced.id}&needByDateFrom=2026-11-10`), 200).body.data as any[]).filter(
+        (r) => r.id === ids.costed,
+      );
       for (const ri of release.releaseItems) {
         expect(ri.lineItem.id).to.equal(ri.lineItemId);
         expect(ri.lineItem.extPrice).to.equal(ri.totalCost);
@@ -121,7 +140,15 @@ describe('releases', () => {
 
     it('returns every field, the parent PO number and only id and name of the delivery location', async () => {
       const r = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body.find((x: { id: string }) => x.id === ids.costed);
-      expect(r).to.include({ orderId: priced.id, purchaseOrderNumber: 'J-1042-017', releaseNumber: 'R1', needByDateDay: '2026-11-10T00:00:00.000Z', needByWindow: 'AM', cancelledAt: null, createdById: org.userId });
+      expect(r).to.include({
+        orderId: priced.id,
+        purchaseOrderNumber: 'J-1042-017',
+        releaseNumber: 'R1',
+        needByDateDay: '2026-11-10T00:00:00.000Z',
+        needByWindow: 'AM',
+        cancelledAt: null,
+        createdById: org.userId,
+      });
       expect(r.deliveryLocation).to.deep.equal({ id: locationId, name: 'Riverside MOB laydown yard' });
       const undated = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body.find((x: { id: string }) => x.id === ids.undated);
       expect(undated).to.include({ deliveryLocation: null, totalCost: 0, needByDateDay: null });
@@ -141,7 +168,8 @@ describe('releases', () => {
   });
 
   describe('GET /releases', () => {
-    const list = async (q = '') => expectStatus(await org.api.get(`/releases${q}`), 200).body as { meta: { total: number; limit: number; offset: number }; data: { id: string }[] };
+    const list = async (q = '') =>
+      expectStatus(await org.api.get(`/releases${q}`), 200).body as { meta: { total: number; limit: number; offset: number }; data: { id: string }[] };
 
     it('returns {meta, data} newest first with defaults limit 100, offset 0, excluding cancelled releases and releases of deleted orders', async () => {
       const page = await list();
@@ -152,7 +180,9 @@ describe('releases', () => {
     it('includes cancelled releases with includeCancelled=true', async () => {
       const page = await list('?includeCancelled=true');
       expect(page.meta.total).to.equal(5);
-      expect(page.data.map((r) => r.id)).to.include(ids.cancelled).and.not.include(ids.onDeleted);
+      expect(page.data.map((r) => r.id))
+        .to.include(ids.cancelled)
+        .and.not.include(ids.onDeleted);
     });
 
     it('filters by orderId, and answers 404 for an orderId that does not resolve (missing, deleted, foreign, empty)', async () => {

@@ -18,15 +18,46 @@ describe('requisitions', () => {
       org,
       b,
       {
-        identifier: 'REQ-001', state: 'OPEN', title: 'Copper rough-in', notes: 'North gate', delivery_location_id: b.locationId, need_by_date_category: 'DATE',
-        need_by_date_day: '2026-11-10T00:00:00Z', need_by_window: 'Morning (7am - 11am)', sent_at: '2026-11-02T14:20:00Z', vendor_contact_id: 'vc-17',
+        identifier: 'REQ-001',
+        state: 'OPEN',
+        title: 'Copper rough-in',
+        notes: 'North gate',
+        delivery_location_id: b.locationId,
+        need_by_date_category: 'DATE',
+        need_by_date_day: '2026-11-10T00:00:00Z',
+        need_by_window: 'Morning (7am - 11am)',
+        sent_at: '2026-11-02T14:20:00Z',
+        vendor_contact_id: 'vc-17',
       },
       [
-        { line_number: 2, description: 'Elbows', quantity: 60, state: 'REJECTED', rejection_reason: 'DUPLICATE', rejection_message: 'On PO already', qty_requested: 60, qty_rejected_by_purchasing: 60 },
         {
-          line_number: 1, description: 'Pipe', quantity: 40, quantity_delivered: 24, state: 'ADDED_TO_PO', line_item_id: itemId, purchase_order_id: orderId, allow_substitution: true,
-          manufacturer_part_number: 'LH04020', universal_product_code: '039923040209', units_of_measure: 'EA', catalog_id: 'CAT-1', integration_data: JSON.stringify({ erp: 'PR-1' }),
-          qty_added_to_po: 40, qty_requested: 40, qty_acknowledged_by_purchasing: 40, notes: 'cut to 10 ft',
+          line_number: 2,
+          description: 'Elbows',
+          quantity: 60,
+          state: 'REJECTED',
+          rejection_reason: 'DUPLICATE',
+          rejection_message: 'On PO already',
+          qty_requested: 60,
+          qty_rejected_by_purchasing: 60,
+        },
+        {
+          line_number: 1,
+          description: 'Pipe',
+          quantity: 40,
+          quantity_delivered: 24,
+          state: 'ADDED_TO_PO',
+          line_item_id: itemId,
+          purchase_order_id: orderId,
+          allow_substitution: true,
+          manufacturer_part_number: 'LH04020',
+          universal_product_code: '039923040209',
+          units_of_measure: 'EA',
+          catalog_id: 'CAT-1',
+          integration_data: JSON.stringify({ erp: 'PR-1' }),
+          qty_added_to_po: 40,
+          qty_requested: 40,
+          qty_acknowledged_by_purchasing: 40,
+          notes: 'cut to 10 ft',
         },
         { line_number: 3, description: 'Studs', quantity: 100, state: 'ADDED_TO_WAREHOUSE_REQUEST', qty_requested: 100, qty_added_to_warehouse_request: 100 },
       ],
@@ -39,10 +70,25 @@ describe('requisitions', () => {
   it('returns every field of a requisition', async () => {
     const r = expectStatus(await org.api.get(`/requisitions/${ids.open}`), 200).body;
     expect(r).to.include({
-      id: ids.open, identifier: 'REQ-001', state: 'OPEN', title: 'Copper rough-in', notes: 'North gate', jobId: b.jobId, orderingAgentId: b.userId,
-      createdById: b.otherUserId, deliveryLocationId: b.locationId, needByDateCategory: 'DATE', needByDateDay: '2026-11-10T00:00:00.000Z',
-      needByWindow: 'Morning (7am - 11am)', sentAt: '2026-11-02T14:20:00.000Z', scheduledAt: null, manuallyClosedAt: null, deletedAt: null, deletedById: null,
-      vendorContactId: 'vc-17', updatedById: null,
+      id: ids.open,
+      identifier: 'REQ-001',
+      state: 'OPEN',
+      title: 'Copper rough-in',
+      notes: 'North gate',
+      jobId: b.jobId,
+      orderingAgentId: b.userId,
+      createdById: b.otherUserId,
+      deliveryLocationId: b.locationId,
+      needByDateCategory: 'DATE',
+      needByDateDay: '2026-11-10T00:00:00.000Z',
+      needByWindow: 'Morning (7am - 11am)',
+      sentAt: '2026-11-02T14:20:00.000Z',
+      scheduledAt: null,
+      manuallyClosedAt: null,
+      deletedAt: null,
+      deletedById: null,
+      vendorContactId: 'vc-17',
+      updatedById: null,
     });
   });
 
@@ -75,16 +121,34 @@ describe('requisitions', () => {
     const items = expectStatus(await org.api.get(`/requisitions/${ids.open}/items`), 200).body;
     expect(items.map((i: { lineNumber: number }) => i.lineNumber)).to.deep.equal([1, 2, 3]);
     expect(items[0]).to.include({
-      requisitionId: ids.open, description: 'Pipe', quantity: 40, quantityDelivered: 24, state: 'ADDED_TO_PO', allowSubstitution: true, manufacturerPartNumber: 'LH04020',
-      universalProductCode: '039923040209', unitsOfMeasure: 'EA', catalogId: 'CAT-1', notes: 'cut to 10 ft', createdById: b.otherUserId, rejectionReason: null,
+      requisitionId: ids.open,
+      description: 'Pipe',
+      quantity: 40,
+      quantityDelivered: 24,
+      state: 'ADDED_TO_PO',
+      allowSubstitution: true,
+      manufacturerPartNumber: 'LH04020',
+      universalProductCode: '039923040209',
+      unitsOfMeasure: 'EA',
+      catalogId: 'CAT-1',
+      notes: 'cut to 10 ft',
+      createdById: b.otherUserId,
+      rejectionReason: null,
     });
     expect(items[0].lineItemId).to.be.a('string');
     expect(items[0].purchaseOrderId).to.be.a('string');
     expect(items[0].integrationData).to.deep.equal({ erp: 'PR-1' });
     expect(items[0].states).to.deep.equal({ AddedToPO: 40, Requested: 40, RejectedByPurchasing: 0, AddedToWarehouseRequest: 0, AcknowledgedByPurchasing: 40 });
-    expect(items[1]).to.include({ state: 'REJECTED', rejectionReason: 'DUPLICATE', rejectionMessage: 'On PO already', lineItemId: null, purchaseOrderId: null });
+    expect(items[1]).to.include({
+      state: 'REJECTED',
+      rejectionReason: 'DUPLICATE',
+      rejectionMessage: 'On PO already',
+      lineItemId: null,
+      purchaseOrderId: null,
+    });
     expect(items[1].states).to.include({ RejectedByPurchasing: 60, Requested: 60 });
-    const get = async (q: string) => expectStatus(await org.api.get(`/requisitions/${ids.open}/items?${q}`), 200).body.map((i: { description: string }) => i.description);
+    const get = async (q: string) =>
+      expectStatus(await org.api.get(`/requisitions/${ids.open}/items?${q}`), 200).body.map((i: { description: string }) => i.description);
     expect(await get('orderBy=lineNumber&direction=DESC')).to.deep.equal(['Studs', 'Elbows', 'Pipe']);
     expect(await get('filter[state]=REJECTED')).to.deep.equal(['Elbows']);
     expect(await get('filter[description_starts_with]=p')).to.deep.equal(['Pipe']);
@@ -127,7 +191,12 @@ describe('requisitions', () => {
     const intruder = await newOrg();
     await expectForeignLikeMissing(intruder, 'GET', `/requisitions/${ids.review}`, `/requisitions/${MISSING_ID}`);
     await expectForeignLikeMissing(intruder, 'GET', `/requisitions/${ids.open}/items`, `/requisitions/${MISSING_ID}/items`);
-    await expectForeignLikeMissing(intruder, 'PATCH', `/requisitions/${ids.review}/updateRequisitionState?state=CLOSED`, `/requisitions/${MISSING_ID}/updateRequisitionState?state=CLOSED`);
+    await expectForeignLikeMissing(
+      intruder,
+      'PATCH',
+      `/requisitions/${ids.review}/updateRequisitionState?state=CLOSED`,
+      `/requisitions/${MISSING_ID}/updateRequisitionState?state=CLOSED`,
+    );
     expect(expectStatus(await org.api.get(`/requisitions/${ids.review}`), 200).body.state).to.equal('IN_REVIEW');
     expect(expectStatus(await intruder.api.get('/requisitions'), 200).body).to.deep.equal([]);
   });

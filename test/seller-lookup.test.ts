@@ -40,7 +40,7 @@ describe('seller order lookup', function () {
     exact = await makeOrder(buyer, { vendor_id: linkedVendor, purchase_order_number: 'J-1042/0007', state: 'ACTIVE' });
   });
 
-  it('finds the buyer\'s order sent to a vendor linked to the caller by its exact PO number', async () => {
+  it("finds the buyer's order sent to a vendor linked to the caller by its exact PO number", async () => {
     const o = expectStatus(await seller.api.get(path(buyer.id, 'J-1042/0007')), 200).body;
     expect(o).to.include({ id: exact, purchaseOrderNumber: 'J-1042/0007', vendorId: linkedVendor });
   });

@@ -31,7 +31,11 @@ describe('streamed bulk pages (production mode)', function () {
     // The production app is started in this process, on the harness's database.
     if (!harness().inProcess) return this.skip();
     org = await newOrg();
-    await makeOrder(org, {}, Array.from({ length: 1300 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })));
+    await makeOrder(
+      org,
+      {},
+      Array.from({ length: 1300 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })),
+    );
     // Two connections: a leaked one would stall the requests after the aborted ones.
     db = createDb(harness().databaseUrl, 2);
     app = await createApp({ db, config: { ...loadConfig(), mode: 'production' }, jwtSecret: harness().jwtSecret });
@@ -50,7 +54,14 @@ describe('streamed bulk pages (production mode)', function () {
   const get = (path: string, key = org.apiKey) => fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
 
   it('sends the same document as the validated test-mode answer, in chunks', async () => {
-    for (const path of ['/items?limit=2500', '/items?limit=600&offset=100&orderBy=lineNumber&direction=ASC', '/items?limit=1000&cursor=start', '/items?limit=5&filter[lineNumber_lt]=0', '/releases?limit=50', '/invoice-items?limit=10']) {
+    for (const path of [
+      '/items?limit=2500',
+      '/items?limit=600&offset=100&orderBy=lineNumber&direction=ASC',
+      '/items?limit=1000&cursor=start',
+      '/items?limit=5&filter[lineNumber_lt]=0',
+      '/releases?limit=50',
+      '/invoice-items?limit=10',
+    ]) {
       const streamed = await get(path);
       expect(streamed.status, path).to.equal(200);
       expect(streamed.headers.get('content-type')).to.equal('application/json; charset=utf-8');

@@ -21,7 +21,7 @@ describe('tags', () => {
     await insertTag(other, { title: 'Foreign', type: 'ORDER', color: '#f0f0f0' });
   });
 
-  it('lists the organization\'s tags with every field, ordered by createdAt by default', async () => {
+  it("lists the organization's tags with every field, ordered by createdAt by default", async () => {
     const list = expectStatus(await org.api.get('/tags'), 200).body as Tag[];
     expect(list.map((t) => t.title)).to.deep.equal(['Long lead', 'Cycle count', 'Urgent', 'Rental return']);
     expect(Object.keys(list[0])).to.have.members(['id', 'title', 'type', 'color', 'createdAt', 'updatedAt']);
@@ -66,7 +66,7 @@ describe('tags', () => {
     expect(await harness().db('tags').where({ organization_id: org.id, title: 'Black' }).first()).to.equal(undefined);
   });
 
-  it('lists only the caller organization\'s tags', async () => {
+  it("lists only the caller organization's tags", async () => {
     const theirs = expectStatus(await other.api.get('/tags'), 200).body as Tag[];
     expect(theirs.map((t) => t.title)).to.deep.equal(['Foreign']);
   });

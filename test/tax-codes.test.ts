@@ -48,7 +48,9 @@ describe('tax codes', () => {
     expect(await codes('filter[code_in][]=TX-CA&filter[code_in][]=TX-NV')).to.deep.equal(['TX-CA', 'TX-NV']);
     expect(await codes('filter[code_in]=TX-CA,TX-NV')).to.deep.equal(['TX-CA', 'TX-NV']);
     expect(await codes('filter.code_in=TX-NV')).to.deep.equal(['TX-NV']);
-    expect(await codes('filter[code_not_in][]=TX-CA&filter[code_starts_with]=TX-')).to.include.members(['TX-NV', 'TX-USE']).and.not.include('TX-CA');
+    expect(await codes('filter[code_not_in][]=TX-CA&filter[code_starts_with]=TX-'))
+      .to.include.members(['TX-NV', 'TX-USE'])
+      .and.not.include('TX-CA');
     expect(await codes('filter[code_starts_with]=tx-u')).to.deep.equal(['TX-USE']);
     expect(await codes('filter[code_ends_with]=-TPT')).to.deep.equal(['AZ-TPT']);
     expect(await codes('filter[description_contains]=PRIVILEGE')).to.deep.equal(['AZ-TPT']);
@@ -89,12 +91,16 @@ describe('tax codes', () => {
     problemOf(await org.api.patch('/tax-codes/TX-NV', { code: 'TX-CA' }), 409);
   });
 
-  itDirect('validates input and names every failing field', PRISM.invalidRequest('an empty code, taxPercent 1.5, an unlisted taxType and color, no description, an empty PATCH body'), async () => {
-    const p = problemOf(await org.api.post('/tax-codes', { code: '', taxPercent: 1.5, taxType: 'VAT', color: 'x' }), 400);
-    const fields = p.errors.map((e) => e.field);
-    expect(fields).to.include.members(['body.code', 'body.taxPercent', 'body.taxType', 'body.color', 'body.description']);
-    problemOf(await org.api.patch('/tax-codes/TX-CA', {}), 400);
-  });
+  itDirect(
+    'validates input and names every failing field',
+    PRISM.invalidRequest('an empty code, taxPercent 1.5, an unlisted taxType and color, no description, an empty PATCH body'),
+    async () => {
+      const p = problemOf(await org.api.post('/tax-codes', { code: '', taxPercent: 1.5, taxType: 'VAT', color: 'x' }), 400);
+      const fields = p.errors.map((e) => e.field);
+      expect(fields).to.include.members(['body.code', 'body.taxPercent', 'body.taxType', 'body.color', 'body.description']);
+      problemOf(await org.api.patch('/tax-codes/TX-CA', {}), 400);
+    },
+  );
 
   it('soft-deletes: returns deletedAt, hides it, and frees the code', async () => {
     const created = expectStatus(await org.api.post('/tax-codes', { code: 'TX-DEL', description: 'Delete me', taxPercent: 0.03 }), 201).body;

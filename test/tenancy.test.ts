@@ -58,7 +58,7 @@ describe('tenancy', () => {
     });
   }
 
-  it('lists only the caller organization\'s rows', async () => {
+  it("lists only the caller organization's rows", async () => {
     expectStatus(await owner.api.post('/tax-codes', { code: 'ONLY-MINE', description: 'x', taxPercent: 0 }), 201);
     const theirs = expectStatus(await intruder.api.get('/tax-codes?filter[code]=ONLY-MINE'), 200).body;
     expect(theirs).to.deep.equal([]);

@@ -9,7 +9,17 @@ import { startSmtp } from './support/smtp';
 // The test SMTP server's certificate is self-signed.
 const TEST_TLS = { rejectUnauthorized: false };
 
-type User = { id: string; email: string; displayName: string; firstName: string; lastName: string; admin: boolean; avatarUrl: string | null; phone: string | null; role: string };
+type User = {
+  id: string;
+  email: string;
+  displayName: string;
+  firstName: string;
+  lastName: string;
+  admin: boolean;
+  avatarUrl: string | null;
+  phone: string | null;
+  role: string;
+};
 
 describe('users', () => {
   let org: TestOrg;
@@ -22,13 +32,28 @@ describe('users', () => {
       ['Dev', 'Patel', 'FieldOrdering'],
       ['Lena', 'Okafor', 'Warehouse'],
     ]) {
-      expectStatus(await org.api.post('/users', { email: `${first.toLowerCase()}.${last.toLowerCase()}@summitridge.example`, firstName: first, lastName: last, role }), 201);
+      expectStatus(
+        await org.api.post('/users', { email: `${first.toLowerCase()}.${last.toLowerCase()}@summitridge.example`, firstName: first, lastName: last, role }),
+        201,
+      );
     }
   });
 
   it('creates a user with defaults and a display name from the names', async () => {
-    const u = expectStatus(await org.api.post('/users', { email: 'Sam.Rivera@SummitRidge.example', firstName: 'Sam', lastName: 'Rivera', role: 'BackOffice' }), 201).body as User;
-    expect(u).to.include({ email: 'Sam.Rivera@SummitRidge.example', firstName: 'Sam', lastName: 'Rivera', displayName: 'Sam Rivera', role: 'BackOffice', admin: false, avatarUrl: null, phone: null });
+    const u = expectStatus(
+      await org.api.post('/users', { email: 'Sam.Rivera@SummitRidge.example', firstName: 'Sam', lastName: 'Rivera', role: 'BackOffice' }),
+      201,
+    ).body as User;
+    expect(u).to.include({
+      email: 'Sam.Rivera@SummitRidge.example',
+      firstName: 'Sam',
+      lastName: 'Rivera',
+      displayName: 'Sam Rivera',
+      role: 'BackOffice',
+      admin: false,
+      avatarUrl: null,
+      phone: null,
+    });
     const full = expectStatus(
       await org.api.post('/users', {
         email: 'jo.kim@summitridge.example',
@@ -90,7 +115,10 @@ describe('users', () => {
 
   describe('registration e-mail', () => {
     it('is queued in the outbox with the user', async () => {
-      const u = expectStatus(await org.api.post('/users', { email: 'pat.nguyen@summitridge.example', firstName: 'Pat', lastName: 'Nguyen', role: 'Field' }), 201).body as User;
+      const u = expectStatus(
+        await org.api.post('/users', { email: 'pat.nguyen@summitridge.example', firstName: 'Pat', lastName: 'Nguyen', role: 'Field' }),
+        201,
+      ).body as User;
       const rows = await harness().db('outbox_emails').where({ organization_id: org.id }).whereRaw('to_address LIKE ?', ['%pat.nguyen@summitridge.example%']);
       expect(rows).to.have.length(1);
       expect(rows[0]).to.include({ kind: 'registration', sent_at: null, attempts: 0 });
@@ -107,7 +135,10 @@ describe('users', () => {
 
     it('is delivered through SMTP with STARTTLS and authentication, as one well-formed MIME message', async () => {
       const mailOrg = await newOrg();
-      expectStatus(await mailOrg.api.post('/users', { email: 'riley.brooks@summitridge.example', firstName: 'Riley', lastName: 'Brooks', role: 'Warehouse' }), 201);
+      expectStatus(
+        await mailOrg.api.post('/users', { email: 'riley.brooks@summitridge.example', firstName: 'Riley', lastName: 'Brooks', role: 'Warehouse' }),
+        201,
+      );
       const smtp = await startSmtp();
       try {
         const url = `smtp://mailer:s3cret@127.0.0.1:${smtp.port}?from=no-reply@summitridge.example`;
@@ -123,7 +154,10 @@ describe('users', () => {
       const [message] = smtp.messages;
       expect(message).to.include({ from: 'no-reply@summitridge.example', secure: true });
       expect(message.to).to.deep.equal(['riley.brooks@summitridge.example']);
-      expect(message.raw).to.match(/^Subject: Welcome to /m).and.match(/^MIME-Version: 1\.0$/m).and.match(/^Content-Type: text\/plain; charset=utf-8$/m);
+      expect(message.raw)
+        .to.match(/^Subject: Welcome to /m)
+        .and.match(/^MIME-Version: 1\.0$/m)
+        .and.match(/^Content-Type: text\/plain; charset=utf-8$/m);
       expect(message.raw).to.include('Hello Riley');
       // RFC 5322 2.1.1: no line longer than 998 characters.
       expect(Math.max(...message.raw.split('\r\n').map((l) => l.length))).to.be.at.most(998);
@@ -157,7 +191,10 @@ describe('users', () => {
       let seen: { claimed_at: Date | null } | undefined;
       smtp.onMessage = async () => {
         // Mid-send, another session can lock the row at once (NOWAIT fails on a held lock).
-        seen = await harness().db.transaction(async (tx) => (await tx('outbox_emails').where({ organization_id: mailOrg.id }).forUpdate().noWait().first('claimed_at')) as { claimed_at: Date | null });
+        seen = await harness().db.transaction(
+          async (tx) =>
+            (await tx('outbox_emails').where({ organization_id: mailOrg.id }).forUpdate().noWait().first('claimed_at')) as { claimed_at: Date | null },
+        );
       };
       try {
         const result = await deliverPending(harness().db, `smtp://127.0.0.1:${smtp.port}`, { organizationId: mailOrg.id, tls: TEST_TLS });

@@ -29,7 +29,11 @@ describe('vendors', () => {
   it('lists ordered by createdAt by default; orders and filters on the allowed fields', async () => {
     const created = (expectStatus(await org.api.get('/vendors'), 200).body as any[]).map((v) => v.createdAt);
     expect(created).to.deep.equal([...created].sort());
-    expect((expectStatus(await org.api.get('/vendors?orderBy=name&filter[code_in]=V-A,V-B,V-C'), 200).body as any[]).map((v) => v.code)).to.deep.equal(['V-A', 'V-B', 'V-C']);
+    expect((expectStatus(await org.api.get('/vendors?orderBy=name&filter[code_in]=V-A,V-B,V-C'), 200).body as any[]).map((v) => v.code)).to.deep.equal([
+      'V-A',
+      'V-B',
+      'V-C',
+    ]);
     expect((expectStatus(await org.api.get('/vendors?filter[name_contains]=electric'), 200).body as any[]).map((v) => v.code)).to.deep.equal(['V-C']);
     problemOf(await org.api.get('/vendors?filter[type]=x'), 400);
   });
@@ -79,8 +83,19 @@ describe('vendors', () => {
   it('batch: size limits, positions, one transaction, input order, 1000 elements quickly', async () => {
     expect(problemOf(await org.api.post('/vendors/batch', { inputs: [] }), 400).errors[0].message).to.equal('Invalid input, list cannot be empty');
     const tooMany = Array.from({ length: 1001 }, (_, i) => ({ code: `X${i}`, name: 'x' }));
-    expect(problemOf(await org.api.post('/vendors/batch', { inputs: tooMany }), 400).errors[0].message).to.equal('Invalid input, list cannot be greater than 1000');
-    const dup = problemOf(await org.api.post('/vendors/batch', { inputs: [{ code: 'VB-1', name: 'a' }, { code: 'VB-2', name: 'b' }, { code: 'VB-1', name: 'c' }] }), 400);
+    expect(problemOf(await org.api.post('/vendors/batch', { inputs: tooMany }), 400).errors[0].message).to.equal(
+      'Invalid input, list cannot be greater than 1000',
+    );
+    const dup = problemOf(
+      await org.api.post('/vendors/batch', {
+        inputs: [
+          { code: 'VB-1', name: 'a' },
+          { code: 'VB-2', name: 'b' },
+          { code: 'VB-1', name: 'c' },
+        ],
+      }),
+      400,
+    );
     expect(dup.errors[0].message).to.match(/^Position 2: /);
     problemOf(await org.api.get('/vendors/VB-1'), 404);
     const inputs = Array.from({ length: 1000 }, (_, i) => ({ code: `VB-${999 - i}`, name: `Batch vendor ${i}` }));

@@ -19,7 +19,19 @@ describe('warehouse requests', () => {
     b2 = await basics(org);
     reqId = await requisition(org, b);
     const items = [
-      { line_number: 1, state: 'PICKED', description: 'Studs', quantity: 120, picked_quantity: 120, uom: 'EA', sku: 'LUM-2408', upc: '0820', mpn: 'SPF248', requisition_id: reqId, notes: 'straight' },
+      {
+        line_number: 1,
+        state: 'PICKED',
+        description: 'Studs',
+        quantity: 120,
+        picked_quantity: 120,
+        uom: 'EA',
+        sku: 'LUM-2408',
+        upc: '0820',
+        mpn: 'SPF248',
+        requisition_id: reqId,
+        notes: 'straight',
+      },
       { line_number: 3, state: 'PARTIAL_PICK', description: 'Drywall', quantity: 80, picked_quantity: 52, sku: 'DW-050' },
       { line_number: 2, state: 'UNAVAILABLE', description: 'Anchors', quantity: 500, sku: 'ANC-38', created_by_id: b2.otherUserId },
       { line_number: 4, state: 'REQUESTED', description: 'Screws', quantity: 10 },
@@ -28,7 +40,12 @@ describe('warehouse requests', () => {
       { line_number: 7, state: 'DRAFT', description: 'Sealant', quantity: 6 },
     ];
     ids.sent = await warehouseRequest(org, b, { identifier: 'WR-001', state: 'SENT', need_by_date_day: '2026-11-12T00:00:00Z' }, items);
-    ids.draft = await warehouseRequest(org, b2, { identifier: 'WR-002', state: 'DRAFT', need_by_date_day: '2026-11-18T00:00:00Z', created_by_id: b2.otherUserId });
+    ids.draft = await warehouseRequest(org, b2, {
+      identifier: 'WR-002',
+      state: 'DRAFT',
+      need_by_date_day: '2026-11-18T00:00:00Z',
+      created_by_id: b2.otherUserId,
+    });
     ids.ack = await warehouseRequest(org, b, { identifier: 'WR-003', state: 'ACKNOWLEDGED', need_by_date_day: '2026-11-05T00:00:00Z' });
     await staggerCreatedAt('warehouse_requests', [ids.sent, ids.draft, ids.ack]);
   });
@@ -37,7 +54,15 @@ describe('warehouse requests', () => {
     const a = expectStatus(await org.api.get(`/warehouse-requests/${ids.sent}`), 200).body;
     const c = expectStatus(await org.api.get(`/warehouseRequests/${ids.sent}`), 200).body;
     expect(a).to.deep.equal(c);
-    expect(a).to.include({ id: ids.sent, identifier: 'WR-001', state: 'SENT', needByDateDay: '2026-11-12T00:00:00.000Z', locationId: b.locationId, jobId: b.jobId, createdById: b.userId });
+    expect(a).to.include({
+      id: ids.sent,
+      identifier: 'WR-001',
+      state: 'SENT',
+      needByDateDay: '2026-11-12T00:00:00.000Z',
+      locationId: b.locationId,
+      jobId: b.jobId,
+      createdById: b.userId,
+    });
     expect(a.createdAt).to.match(/Z$/);
   });
 
@@ -83,8 +108,18 @@ describe('warehouse requests', () => {
     expect(a.map((i: { lineNumber: number }) => i.lineNumber)).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
     expect(a.map((i: { state: string }) => i.state)).to.have.members(['CANCELLED', 'DRAFT', 'PARTIAL_PICK', 'PICKED', 'REQUESTED', 'SHIPPED', 'UNAVAILABLE']);
     expect(a[0]).to.include({
-      warehouseRequestId: ids.sent, state: 'PICKED', description: 'Studs', quantity: 120, pickedQuantity: 120, uom: 'EA', sku: 'LUM-2408', upc: '0820', mpn: 'SPF248',
-      requisitionId: reqId, notes: 'straight', createdById: b.userId,
+      warehouseRequestId: ids.sent,
+      state: 'PICKED',
+      description: 'Studs',
+      quantity: 120,
+      pickedQuantity: 120,
+      uom: 'EA',
+      sku: 'LUM-2408',
+      upc: '0820',
+      mpn: 'SPF248',
+      requisitionId: reqId,
+      notes: 'straight',
+      createdById: b.userId,
     });
     expect(a[1]).to.include({ requisitionId: null, pickedQuantity: null, upc: null });
   });

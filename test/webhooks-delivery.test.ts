@@ -12,7 +12,14 @@ import type { WebhookSettings } from '../src/webhooks/settings';
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
 
 /** Fast retries and a short timeout, so the suite does not wait for production delays. */
-const FAST: Partial<WebhookSettings> = { allowedHosts: ['127.0.0.1'], timeoutMs: 400, retryBaseMs: 20, retryMaxMs: 200, giveUpAfterMs: 3_600_000, concurrency: 3 };
+const FAST: Partial<WebhookSettings> = {
+  allowedHosts: ['127.0.0.1'],
+  timeoutMs: 400,
+  retryBaseMs: 20,
+  retryMaxMs: 200,
+  giveUpAfterMs: 3_600_000,
+  concurrency: 3,
+};
 
 const workers: WebhookWorker[] = [];
 async function startWorker(settings: Partial<WebhookSettings> = {}): Promise<WebhookWorker> {
@@ -28,7 +35,12 @@ async function stopWorkers(): Promise<void> {
 async function emit(org: TestOrg, n: number, type = 'vendor.updated'): Promise<void> {
   for (let i = 0; i < n; i++) {
     await writeTransaction(harness().db, org.id, async (_trx, changes) => {
-      changes.add({ type, resource: type.split('.')[0], id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', data: { id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', n: i } });
+      changes.add({
+        type,
+        resource: type.split('.')[0],
+        id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f',
+        data: { id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', n: i },
+      });
     });
   }
 }
@@ -87,7 +99,10 @@ describe('webhook deliveries', function () {
     expect(accepted.map((r) => r.id)).to.deep.equal(ids);
     expect(accepted.map((r) => r.body.type)).to.deep.equal(expected.map((e) => e.type));
     const all = receiver.requests.filter((r) => r.path === '/order');
-    expect(all.every((r) => r.verifiedBy.length === 1), 'every request verifies with the secret').to.equal(true);
+    expect(
+      all.every((r) => r.verifiedBy.length === 1),
+      'every request verifies with the secret',
+    ).to.equal(true);
     expect(all.length).to.equal(expected.length + 4);
     const first = accepted[0].body;
     expect(first).to.have.keys('type', 'timestamp', 'data');
@@ -151,7 +166,10 @@ describe('webhook deliveries', function () {
     await eventually('every entry accepted', () => paths.every((p, i) => receiver.accepted(p).length >= expected[i].length));
     paths.forEach((p, i) => {
       const got = receiver.requests.filter((r) => r.path === p);
-      expect(got.map((r) => r.id), p).to.deep.equal([...new Set(got.map((r) => r.id))]);
+      expect(
+        got.map((r) => r.id),
+        p,
+      ).to.deep.equal([...new Set(got.map((r) => r.id))]);
       expect(positions(i < 2 ? a : b, got), p).to.deep.equal(expected[i].map((e) => e.position));
     });
     const stuck = expectStatus(await a.api.get(`/webhook-endpoints/${broken.endpoint.id}`), 200).body;
@@ -176,7 +194,12 @@ describe('webhook deliveries', function () {
     const log = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}/deliveries?limit=1000`), 200).body as any[];
     expect(log.find((d) => d.messageId === ids[0])).to.include({ status: 'failed', responseStatus: 422, attempt: 1 });
     expect(log[0]).to.include({ messageId: ids[1], status: 'failed', responseStatus: 502 });
-    expect(log.filter((d) => d.messageId === ids[1]).slice(1).every((d) => d.status === 'retrying')).to.equal(true);
+    expect(
+      log
+        .filter((d) => d.messageId === ids[1])
+        .slice(1)
+        .every((d) => d.status === 'retrying'),
+    ).to.equal(true);
     const notes = expectStatus(await org.api.get('/notifications'), 200).body as any[];
     const note = notes.find((n) => n.payload.webhookEndpoint?.id === endpoint.id);
     expect(note).to.include({ type: 'integration_issue', recipientId: org.userId });
@@ -192,7 +215,9 @@ describe('webhook deliveries', function () {
     const { endpoint } = await createEndpoint(org, receiver, '/rotate', { types: ['vendor.updated'] });
     const old = receiver.secrets.get('/rotate')![0];
     const rotated = expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200).body;
-    expect(rotated.secret).to.match(/^whsec_/).and.not.equal(old);
+    expect(rotated.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(old);
     expect(rotated.previousSecretExpiresAt).to.be.a('string');
     receiver.secrets.set('/rotate', [old, rotated.secret]);
     receiver.reply = () => ({ status: 200 });
@@ -237,7 +262,10 @@ describe('webhook deliveries', function () {
     process.env.WEBHOOK_ALLOWED_HOSTS = '127.0.0.1,localhost';
     let endpoint: any;
     try {
-      endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: `https://localhost:${receiver.port}/ssrf`, types: ['vendor.updated'] }), 201).body;
+      endpoint = expectStatus(
+        await org.api.post('/webhook-endpoints', { url: `https://localhost:${receiver.port}/ssrf`, types: ['vendor.updated'] }),
+        201,
+      ).body;
     } finally {
       process.env.WEBHOOK_ALLOWED_HOSTS = saved;
     }

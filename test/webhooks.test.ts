@@ -25,7 +25,10 @@ describe('webhook endpoints', () => {
   });
 
   it('creates an endpoint with a secret shown once; reads, lists, updates and deletes it', async () => {
-    const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL, description: 'ERP sync', types: ['vendor.created', 'vendor.updated'] }), 201).body;
+    const created = expectStatus(
+      await org.api.post('/webhook-endpoints', { url: LOCAL, description: 'ERP sync', types: ['vendor.created', 'vendor.updated'] }),
+      201,
+    ).body;
     expect(created.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created).to.include({ url: LOCAL, description: 'ERP sync', enabled: true, status: 'active', failingSince: null, previousSecretExpiresAt: null });
     expect(created.types).to.deep.equal(['vendor.created', 'vendor.updated']);
@@ -50,7 +53,12 @@ describe('webhook endpoints', () => {
     expectStatus(await o.api.post(`/webhook-endpoints/${created.id}/rotate-secret`), 200);
     expectStatus(await o.api.delete(`/webhook-endpoints/${created.id}`), 200);
     const rows = await harness().db('change_feed').where({ organization_id: o.id, resource_id: created.id }).orderBy('position');
-    expect(rows.map((r: any) => r.type)).to.deep.equal(['webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.updated', 'webhook_endpoint.deleted']);
+    expect(rows.map((r: any) => r.type)).to.deep.equal([
+      'webhook_endpoint.created',
+      'webhook_endpoint.updated',
+      'webhook_endpoint.updated',
+      'webhook_endpoint.deleted',
+    ]);
     expect(JSON.stringify(rows.map((r: any) => r.data))).to.not.match(/whsec_/);
     expect(rows[3].data).to.include({ id: created.id });
   });
@@ -58,7 +66,9 @@ describe('webhook endpoints', () => {
   it('rotates the secret: a new one, the previous one signing until previousSecretExpiresAt', async () => {
     const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL }), 201).body;
     const rotated = expectStatus(await org.api.post(`/webhook-endpoints/${created.id}/rotate-secret`), 200).body;
-    expect(rotated.secret).to.match(/^whsec_/).and.not.equal(created.secret);
+    expect(rotated.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(created.secret);
     const hours = (Date.parse(rotated.previousSecretExpiresAt) - Date.parse(rotated.updatedAt)) / 3_600_000;
     expect(hours).to.be.closeTo(24, 0.01);
   });
@@ -92,22 +102,44 @@ describe('webhook endpoints', () => {
   });
 
   it('classifies addresses: only public unicast is reachable', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '224.0.0.1', '255.255.255.255', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.31.255.255',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:169.254.169.254',
+      '224.0.0.1',
+      '255.255.255.255',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }
     for (const a of ['8.8.8.8', '151.101.1.69', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).to.equal(true);
   });
 
-  itDirect('validates requests: url required, type names, no unknown fields, page size', PRISM.invalidRequest('bodies and a limit that break the schema'), async () => {
-    problemOf(await org.api.get('/webhook-endpoints?limit=0'), 400);
-    problemOf(await org.api.post('/webhook-endpoints', { description: 'no url' }), 400);
-    problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, types: ['Vendor Updated'] }), 400);
-    problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, types: [] }), 400);
-    problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, secret: 'whsec_mine' }), 400);
-    const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL }), 201).body;
-    problemOf(await org.api.patch(`/webhook-endpoints/${created.id}`, {}), 400);
-    problemOf(await org.api.post(`/webhook-endpoints/${created.id}/replay`, {}), 400);
-  });
+  itDirect(
+    'validates requests: url required, type names, no unknown fields, page size',
+    PRISM.invalidRequest('bodies and a limit that break the schema'),
+    async () => {
+      problemOf(await org.api.get('/webhook-endpoints?limit=0'), 400);
+      problemOf(await org.api.post('/webhook-endpoints', { description: 'no url' }), 400);
+      problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, types: ['Vendor Updated'] }), 400);
+      problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, types: [] }), 400);
+      problemOf(await org.api.post('/webhook-endpoints', { url: LOCAL, secret: 'whsec_mine' }), 400);
+      const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL }), 201).body;
+      problemOf(await org.api.patch(`/webhook-endpoints/${created.id}`, {}), 400);
+      problemOf(await org.api.post(`/webhook-endpoints/${created.id}/replay`, {}), 400);
+    },
+  );
 
   it('replay refuses a malformed cursor and one of another organization', async () => {
     const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL }), 201).body;

@@ -25,7 +25,8 @@ export function install(root, log) {
   const installed = join(dir, 'node_modules', '@platformatic', 'db', 'package.json');
   if (existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === VERSION) return dir;
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-peer-platformatic', private: true }, null, 2) + '\n');
+  if (!existsSync(join(dir, 'package.json')))
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-peer-platformatic', private: true }, null, 2) + '\n');
   log(`installing @platformatic/db@${VERSION} into ${dir} (once; takes a few minutes)`);
   execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `@platformatic/db@${VERSION}`], { stdio: 'inherit' });
   return dir;

@@ -44,9 +44,13 @@ export const seedChangeOrders: DemoPart = async (ctx) => {
   };
   const co1 = await version('2026-11-08T14:00:00.000Z', 'CO-1 Added corridor fixtures', 'Architect ASI-07.', false, async () => {
     await updateItem(db, orgId, userId, items[1], { quantity: 72 });
-    await addItems(db, orgId, userId, orderId, [{ line_number: 4, description: '4 ft LED wraparound, corridor', quantity: 24, units_of_measure: 'EA', unit_price: 56.25 }]);
+    await addItems(db, orgId, userId, orderId, [
+      { line_number: 4, description: '4 ft LED wraparound, corridor', quantity: 24, units_of_measure: 'EA', unit_price: 56.25 },
+    ]);
   });
-  await db('change_orders').where({ organization_id: orgId, id: co1.id }).update({ integration_state: 'LINKED', integration_message: 'Exported to Vista as PO 1042-031 rev 1.' });
+  await db('change_orders')
+    .where({ organization_id: orgId, id: co1.id })
+    .update({ integration_state: 'LINKED', integration_message: 'Exported to Vista as PO 1042-031 rev 1.' });
   await version('2026-11-12T09:45:00.000Z', 'CO-2 Downlights removed', 'Owner VE: downlights deleted, need-by moved.', false, async () => {
     await removeItem(db, orgId, userId, items[2]);
     await updateOrder(db, orgId, userId, orderId, { need_by_date_day: '2026-11-24T00:00:00.000Z', notes: null });
@@ -54,5 +58,7 @@ export const seedChangeOrders: DemoPart = async (ctx) => {
   const co3 = await version('2026-11-15T11:30:00.000Z', 'CO-3 Emergency fixtures (draft)', 'Pending fire marshal review.', true, async () => {
     await updateItem(db, orgId, userId, items[3], { quantity: 12, unit_price: 112 });
   });
-  await db('change_orders').where({ organization_id: orgId, id: co3.id }).update({ integration_state: 'ERROR', integration_message: 'Draft change orders cannot be exported.' });
+  await db('change_orders')
+    .where({ organization_id: orgId, id: co3.id })
+    .update({ integration_state: 'ERROR', integration_message: 'Draft change orders cannot be exported.' });
 };

@@ -29,7 +29,6 @@ import { seedWarehouseRequests } from './warehouse-requests';
 import { seedDeliveryReceipts } from './delivery-receipts';
 import { seedInvoices } from './invoices';
 
-
 /**
  * The demo dataset, part by part, in dependency order. Each resource adds its part so that every
  * enum value and state the spec lists appears at least once.
@@ -64,7 +63,6 @@ const PARTS: DemoPart[] = [
   seedWarehouseRequests,
   seedDeliveryReceipts,
   seedInvoices,
-
 ];
 
 export const DEMO_ORGANIZATION = { name: 'Summit Ridge Construction', adminEmail: 'ava.martinez@summitridge.example' };
@@ -75,7 +73,10 @@ export async function loadDemoData(db: Knex, orgId: string): Promise<void> {
     const org = await tx('organizations').where({ id: orgId }).forUpdate().first('id', 'demo_loaded_at');
     if (!org) throw new Error(`organization ${orgId} does not exist`);
     if (org.demo_loaded_at) throw new Error(`the demo data is already loaded into organization ${orgId}`);
-    const admin = await tx('users').where({ organization_id: orgId }).orderBy([{ column: 'admin', order: 'desc' }, 'created_at']).first('id');
+    const admin = await tx('users')
+      .where({ organization_id: orgId })
+      .orderBy([{ column: 'admin', order: 'desc' }, 'created_at'])
+      .first('id');
     if (!admin) throw new Error(`organization ${orgId} has no user`);
     const ctx = demoContext(tx, orgId, admin.id);
     for (const part of PARTS) await part(ctx);

@@ -22,13 +22,24 @@ export async function demoJobsiteId({ db, orgId }: DemoContext): Promise<string>
   const found = await db('locations').where({ organization_id: orgId, type: 'Jobsite' }).whereNull('deleted_at').orderBy('created_at').first('id');
   if (found) return found.id;
   const [row] = await db('locations')
-    .insert({ organization_id: orgId, name: 'Riverside MOB laydown yard', type: 'Jobsite', address_line1: '4100 Riverside Pkwy', city: 'Sacramento', state: 'CA', zipcode: '95821' })
+    .insert({
+      organization_id: orgId,
+      name: 'Riverside MOB laydown yard',
+      type: 'Jobsite',
+      address_line1: '4100 Riverside Pkwy',
+      city: 'Sacramento',
+      state: 'CA',
+      zipcode: '95821',
+    })
     .returning('id');
   return row.id;
 }
 
 /** Item IDs of an order by line number. */
 export async function itemIds(ctx: DemoContext, orderId: string): Promise<Record<number, string>> {
-  const rows: { id: string; line_number: number }[] = await ctx.db('items').where({ organization_id: ctx.orgId, order_id: orderId }).select('id', 'line_number');
+  const rows: { id: string; line_number: number }[] = await ctx
+    .db('items')
+    .where({ organization_id: ctx.orgId, order_id: orderId })
+    .select('id', 'line_number');
   return Object.fromEntries(rows.map((r) => [r.line_number, r.id]));
 }

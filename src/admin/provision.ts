@@ -59,7 +59,10 @@ async function requireOrg(db: Queryable, orgId: string): Promise<void> {
 
 /** The user a new credential acts as: the organization's first admin. */
 async function credentialUser(db: Queryable, orgId: string): Promise<string> {
-  const user = await db('users').where({ organization_id: orgId }).orderBy([{ column: 'admin', order: 'desc' }, 'created_at', 'id']).first('id');
+  const user = await db('users')
+    .where({ organization_id: orgId })
+    .orderBy([{ column: 'admin', order: 'desc' }, 'created_at', 'id'])
+    .first('id');
   if (!user) throw new ProvisionError(`organization ${orgId} has no user`);
   return user.id;
 }

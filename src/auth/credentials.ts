@@ -60,13 +60,21 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return failed('The access token is invalid.');
       const live = await db('oauth_clients').where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub }).whereNull('deleted_at').first('id');
       if (!live) return failed(REVOKED_TOKEN);
-      const caller: Caller = { organizationId: claims.org, userId: claims.sub, via: 'oauth', scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : FULL_ACCESS };
+      const caller: Caller = {
+        organizationId: claims.org,
+        userId: claims.sub,
+        via: 'oauth',
+        scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : FULL_ACCESS,
+      };
       // Trusted until the token itself expires, if sooner than the cache's TTL.
       cache.set(credential, caller, generation, claims.exp ? claims.exp * 1000 : undefined);
       return { caller };
     }
 
-    const key = await db('api_keys').where({ key_hash: hashSecret(credential) }).whereNull('revoked_at').first('organization_id', 'user_id', 'scopes');
+    const key = await db('api_keys')
+      .where({ key_hash: hashSecret(credential) })
+      .whereNull('revoked_at')
+      .first('organization_id', 'user_id', 'scopes');
     if (!key) return failed(INVALID_KEY);
     // A key's scopes, like its owner, never change: rotating with other scopes issues a new key.
     const caller: Caller = { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey', scopes: key.scopes ?? FULL_ACCESS };

@@ -11,8 +11,17 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 
-function oauthError(status: 400, error: OAuthErrorCode, description: string): { status: 400; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
-function oauthError(status: 401, error: OAuthErrorCode, description: string, basic: boolean): { status: 401; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
+function oauthError(
+  status: 400,
+  error: OAuthErrorCode,
+  description: string,
+): { status: 400; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
+function oauthError(
+  status: 401,
+  error: OAuthErrorCode,
+  description: string,
+  basic: boolean,
+): { status: 401; body: { error: OAuthErrorCode; error_description: string }; headers: Record<string, string> };
 function oauthError(status: 400 | 401, error: OAuthErrorCode, description: string, basic = false) {
   const headers: Record<string, string> = { ...NO_STORE };
   // RFC 6749 5.2: when the client authenticated with HTTP Basic, a 401 carries the challenge.

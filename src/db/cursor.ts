@@ -27,7 +27,13 @@ export function decodeCursor(text: string, orderBy: string, direction: Direction
   } catch {
     parts = undefined;
   }
-  if (!Array.isArray(parts) || parts.length !== 4 || typeof parts[0] !== 'string' || typeof parts[3] !== 'string' || (parts[1] !== 'ASC' && parts[1] !== 'DESC')) {
+  if (
+    !Array.isArray(parts) ||
+    parts.length !== 4 ||
+    typeof parts[0] !== 'string' ||
+    typeof parts[3] !== 'string' ||
+    (parts[1] !== 'ASC' && parts[1] !== 'DESC')
+  ) {
     throw invalidField('query.cursor', 'cursor', 'is not a cursor returned by this list (meta.nextCursor)');
   }
   if (parts[0] !== orderBy || parts[1] !== direction) {

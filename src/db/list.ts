@@ -47,10 +47,13 @@ export function applyFilter(q: Knex.QueryBuilder, columns: Columns, filter: Reco
       // IDs are opaque strings to clients: a value that cannot be an ID matches nothing.
       const ids = asList(value).map(String);
       const valid = ids.filter(isUuid);
-      if (op === 'eq') valid.length ? q.whereRaw(`${sql} = ?`, [valid[0]]) : q.whereRaw('false');
-      else if (op === 'not') valid.length && q.whereRaw(`${sql} IS DISTINCT FROM ?`, [valid[0]]);
-      else if (op === 'in') valid.length ? q.whereRaw(`${sql} = ANY(?::uuid[])`, [valid]) : q.whereRaw('false');
-      else if (op === 'not_in') valid.length && q.whereRaw(`NOT (${sql} = ANY(?::uuid[]))`, [valid]);
+      if (op === 'eq') q.whereRaw(valid.length ? `${sql} = ?` : 'false', valid.slice(0, 1));
+      else if (op === 'not') {
+        if (valid.length) q.whereRaw(`${sql} IS DISTINCT FROM ?`, [valid[0]]);
+      } else if (op === 'in') q.whereRaw(valid.length ? `${sql} = ANY(?::uuid[])` : 'false', valid.length ? [valid] : []);
+      else if (op === 'not_in') {
+        if (valid.length) q.whereRaw(`NOT (${sql} = ANY(?::uuid[]))`, [valid]);
+      }
       continue;
     }
     switch (op) {

@@ -6,7 +6,13 @@ import { isUuid } from './columns';
  * soft-deletes): one query for any number of IDs, so a batch checks its references at once.
  * A value that is not an ID is simply not found.
  */
-export async function existingIds(db: Queryable, table: string, orgId: string, ids: (string | null | undefined)[], opts: { softDelete?: boolean } = {}): Promise<Set<string>> {
+export async function existingIds(
+  db: Queryable,
+  table: string,
+  orgId: string,
+  ids: (string | null | undefined)[],
+  opts: { softDelete?: boolean } = {},
+): Promise<Set<string>> {
   const wanted = [...new Set(ids.filter((id): id is string => isUuid(id)).map((id) => id.toLowerCase()))];
   if (!wanted.length) return new Set();
   const q = db(table).where('organization_id', orgId).whereRaw('id = ANY(?::uuid[])', [wanted]).select('id');

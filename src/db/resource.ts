@@ -57,13 +57,7 @@ export function whereId(q: Knex.QueryBuilder, def: ResourceDef, id: string): Kne
 }
 
 /** One page of the resource as a JSON array, in one statement. */
-export async function listJson<T>(
-  db: Queryable,
-  def: ResourceDef,
-  q: Knex.QueryBuilder,
-  params: ListParams,
-  skipFilters: string[] = [],
-): Promise<Json<T[]>> {
+export async function listJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryBuilder, params: ListParams, skipFilters: string[] = []): Promise<Json<T[]>> {
   const page = q.clone().select(db.raw(selectList(def.columns)));
   applyList(page, def.columns, params, `${def.alias}.id`, skipFilters);
   const row = await firstRowPrepared(db, db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(page.as('x')));
@@ -72,14 +66,20 @@ export async function listJson<T>(
 
 /** All rows of the query as a JSON array in the given order (for unpaged lists). */
 export async function allJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryBuilder, orderBy: string): Promise<Json<T[]>> {
-  const rows = q.clone().select(db.raw(selectList(def.columns))).orderByRaw(orderBy);
+  const rows = q
+    .clone()
+    .select(db.raw(selectList(def.columns)))
+    .orderByRaw(orderBy);
   const row = await firstRowPrepared(db, db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(rows.as('x')));
   return asJson<T[]>(row!.json);
 }
 
 /** The first row of the query as one JSON object, or undefined. */
 export async function oneJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryBuilder): Promise<Json<T> | undefined> {
-  const one = q.clone().select(db.raw(selectList(def.columns))).limit(1);
+  const one = q
+    .clone()
+    .select(db.raw(selectList(def.columns)))
+    .limit(1);
   const row = await firstRowPrepared(db, db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')));
   return row ? asJson<T>(row.json) : undefined;
 }
@@ -97,7 +97,13 @@ const compiledReads = new WeakMap<ResourceDef, Map<string, { sql: string; slots:
  * each request only puts its own values in: building the query cost more node time than the
  * database took to answer it.
  */
-export async function oneByIdOrCodeJson<T>(db: Queryable, def: ResourceDef, orgId: string, idOrCode: string, opts: ScopeOptions = {}): Promise<Json<T> | undefined> {
+export async function oneByIdOrCodeJson<T>(
+  db: Queryable,
+  def: ResourceDef,
+  orgId: string,
+  idOrCode: string,
+  opts: ScopeOptions = {},
+): Promise<Json<T> | undefined> {
   const byId = isUuid(idOrCode);
   const shape = `${byId ? 'id' : 'code'} ${opts.includeDeleted ? 'all' : 'live'}`;
   let shapes = compiledReads.get(def);
@@ -105,12 +111,18 @@ export async function oneByIdOrCodeJson<T>(db: Queryable, def: ResourceDef, orgI
   let compiled = shapes.get(shape);
   if (!compiled) {
     const placeholder = byId ? PLACEHOLDER.id : PLACEHOLDER.code;
-    const one = whereIdOrCode(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder).select(db.raw(selectList(def.columns))).limit(1);
+    const one = whereIdOrCode(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder)
+      .select(db.raw(selectList(def.columns)))
+      .limit(1);
     const native = db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')).toSQL().toNative();
     const slots = native.bindings.map((b) => (b === PLACEHOLDER_ORGANIZATION ? ORGANIZATION_SLOT : b === placeholder ? ID_OR_CODE_SLOT : b));
     // The caller's organization must be a value of every such statement: refuse to build one where
     // knex passed a placeholder on in another form (it would otherwise run unscoped or never match).
-    if (!slots.includes(ORGANIZATION_SLOT) || !slots.includes(ID_OR_CODE_SLOT) || native.bindings.some((b) => typeof b === 'string' && b !== placeholder && b !== PLACEHOLDER_ORGANIZATION && b.includes('\u0000'))) {
+    if (
+      !slots.includes(ORGANIZATION_SLOT) ||
+      !slots.includes(ID_OR_CODE_SLOT) ||
+      native.bindings.some((b) => typeof b === 'string' && b !== placeholder && b !== PLACEHOLDER_ORGANIZATION && b.includes('\u0000'))
+    ) {
       throw new Error(`oneByIdOrCodeJson(${def.table}): the organization or idOrCode placeholder is not a binding of the statement`);
     }
     compiled = { sql: native.sql, slots };
@@ -123,7 +135,9 @@ export async function oneByIdOrCodeJson<T>(db: Queryable, def: ResourceDef, orgI
 
 /** The ID behind `:idOrCode` in the caller's organization, or undefined. */
 export async function resolveId(db: Queryable, def: ResourceDef, orgId: string, idOrCode: string, opts: ScopeOptions = {}): Promise<string | undefined> {
-  const q = whereIdOrCode(scoped(db, def, orgId, opts), def, idOrCode).select(`${def.alias}.id`).first();
+  const q = whereIdOrCode(scoped(db, def, orgId, opts), def, idOrCode)
+    .select(`${def.alias}.id`)
+    .first();
   const row = await q;
   return row?.id;
 }
@@ -134,7 +148,6 @@ export interface PageMeta {
   offset: number;
   nextCursor?: string | null;
 }
-
 
 /** Page rows per streamed part: each part is one string of about this many JSON objects. */
 const ROWS_PER_PART = 100;
@@ -194,7 +207,8 @@ export async function pageWithTotalJson<T>(
   const meta: PageMeta = { total: head.total, limit: page.metaLimit ?? page.limit, offset: page.offset };
   if (page.cursorKey) {
     const [value, id] = head.last ? (JSON.parse(head.last) as [unknown, string]) : [null, ''];
-    meta.nextCursor = head.n === page.limit && head.n > 0 ? encodeCursor({ orderBy: page.cursorKey.orderBy, direction: page.cursorKey.direction, value, id }) : null;
+    meta.nextCursor =
+      head.n === page.limit && head.n > 0 ? encodeCursor({ orderBy: page.cursorKey.orderBy, direction: page.cursorKey.direction, value, id }) : null;
   }
   // Delegates straight to the rows (already started), so closing the elements always ends them.
   const elements: AsyncIterator<string, void> = {
@@ -227,7 +241,12 @@ function liveCountTotal(db: Queryable, def: ResourceDef, orgId: string, filter: 
  * A bulk list page (`GET /items`, `GET /invoice-items`): filters and order from the query, and
  * either `offset` or the keyset `cursor` (`start`, then each page's `meta.nextCursor`).
  */
-export function bulkPageJson<T>(db: Queryable, def: ResourceDef, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<{ meta: PageMeta; data: T[] }>> {
+export function bulkPageJson<T>(
+  db: Queryable,
+  def: ResourceDef,
+  orgId: string,
+  params: ListParams & { cursor?: string },
+): Promise<JsonStream<{ meta: PageMeta; data: T[] }>> {
   const filtered = scoped(db, def, orgId);
   applyFilter(filtered, def.columns, params.filter);
   const column = def.columns[params.orderBy]?.raw ?? `${def.alias}.id`;

@@ -7,8 +7,13 @@ import type { Knex } from 'knex';
  * organization, and a distributed engine can co-locate one organization's rows).
  */
 export function tenantTable(t: Knex.CreateTableBuilder, knex: Knex, opts: { softDelete?: boolean } = {}): void {
-  t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The object\'s ID in the API.');
-  t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization (tenant) the row belongs to; every query is scoped by it.');
+  t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment("The object's ID in the API.");
+  t.uuid('organization_id')
+    .notNullable()
+    .references('id')
+    .inTable('organizations')
+    .onDelete('CASCADE')
+    .comment('The organization (tenant) the row belongs to; every query is scoped by it.');
   t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the row was created (API createdAt, milliseconds).');
   t.specificType('updated_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the row last changed (API updatedAt, milliseconds).');
   if (opts.softDelete) t.specificType('deleted_at', 'timestamptz(3)').comment('Set when the object is deleted (soft delete); NULL while it is live.');

@@ -6,8 +6,7 @@ import { createHash } from 'node:crypto';
  * read is scoped to the caller's organization anyway); it makes another organization's cursor, or
  * a hand-edited one, a 400 like any malformed cursor instead of a silently different position.
  */
-const tagOf = (organizationId: string, position: number) =>
-  createHash('sha256').update(`${organizationId}:${position}`).digest('base64url').slice(0, 11);
+const tagOf = (organizationId: string, position: number) => createHash('sha256').update(`${organizationId}:${position}`).digest('base64url').slice(0, 11);
 
 export function encodeCursor(organizationId: string, position: number): string {
   return Buffer.from(`${position}.${tagOf(organizationId, position)}`).toString('base64url');

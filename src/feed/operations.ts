@@ -61,7 +61,12 @@ export const FEED_RESOURCES = [
 ] as const;
 export type FeedResource = (typeof FEED_RESOURCES)[number];
 
-export const entry = (resource: FeedResource, event: string, data: { id: string; [key: string]: unknown }): ChangeEntry => ({ type: `${resource}.${event}`, resource, id: data.id, data });
+export const entry = (resource: FeedResource, event: string, data: { id: string; [key: string]: unknown }): ChangeEntry => ({
+  type: `${resource}.${event}`,
+  resource,
+  id: data.id,
+  data,
+});
 
 /** The reply is the object. */
 const one =
@@ -112,7 +117,14 @@ async function locationsOfJobs(db: Queryable, organizationId: string, jobIds: st
     .from('job_locations')
     .where('organization_id', organizationId)
     .whereRaw('job_id = ANY(?::uuid[])', [jobIds])
-    .union((u) => u.select('default_location_id as id').from('jobs').where('organization_id', organizationId).whereRaw('id = ANY(?::uuid[])', [jobIds]).whereNotNull('default_location_id'));
+    .union((u) =>
+      u
+        .select('default_location_id as id')
+        .from('jobs')
+        .where('organization_id', organizationId)
+        .whereRaw('id = ANY(?::uuid[])', [jobIds])
+        .whereNotNull('default_location_id'),
+    );
   return rows.map((r) => r.id);
 }
 
@@ -132,10 +144,21 @@ const jobsWithLocations =
   async (reply, ctx) => {
     const jobs: { id: string; defaultLocationId: string | null }[] = Array.isArray(reply) ? reply : [reply];
     const inputs: { defaultLocation?: unknown; defaultLocationId?: unknown }[] = Array.isArray(ctx.input?.inputs) ? ctx.input.inputs : [ctx.input ?? {}];
-    const touched = jobs.filter((_, i) => inputs[i]?.defaultLocation !== undefined || typeof inputs[i]?.defaultLocationId === 'string').map((j) => j.defaultLocationId);
+    const touched = jobs
+      .filter((_, i) => inputs[i]?.defaultLocation !== undefined || typeof inputs[i]?.defaultLocationId === 'string')
+      .map((j) => j.defaultLocationId);
     const jobEvent = (id: string) => (event === 'upserted' ? (ctx.changes.created.has(id) ? 'created' : 'updated') : event);
     // Locations list their jobs by code and name: a rename shows there too (after the job's entry).
-    const listing = event !== 'created' && renames(ctx.input) ? (await locationsOfJobs(ctx.db, ctx.organizationId, jobs.map((j) => j.id))).filter((id) => !touched.includes(id)) : [];
+    const listing =
+      event !== 'created' && renames(ctx.input)
+        ? (
+            await locationsOfJobs(
+              ctx.db,
+              ctx.organizationId,
+              jobs.map((j) => j.id),
+            )
+          ).filter((id) => !touched.includes(id))
+        : [];
     return [...(await locationEntries(ctx, touched)), ...jobs.map((j) => entry('job', jobEvent(j.id), j)), ...(await locationEntries(ctx, listing))];
   };
 
@@ -165,7 +188,14 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
 
   createLocation: one('location', 'created'),
   // Vendors embed their location.
-  updateLocation: async (reply, ctx) => [entry('location', 'updated', reply), ...(await jobAndVendorEntries(ctx, [], (reply.vendors ?? []).map((v: { id: string }) => v.id)))],
+  updateLocation: async (reply, ctx) => [
+    entry('location', 'updated', reply),
+    ...(await jobAndVendorEntries(
+      ctx,
+      [],
+      (reply.vendors ?? []).map((v: { id: string }) => v.id),
+    )),
+  ],
   // Its jobs get another default location, its vendors none.
   deleteLocation: async (reply, ctx) => [
     entry('location', 'deleted', reply),
@@ -206,7 +236,9 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   // plus `orderId` (a tag is on many orders: the pair orderId, id names the attachment). Tags the
   // request created or recolored (the handler marks them) also get their own `tag.*` entry first.
   addOrderTags: (reply: { id: string }[], { changes, params }) => [
-    ...reply.filter((t) => changes.created.has(t.id) || changes.updated.has(t.id)).map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
+    ...reply
+      .filter((t) => changes.created.has(t.id) || changes.updated.has(t.id))
+      .map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
     ...reply.map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
   ],
   removeOrderTag: (_reply, { params }) => [entry('order_tag', 'deleted', { id: params.tagId, orderId: params.orderId, deletedAt: new Date().toISOString() })],
@@ -221,7 +253,6 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
     }
     return entries;
   },
-
 
   // 200 answers an existing bill of materials: nothing changed.
   createJobBillOfMaterials: (reply, { status }) => (status === 201 ? [entry('bill_of_materials', 'created', reply)] : []),

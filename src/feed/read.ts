@@ -35,7 +35,7 @@ interface Row {
  */
 export async function readChanges(db: Queryable, organizationId: string, q: ChangesQuery): Promise<ChangesPage> {
   const filters: string[] = [];
-  const bindings: any[] = [organizationId, organizationId, q.after === 'now' ? null : q.after ?? null];
+  const bindings: any[] = [organizationId, organizationId, q.after === 'now' ? null : (q.after ?? null)];
   if (q.types?.length) {
     filters.push('AND c.type = ANY(?::text[])');
     bindings.push(q.types);

@@ -40,7 +40,11 @@ export async function pruneChangeFeed(db: Queryable, days: number): Promise<numb
 }
 
 /** Prunes at start and every hour (the timer does not keep the process alive); returns a stop function. */
-export function startFeedRetention(db: Queryable, days = retentionDays(), onError: (err: unknown) => void = (err) => console.error('change feed retention:', err)): () => void {
+export function startFeedRetention(
+  db: Queryable,
+  days = retentionDays(),
+  onError: (err: unknown) => void = (err) => console.error('change feed retention:', err),
+): () => void {
   const run = () => void pruneChangeFeed(db, days).catch(onError);
   run();
   const timer = setInterval(run, HOUR);

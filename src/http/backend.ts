@@ -94,7 +94,10 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
       throw methodNotAllowed(req.method, req.path, allowedMethods(api, req.path));
     },
     unauthorizedHandler: async (c: Context, req: Request, res: Response) => {
-      throw res.locals.authError ?? new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' });
+      throw (
+        res.locals.authError ??
+        new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' })
+      );
     },
     validationFail: async (c: Context, req: Request, res: Response) => {
       const own = deps.validationFailFor?.[c.operation.operationId as OperationId];
@@ -125,7 +128,9 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         // last statement (src/feed/append.ts): a change and its feed entry commit together.
         reply =
           caller && isWrite(req.method)
-            ? await writeTransaction(deps.db, caller.organizationId, (trx, changes) => idempotent(trx, caller.organizationId, req, c.request.requestBody, () => ctx(trx, changes)))
+            ? await writeTransaction(deps.db, caller.organizationId, (trx, changes) =>
+                idempotent(trx, caller.organizationId, req, c.request.requestBody, () => ctx(trx, changes)),
+              )
             : await ctx(deps.db, new ChangeCollector());
       } catch (err) {
         if (reply?.body instanceof JsonStream) await reply.body.close();
@@ -139,7 +144,13 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         return sendParts(res, reply.body.parts());
       }
       const text =
-        reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : reply.body instanceof JsonStream ? await reply.body.text() : JSON.stringify(reply.body);
+        reply.body === undefined
+          ? ''
+          : typeof reply.body === 'string'
+            ? reply.body
+            : reply.body instanceof JsonStream
+              ? await reply.body.text()
+              : JSON.stringify(reply.body);
       if (deps.validateResponses) {
         const parsed = text === '' ? undefined : JSON.parse(text);
         const result = api.validateResponse(parsed, c.operation, reply.status);

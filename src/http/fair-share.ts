@@ -86,7 +86,7 @@ export function fairShare({ perOrganization, maxQueued, maxWaitMs, caller }: Fai
       });
       if (!admitted) {
         if (res.writableEnded || res.destroyed) return;
-        return next(busy('Your organization\'s requests waited too long for their turn; retry shortly.'));
+        return next(busy("Your organization's requests waited too long for their turn; retry shortly."));
       }
     }
     // The slot is held until the answer is complete (a streamed page holds its connection too).

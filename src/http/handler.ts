@@ -19,13 +19,14 @@ type Params<Id extends OperationId> = Op<Id>['parameters'];
 
 export type PathParams<Id extends OperationId> = Params<Id> extends { path: infer P } ? (P extends undefined ? never : P) : never;
 export type QueryParams<Id extends OperationId> = Params<Id> extends { query?: infer Q } ? NonNullable<Q> : never;
-export type RequestBody<Id extends OperationId> = Op<Id> extends { requestBody: { content: { 'application/json': infer B } } }
-  ? B
-  : Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } }
-    ? B | undefined
-    : Op<Id> extends { requestBody: { content: { 'application/x-www-form-urlencoded': infer F } } }
-      ? F
-      : undefined;
+export type RequestBody<Id extends OperationId> =
+  Op<Id> extends { requestBody: { content: { 'application/json': infer B } } }
+    ? B
+    : Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B | undefined
+      : Op<Id> extends { requestBody: { content: { 'application/x-www-form-urlencoded': infer F } } }
+        ? F
+        : undefined;
 
 type Responses<Id extends OperationId> = Op<Id>['responses'];
 /** Statuses a handler returns itself: those with a JSON body (problem+json errors are thrown instead). */

@@ -54,21 +54,38 @@ async function bodyText(body: unknown): Promise<string> {
   return JSON.stringify(body);
 }
 
-export async function idempotent(trx: Knex.Transaction, orgId: string, req: Request, body: unknown, run: () => Promise<IdempotentReply>): Promise<IdempotentReply> {
+export async function idempotent(
+  trx: Knex.Transaction,
+  orgId: string,
+  req: Request,
+  body: unknown,
+  run: () => Promise<IdempotentReply>,
+): Promise<IdempotentReply> {
   const key = req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
   if (key === undefined) return run();
   const locked = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [`idempotency:${orgId}:${key}`]);
   if (!locked.rows[0].ok) {
     throw new ApiError(409, 'idempotency-key-in-use', 'Conflict', [
-      { message: `header.Idempotency-Key: a request with key ${key} is still being processed; retry later`, field: 'header.Idempotency-Key', rule: 'in-progress' },
+      {
+        message: `header.Idempotency-Key: a request with key ${key} is still being processed; retry later`,
+        field: 'header.Idempotency-Key',
+        rule: 'in-progress',
+      },
     ]);
   }
   const fingerprint = fingerprintOf(req, body);
-  const stored = await trx('idempotency_keys').where({ organization_id: orgId, key }).where('expires_at', '>', trx.fn.now()).first('fingerprint', 'status', 'body', 'headers');
+  const stored = await trx('idempotency_keys')
+    .where({ organization_id: orgId, key })
+    .where('expires_at', '>', trx.fn.now())
+    .first('fingerprint', 'status', 'body', 'headers');
   if (stored) {
     if (stored.fingerprint !== fingerprint) {
       throw new ApiError(422, 'idempotency-key-reused', 'Unprocessable content', [
-        { message: `header.Idempotency-Key: key ${key} was already used with another request (method, path or body differ)`, field: 'header.Idempotency-Key', rule: 'same-request' },
+        {
+          message: `header.Idempotency-Key: key ${key} was already used with another request (method, path or body differ)`,
+          field: 'header.Idempotency-Key',
+          rule: 'same-request',
+        },
       ]);
     }
     return { status: stored.status, body: stored.body === '' ? undefined : stored.body, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } };

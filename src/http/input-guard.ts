@@ -40,7 +40,7 @@ function inspect(root: unknown, prefix: string, maxDepth: number): { items: Prob
       continue;
     }
     for (const key of Object.keys(value)) {
-      const name = `${field}.${key.replace(/\u0000/g, '\\u0000')}`;
+      const name = `${field}.${key.replaceAll(NUL, '\\u0000')}`;
       if (key.includes(NUL)) items.push(nulItem(name));
       stack.push([(value as Record<string, unknown>)[key], name, depth + 1]);
     }

@@ -42,10 +42,14 @@ function toApiError(err: unknown): ApiError {
     case 'entity.parse.failed':
       return badRequest([{ message: 'body: is not valid JSON', field: 'body', rule: 'json' }]);
     case 'entity.too.large':
-      return new ApiError(413, 'payload-too-large', 'Payload too large', [{ message: `body: is larger than the limit of ${e.limit} bytes`, field: 'body', rule: 'maxSize' }]);
+      return new ApiError(413, 'payload-too-large', 'Payload too large', [
+        { message: `body: is larger than the limit of ${e.limit} bytes`, field: 'body', rule: 'maxSize' },
+      ]);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(415, 'unsupported-media-type', 'Unsupported media type', [{ message: 'body: the encoding or charset is not supported', field: 'body', rule: 'contentType' }]);
+      return new ApiError(415, 'unsupported-media-type', 'Unsupported media type', [
+        { message: 'body: the encoding or charset is not supported', field: 'body', rule: 'contentType' },
+      ]);
     case 'request.aborted':
       return badRequest('body: the request was aborted');
   }

@@ -53,7 +53,10 @@ export function stateHeader(windows: { name: string; remaining: number; resetMs:
 
 export function tooManyRequests(retryAfterMs: number, message: string, headers: Record<string, string> = {}): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new ApiError(429, 'too-many-requests', 'Too many requests', [{ message: `${message} Retry in ${seconds} s.` }], { ...headers, 'Retry-After': String(seconds) });
+  return new ApiError(429, 'too-many-requests', 'Too many requests', [{ message: `${message} Retry in ${seconds} s.` }], {
+    ...headers,
+    'Retry-After': String(seconds),
+  });
 }
 
 /** One limiter per (quota, window): rate-limiter-flexible fixes both per instance; all share the table. */
@@ -153,7 +156,10 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
         ),
       );
       res.setHeader('RateLimit-Policy', policyHeader(windows));
-      res.setHeader('RateLimit', stateHeader(windows.map((w, i) => ({ name: w.name, remaining: results[i].r.remainingPoints, resetMs: results[i].r.msBeforeNext }))));
+      res.setHeader(
+        'RateLimit',
+        stateHeader(windows.map((w, i) => ({ name: w.name, remaining: results[i].r.remainingPoints, resetMs: results[i].r.msBeforeNext }))),
+      );
       const limited = results.map((x, i) => ({ ...x, w: windows[i] })).filter((x) => x.limited);
       if (!limited.length) return next();
       const wait = Math.max(...limited.map((x) => x.r.msBeforeNext));

@@ -29,7 +29,9 @@ function setHeaders(res: Response, remaining: number, resetMs: number): void {
 
 /** Before checking a secret: throws 429 when this client id has failed too often from this address. */
 export async function checkTokenFailures(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
-  const state = await limiterFor(db).get(keyOf(clientId, req)).catch(() => null);
+  const state = await limiterFor(db)
+    .get(keyOf(clientId, req))
+    .catch(() => null);
   const used = state?.consumedPoints ?? 0;
   const resetMs = state?.msBeforeNext ?? 0;
   setHeaders(res, FAILURES_PER_MINUTE - used, resetMs);

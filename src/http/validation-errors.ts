@@ -8,7 +8,10 @@ import { ProblemItem } from './errors';
  */
 function fieldOf(err: ErrorObject): string {
   // openapi-backend validates {path, query, header, requestBody}; show `body` for the latter.
-  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (parts[0] === 'requestBody') parts[0] = 'body';
   if (parts[0] === 'header') parts[0] = 'headers';
   return parts.length ? parts.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') : '';

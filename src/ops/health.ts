@@ -57,7 +57,11 @@ export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boole
     const extra = Object.keys(req.query ?? {});
     if (extra.length) {
       record(400);
-      return sendProblem(badRequest(extra.map((k) => ({ message: `unknown query parameter ${k}`, field: `query.${k}`, rule: 'additionalProperties' }))), req, res);
+      return sendProblem(
+        badRequest(extra.map((k) => ({ message: `unknown query parameter ${k}`, field: `query.${k}`, rule: 'additionalProperties' }))),
+        req,
+        res,
+      );
     }
     if (operationId === 'getReadiness') {
       const reason = await notReadyReason(db, lifecycle, migrations);

@@ -9,7 +9,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * operationId, the status and the duration. Request headers and bodies are not logged; anything
  * secret that reaches a log object anyway (an error carrying a header, a form) is redacted.
  */
-const SECRET_KEYS = ['authorization', 'cookie', 'password', 'secret', 'client_secret', 'clientSecret', 'access_token', 'accessToken', 'apiKey', 'api_key', 'token', 'key'];
+const SECRET_KEYS = [
+  'authorization',
+  'cookie',
+  'password',
+  'secret',
+  'client_secret',
+  'clientSecret',
+  'access_token',
+  'accessToken',
+  'apiKey',
+  'api_key',
+  'token',
+  'key',
+];
 // At the top of a log object and one level down (pino's paths take no deeper wildcards cheaply).
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', ...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`)];
 

@@ -86,6 +86,5 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...changeHandlers,
     // --- handlers: webhooks ---
     ...webhookEndpointHandlers,
-
   } satisfies HandlerMap;
 }

@@ -128,7 +128,11 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
         const body = bodyOf(orgId, entry);
         const now = new Date();
         const secrets = ep.previous_secret && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];
-        const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signatureHeader(secrets, id, now, body) };
+        const headers = {
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signatureHeader(secrets, id, now, body),
+        };
         const result = await deps.sender.send(ep.url, headers, body);
         if (!(await settled())) return;
         const attempt = failures + 1;

@@ -60,7 +60,12 @@ export class Sender {
           method: 'POST',
           agent: secure ? this.agents.https : this.agents.http,
           lookup: isAllowedHost(url, this.allowedHosts) ? undefined : guardedLookup,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'procurement-api-webhooks/1' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'user-agent': 'procurement-api-webhooks/1',
+          },
         },
         (res) => {
           let read = 0;

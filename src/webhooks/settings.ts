@@ -34,7 +34,12 @@ function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
 export function parseAllowedHosts(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
-    .map((h) => h.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .map((h) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
     .filter(Boolean);
 }
 

@@ -23,9 +23,15 @@ const db = () => harness().db;
 export async function basics(org: TestOrg): Promise<Basics> {
   const k = next();
   const o = org.id;
-  const [loc] = await db()('locations').insert({ organization_id: o, name: `Yard ${k}`, type: 'Warehouse' }).returning('id');
-  const [job] = await db()('jobs').insert({ organization_id: o, code: `J-${k}`, name: `Job ${k}` }).returning('id');
-  const [vendor] = await db()('vendors').insert({ organization_id: o, code: `V-${k}`, name: `Vendor ${k}` }).returning('id');
+  const [loc] = await db()('locations')
+    .insert({ organization_id: o, name: `Yard ${k}`, type: 'Warehouse' })
+    .returning('id');
+  const [job] = await db()('jobs')
+    .insert({ organization_id: o, code: `J-${k}`, name: `Job ${k}` })
+    .returning('id');
+  const [vendor] = await db()('vendors')
+    .insert({ organization_id: o, code: `V-${k}`, name: `Vendor ${k}` })
+    .returning('id');
   const [user] = await db()('users')
     .insert({ organization_id: o, email: `field.${k}@builders.example`, first_name: 'Sam', last_name: 'Field', display_name: 'Sam Field', role: 'Field' })
     .returning('id');
@@ -33,16 +39,22 @@ export async function basics(org: TestOrg): Promise<Basics> {
 }
 
 export async function order(org: TestOrg, b: Basics, deleted = false): Promise<{ orderId: string; itemId: string }> {
-  const orderId = await createOrder(db(), org.id, b.userId, { job_id: b.jobId, vendor_id: b.vendorId, purchase_order_number: `PO-${next()}`, state: 'ACTIVE' }, [
-    { line_number: 1, description: 'Copper pipe', quantity: 40, unit_price: 58.75 },
-  ]);
+  const orderId = await createOrder(
+    db(),
+    org.id,
+    b.userId,
+    { job_id: b.jobId, vendor_id: b.vendorId, purchase_order_number: `PO-${next()}`, state: 'ACTIVE' },
+    [{ line_number: 1, description: 'Copper pipe', quantity: 40, unit_price: 58.75 }],
+  );
   const item = await db()('items').where({ order_id: orderId }).first('id');
   if (deleted) await deleteOrder(db(), org.id, null, orderId);
   return { orderId, itemId: item.id };
 }
 
 export async function file(org: TestOrg, name: string): Promise<string> {
-  const [f] = await db()('files').insert({ organization_id: org.id, name, url: `https://files.example/${name}` }).returning('id');
+  const [f] = await db()('files')
+    .insert({ organization_id: org.id, name, url: `https://files.example/${name}` })
+    .returning('id');
   return f.id;
 }
 
@@ -50,7 +62,8 @@ export async function requisition(org: TestOrg, b: Basics, row: Record<string, u
   const [r] = await db()('requisitions')
     .insert({ organization_id: org.id, job_id: b.jobId, ordering_agent_id: b.userId, created_by_id: b.otherUserId, identifier: `REQ-${next()}`, ...row })
     .returning('id');
-  if (items.length) await db()('requisition_items').insert(items.map((i) => ({ organization_id: org.id, requisition_id: r.id, created_by_id: b.otherUserId, ...i })));
+  if (items.length)
+    await db()('requisition_items').insert(items.map((i) => ({ organization_id: org.id, requisition_id: r.id, created_by_id: b.otherUserId, ...i })));
   return r.id;
 }
 
@@ -78,7 +91,13 @@ export function receipt(org: TestOrg, b: Basics, row: Partial<ReceiptWrite> = {}
   return createDeliveryReceipt(db(), org.id, { created_by_id: b.userId, identifier: `DR-${next()}`, state: 'SUBMITTED', ...row }, items, fileIds);
 }
 
-export async function invoice(org: TestOrg, b: Basics, row: Record<string, unknown> = {}, items: Record<string, unknown>[] = [], fileIds: string[] = []): Promise<string> {
+export async function invoice(
+  org: TestOrg,
+  b: Basics,
+  row: Record<string, unknown> = {},
+  items: Record<string, unknown>[] = [],
+  fileIds: string[] = [],
+): Promise<string> {
   const [inv] = await db()('invoices')
     .insert({ organization_id: org.id, created_by_id: b.userId, job_id: b.jobId, vendor_id: b.vendorId, invoice_number: `INV-${next()}`, ...row })
     .returning('id');

@@ -60,6 +60,8 @@ export async function fetchFrom(child: Child, url: string, init?: RequestInit, n
   } catch (err) {
     const { exitCode, signalCode } = child.process;
     const state = exitCode !== null || signalCode !== null ? `${name} has exited (${signalCode ?? `exit code ${exitCode}`})` : `${name} is running`;
-    throw new Error(`${init?.method ?? 'GET'} ${url} failed (${(err as Error).message}; ${(err as { cause?: Error }).cause?.message ?? ''}); ${state}; its last output:\n${child.output().slice(-3000)}`);
+    throw new Error(
+      `${init?.method ?? 'GET'} ${url} failed (${(err as Error).message}; ${(err as { cause?: Error }).cause?.message ?? ''}); ${state}; its last output:\n${child.output().slice(-3000)}`,
+    );
   }
 }

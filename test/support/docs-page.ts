@@ -38,7 +38,9 @@ export interface DocsPage {
 export async function buildAndServeDocsPage(): Promise<DocsPage> {
   const dir = mkdtempSync(join(tmpdir(), 'docs-'));
   const file = join(dir, 'index.html');
-  await run(join(ROOT, 'node_modules', '.bin', 'redocly'), ['build-docs', join(ROOT, 'generated', 'openapi.yaml'), '--inlineBundle', '--output', file], { cwd: ROOT });
+  await run(join(ROOT, 'node_modules', '.bin', 'redocly'), ['build-docs', join(ROOT, 'generated', 'openapi.yaml'), '--inlineBundle', '--output', file], {
+    cwd: ROOT,
+  });
   const html = readFileSync(file);
   const server = createServer((req, res) => {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');

@@ -41,11 +41,21 @@ export async function startInstance(opts: { config?: Partial<Config>; logger?: L
 }
 
 /** fetch against an instance, with the body parsed when it is JSON. */
-export async function call(baseUrl: string, method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}) {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(baseUrl + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+  });
   const text = await res.text();
   const body = /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text;
   return { status: res.status, headers: res.headers, body, text };

@@ -30,7 +30,8 @@ export const PRISM = {
   /** Malformed JSON: Prism's own body parser answers 400 before validating or forwarding. */
   malformedJson: 'sends malformed JSON: Prism parses the body itself and answers 400 with its own body before forwarding',
   /** A path value that is not valid percent-encoding (`/jobs/%ZZ`): the Prism process itself exits on it. */
-  malformedPath: (what: string) => `sends ${what}: Prism fails to decode the path and its process exits (checked with prism mock and prism proxy 5.x), so it cannot go through Prism`,
+  malformedPath: (what: string) =>
+    `sends ${what}: Prism fails to decode the path and its process exits (checked with prism mock and prism proxy 5.x), so it cannot go through Prism`,
   /** A path or method that is not an operation of the contract: Prism answers 404/405. */
   outsideContract: (what: string) => `${what} is not an operation of the contract: Prism answers it itself (404/405) without forwarding`,
 };

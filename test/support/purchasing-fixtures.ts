@@ -29,7 +29,8 @@ export const insertTaxCode = (orgId: string, code = unique('TX'), taxPercent = 0
 export const insertCode = (table: 'gl_codes' | 'cost_types' | 'item_codes', orgId: string, code = unique('C'), description = 'Materials') =>
   insert(table, { organization_id: orgId, code, description });
 
-export const insertPhase = (orgId: string, code = unique('P'), description = 'Cast-in-place concrete') => insert('phases', { organization_id: orgId, code, description });
+export const insertPhase = (orgId: string, code = unique('P'), description = 'Cast-in-place concrete') =>
+  insert('phases', { organization_id: orgId, code, description });
 
 export const insertCostCategory = (orgId: string, code = unique('CC'), description = 'Materials') =>
   insert('cost_categories', { organization_id: orgId, code, description });

@@ -30,7 +30,12 @@ export async function startSmtp(options: Partial<SMTPServerOptions> = {}): Promi
       stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
       stream.on('end', () => {
         void (smtp.onMessage?.() ?? Promise.resolve()).then(() => {
-          smtp.messages.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw, secure: session.secure });
+          smtp.messages.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw,
+            secure: session.secure,
+          });
           callback();
         });
       });

@@ -28,7 +28,11 @@ describe('unit: batch errors', () => {
     expect(err.status).to.equal(400);
     expect(err.items).to.have.length(1);
     expect(err.items[0].message).to.equal(
-      ['Position 0: name is required', 'Position 2: code A appears more than once in the batch (first at position 0)', 'Position 3: code is required; name is required'].join('\n'),
+      [
+        'Position 0: name is required',
+        'Position 2: code A appears more than once in the batch (first at position 0)',
+        'Position 3: code is required; name is required',
+      ].join('\n'),
     );
   });
 });

@@ -32,7 +32,11 @@ describe('unit: http server', () => {
   it("keeps express's request and response methods and node's classes", async () => {
     const app = express();
     app.get('/y', (req, res) => {
-      res.status(201).set('X-Test', req.get('x-in') ?? '').type('text/plain').send(`${req.hostname} ${req.protocol}`);
+      res
+        .status(201)
+        .set('X-Test', req.get('x-in') ?? '')
+        .type('text/plain')
+        .send(`${req.hostname} ${req.protocol}`);
     });
     const server = await listen(app, 0, '127.0.0.1');
     try {

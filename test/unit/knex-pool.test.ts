@@ -5,7 +5,11 @@ import { fromDatabaseError } from '../../src/db/pg-errors';
 import { harness } from '../support/harness';
 
 /** The service's database handle (createDb): knex's own pool, its timeouts, and how the API answers them. */
-const settle = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 describe('unit: knex connection pool on PostgreSQL', function () {
   this.timeout(20_000);
@@ -15,7 +19,9 @@ describe('unit: knex connection pool on PostgreSQL', function () {
     try {
       const sums = await Promise.all(Array.from({ length: 20 }, (_, i) => db.raw('SELECT ?::int + 1 AS n', [i]).then((r) => r.rows[0].n)));
       expect(sums).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
-      const inTx = await db.transaction(async (trx) => (await trx.raw('SELECT txid_current() AS a')).rows[0].a === (await trx.raw('SELECT txid_current() AS a')).rows[0].a);
+      const inTx = await db.transaction(
+        async (trx) => (await trx.raw('SELECT txid_current() AS a')).rows[0].a === (await trx.raw('SELECT txid_current() AS a')).rows[0].a,
+      );
       expect(inTx).to.equal(true);
       // knex's own pool (tarn): nothing held once the queries are done.
       const pool = (db.client as { pool: Pool<unknown> }).pool;

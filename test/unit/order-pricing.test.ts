@@ -2,10 +2,17 @@ import { expect } from 'chai';
 import { extPrice, extPriceIncludingTax, pricePerFactor } from '../../src/resources/orders/pricing';
 
 describe('unit: order line prices', () => {
-  const line = (quantity: number | null, unitPrice: number | null, unitsOfMeasure: string | null, unitDiscount: number | null = null) => ({ quantity, unitPrice, unitsOfMeasure, unitDiscount });
+  const line = (quantity: number | null, unitPrice: number | null, unitsOfMeasure: string | null, unitDiscount: number | null = null) => ({
+    quantity,
+    unitPrice,
+    unitsOfMeasure,
+    unitDiscount,
+  });
 
   it('divides by the unit factor: E and blank per unit, C per hundred, M per thousand', () => {
-    expect([pricePerFactor('EA'), pricePerFactor('E'), pricePerFactor(null), pricePerFactor(''), pricePerFactor('C'), pricePerFactor('M')]).to.deep.equal([1, 1, 1, 1, 100, 1000]);
+    expect([pricePerFactor('EA'), pricePerFactor('E'), pricePerFactor(null), pricePerFactor(''), pricePerFactor('C'), pricePerFactor('M')]).to.deep.equal([
+      1, 1, 1, 1, 100, 1000,
+    ]);
     expect(extPrice(line(3, 10, 'E'))).to.equal(30);
     expect(extPrice(line(7, 1.5, null))).to.equal(10.5);
     expect(extPrice(line(1200, 86.5, 'C'))).to.equal(1038);

@@ -8,30 +8,40 @@ const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code 
 describe('unit: conflicts between transactions', () => {
   it('re-runs work aborted by a deadlock or serialization failure, then succeeds', async () => {
     let calls = 0;
-    const result = await retryOnConflict(async () => {
-      calls++;
-      if (calls === 1) throw pgError('40P01');
-      if (calls === 2) throw pgError('40001');
-      return 'done';
-    }, { baseDelayMs: 1 });
+    const result = await retryOnConflict(
+      async () => {
+        calls++;
+        if (calls === 1) throw pgError('40P01');
+        if (calls === 2) throw pgError('40001');
+        return 'done';
+      },
+      { baseDelayMs: 1 },
+    );
     expect(result).to.equal('done');
     expect(calls).to.equal(3);
   });
 
   it('gives up after a bounded number of attempts (the error then becomes a 503), and never retries other errors', async () => {
     let calls = 0;
-    const always = () => retryOnConflict(async () => {
-      calls++;
-      throw pgError('40P01');
-    }, { attempts: 4, baseDelayMs: 1 });
+    const always = () =>
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw pgError('40P01');
+        },
+        { attempts: 4, baseDelayMs: 1 },
+      );
     const err = await always().catch((e) => e);
     expect(calls).to.equal(4);
     expect(fromDatabaseError(err).status).to.equal(503);
     calls = 0;
-    const other = await retryOnConflict(async () => {
-      calls++;
-      throw pgError('23505');
-    }, { baseDelayMs: 1 }).catch((e) => e);
+    const other = await retryOnConflict(
+      async () => {
+        calls++;
+        throw pgError('23505');
+      },
+      { baseDelayMs: 1 },
+    ).catch((e) => e);
     expect(calls).to.equal(1);
     expect(other.code).to.equal('23505');
   });

@@ -57,7 +57,8 @@ export const billOfMaterialsHandlers: Handlers<
   updateBillOfMaterialsItem: async ({ db, caller, params, body }) => {
     const input = body.input as BomItemInput;
     const violations = checkBomItem(input, false);
-    if (violations.length) throw badRequest(violations.map((v) => ({ field: `body.input.${v.field}`, rule: v.rule, message: `body.input.${v.field}: ${v.message}` })));
+    if (violations.length)
+      throw badRequest(violations.map((v) => ({ field: `body.input.${v.field}`, rule: v.rule, message: `body.input.${v.field}: ${v.message}` })));
     const id = params.billOfMaterialsItemId;
     if (!isUuid(id)) throw missingItem(id);
     const updated = await db.transaction(async (tx) => {

@@ -51,7 +51,11 @@ export const getJobBom = (db: Queryable, orgId: string, jobId: string): Promise<
 
 /** Creates the job's bill of materials unless it has one; says whether it was created. */
 export async function ensureJobBom(db: Queryable, orgId: string, jobId: string): Promise<{ created: boolean; bom: Json<BillOfMaterials> }> {
-  const inserted = await db('bills_of_materials').insert({ organization_id: orgId, job_id: jobId }).onConflict(['organization_id', 'job_id']).ignore().returning('id');
+  const inserted = await db('bills_of_materials')
+    .insert({ organization_id: orgId, job_id: jobId })
+    .onConflict(['organization_id', 'job_id'])
+    .ignore()
+    .returning('id');
   return { created: inserted.length > 0, bom: (await getJobBom(db, orgId, jobId))! };
 }
 

@@ -25,7 +25,11 @@ export const changeOrderHandlers: Handlers<'listChangeOrders' | 'getChangeOrder'
     // A report naming another version is about another change order: storing it here would be wrong.
     if (body.versionNumber !== undefined && body.versionNumber !== versionNumber) {
       throw new ApiError(409, 'stale-version', 'Conflict', [
-        { message: `body.versionNumber: this change order is version ${versionNumber}, not ${body.versionNumber}`, field: 'body.versionNumber', rule: 'current-version' },
+        {
+          message: `body.versionNumber: this change order is version ${versionNumber}, not ${body.versionNumber}`,
+          field: 'body.versionNumber',
+          rule: 'current-version',
+        },
       ]);
     }
     await q.setIntegrationState(db, orgId, id, body.integrationState, body.integrationMessage);

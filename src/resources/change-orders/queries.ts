@@ -42,10 +42,17 @@ export function listChangeOrders(db: Queryable, orgId: string, params: ListParam
   return listJson<ChangeOrder>(db, changeOrders, q, { ...params, limit: Math.min(params.limit, CHANGE_ORDER_PAGE_CAP) });
 }
 
-export const getChangeOrder = (db: Queryable, orgId: string, id: string) => oneJson<ChangeOrder>(db, changeOrders, whereId(scoped(db, changeOrders, orgId), changeOrders, id));
+export const getChangeOrder = (db: Queryable, orgId: string, id: string) =>
+  oneJson<ChangeOrder>(db, changeOrders, whereId(scoped(db, changeOrders, orgId), changeOrders, id));
 
 /** Stores the reported state (and the message when given); leaves updated_at alone. */
-export async function setIntegrationState(db: Queryable, orgId: string, id: string, state: IntegrationState, message: string | null | undefined): Promise<boolean> {
+export async function setIntegrationState(
+  db: Queryable,
+  orgId: string,
+  id: string,
+  state: IntegrationState,
+  message: string | null | undefined,
+): Promise<boolean> {
   const found = await whereId(scoped(db, changeOrders, orgId), changeOrders, id).first('co.id');
   if (!found) return false;
   await db('change_orders')

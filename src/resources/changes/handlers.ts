@@ -11,7 +11,10 @@ const TYPE_RE = new RegExp(`^(${FEED_RESOURCES.join('|')})\\.[a-z_]+$`);
 /** `types` as given: repeated, comma-separated, or both. */
 function parseTypes(given: string[] | undefined): string[] | undefined {
   if (!given) return undefined;
-  const types = given.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const types = given
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   const bad = types.find((t) => !TYPE_RE.test(t));
   if (bad !== undefined) throw invalidField('query.types', 'enum', `${bad} is not a change type (<resource>.<event>, e.g. vendor.updated)`);
   return types;
@@ -29,7 +32,8 @@ export const changeHandlers: Handlers<'listChanges'> = {
     if (query.after === 'now') after = 'now';
     else if (query.after !== undefined) {
       after = decodeCursor(orgId, query.after);
-      if (after === undefined) throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
+      if (after === undefined)
+        throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
     }
     const page = await readChanges(db, orgId, { after, limit: query.limit ?? 100, types: parseTypes(query.types), resource: query.resource });
     if (!page.ok) throw gone();

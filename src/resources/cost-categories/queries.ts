@@ -34,11 +34,7 @@ export const costCategories: ResourceDef = {
 };
 
 export type CategoryScope =
-  | { kind: 'global' }
-  | { kind: 'anyJob' }
-  | { kind: 'anyPhase' }
-  | { kind: 'job'; jobId: string }
-  | { kind: 'phase'; jobId: string; phaseId: string };
+  { kind: 'global' } | { kind: 'anyJob' } | { kind: 'anyPhase' } | { kind: 'job'; jobId: string } | { kind: 'phase'; jobId: string; phaseId: string };
 
 function inScope(q: Knex.QueryBuilder, scope: CategoryScope): Knex.QueryBuilder {
   switch (scope.kind) {
@@ -72,17 +68,27 @@ export const listCategories = (db: Queryable, orgId: string, scope: CategoryScop
 /** The live category behind `:idOrCode` within the scope (an ID of the scope first, then a code). */
 export async function resolveCategoryId(db: Queryable, orgId: string, idOrCode: string, scope: CategoryScope): Promise<string | undefined> {
   if (isUuid(idOrCode)) {
-    const row = await inScope(scoped(db, costCategories, orgId), scope).where('cc.id', idOrCode).first('cc.id');
+    const row = await inScope(scoped(db, costCategories, orgId), scope)
+      .where('cc.id', idOrCode)
+      .first('cc.id');
     if (row) return row.id;
   }
-  const row = await inScope(scoped(db, costCategories, orgId), scope).where('cc.code', idOrCode).first('cc.id');
+  const row = await inScope(scoped(db, costCategories, orgId), scope)
+    .where('cc.code', idOrCode)
+    .first('cc.id');
   return row?.id;
 }
 
 export const getCategoryById = (db: Queryable, orgId: string, id: string, includeDeleted = false): Promise<Json<CostCategory> | undefined> =>
   oneJson<CostCategory>(db, costCategories, whereId(scoped(db, costCategories, orgId, { includeDeleted }), costCategories, id));
 
-async function ensureCodeFree(db: Queryable, orgId: string, scope: { job_id: string | null; phase_id: string | null }, code: string, exceptId?: string): Promise<void> {
+async function ensureCodeFree(
+  db: Queryable,
+  orgId: string,
+  scope: { job_id: string | null; phase_id: string | null },
+  code: string,
+  exceptId?: string,
+): Promise<void> {
   const q = db('cost_categories').where({ organization_id: orgId, code }).whereNull('deleted_at');
   for (const column of ['job_id', 'phase_id'] as const) {
     const value = scope[column];
@@ -107,9 +113,7 @@ export async function updateCategory(db: Queryable, orgId: string, id: string, c
     const current = await db('cost_categories').where({ organization_id: orgId, id }).first('job_id', 'phase_id');
     await ensureCodeFree(db, orgId, current, changes.code, id);
   }
-  await db('cost_categories')
-    .where({ organization_id: orgId, id })
-    .update({ code: changes.code, description: changes.description, updated_at: db.fn.now() });
+  await db('cost_categories').where({ organization_id: orgId, id }).update({ code: changes.code, description: changes.description, updated_at: db.fn.now() });
   return (await getCategoryById(db, orgId, id))!;
 }
 

@@ -108,4 +108,3 @@ export async function setDeliveryReceiptIntegrationState(
   });
   return n > 0;
 }
-

@@ -49,8 +49,6 @@ export async function createGroup(db: Queryable, orgId: string, userId: string, 
 export async function updateGroup(db: Queryable, orgId: string, id: string, changes: Schema<'GroupUpdate'>): Promise<Json<Group> | undefined> {
   if (!(await whereId(scoped(db, groups, orgId), groups, id).first('g.id'))) return undefined;
   await checkCodeFree(db, orgId, changes.code, id);
-  await db('groups')
-    .where({ organization_id: orgId, id })
-    .update({ name: changes.name, code: changes.code, updated_at: db.fn.now() });
+  await db('groups').where({ organization_id: orgId, id }).update({ name: changes.name, code: changes.code, updated_at: db.fn.now() });
   return getGroup(db, orgId, id);
 }

@@ -12,6 +12,9 @@ export const invoiceItemHandlers: Handlers<'listInvoiceItems' | 'listAllInvoiceI
 
   listAllInvoiceItems: async ({ db, caller, query }) => ({
     status: 200,
-    body: await q.bulkInvoiceItemPage(db, caller.organizationId, { ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }), cursor: query.cursor }),
+    body: await q.bulkInvoiceItemPage(db, caller.organizationId, {
+      ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }),
+      cursor: query.cursor,
+    }),
   }),
 };

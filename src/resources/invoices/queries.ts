@@ -101,6 +101,9 @@ export async function markPaid(db: Queryable, orgId: string, ids: string[], user
 /** Stores a reported integration state and message (not a change made in the service: updated_at stays). */
 export async function setIntegrationState(db: Queryable, orgId: string, id: string, state: string, message: string | null): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const n = await db('invoices').where({ organization_id: orgId, id }).whereNull('deleted_at').update({ integration_state: state, integration_message: message });
+  const n = await db('invoices')
+    .where({ organization_id: orgId, id })
+    .whereNull('deleted_at')
+    .update({ integration_state: state, integration_message: message });
   return n > 0;
 }

@@ -40,7 +40,10 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
 
   listItems: async ({ db, caller, query }) => ({
     status: 200,
-    body: await q.listBulkItems(db, caller.organizationId, { ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }), cursor: query.cursor }),
+    body: await q.listBulkItems(db, caller.organizationId, {
+      ...listParams(query, { orderBy: 'createdAt', direction: 'DESC', limit: 500 }),
+      cursor: query.cursor,
+    }),
   }),
 
   createOrderItems: async ({ db, caller, params, query, body, changes }) => {

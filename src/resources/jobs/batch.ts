@@ -24,13 +24,19 @@ interface ExistingJob {
 const LOCATION_FIELDS = ['address_line1', 'address_line2', 'city', 'state', 'zipcode', 'directions', 'phone', 'default_tax_code_id', 'integration_data'];
 
 /** The value of an input key: given (even null) wins, otherwise the stored one, otherwise the default. */
-const pick = <T>(input: object, key: string, given: T, stored: T | undefined, fallback: T): T => (key in input ? given : stored !== undefined ? stored : fallback);
+const pick = <T>(input: object, key: string, given: T, stored: T | undefined, fallback: T): T =>
+  key in input ? given : stored !== undefined ? stored : fallback;
 
 /**
  * POST /jobs/batch: all elements are checked first (foreign IDs with one query per kind), then the
  * whole batch is written with a handful of set-based statements, in one transaction.
  */
-export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], onInserted: (ids: string[]) => void = () => undefined): Promise<Json<Schema<'Job'>[]>> {
+export async function upsertJobs(
+  db: Knex,
+  orgId: string,
+  inputs: JobUpsert[],
+  onInserted: (ids: string[]) => void = () => undefined,
+): Promise<Json<Schema<'Job'>[]>> {
   checkBatchSize(inputs);
   return db.transaction(async (tx) => {
     const errors = new PositionErrors();
@@ -38,9 +44,27 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
       inputs.map((i) => i.code),
       (code) => `code ${code}`,
     );
-    const locations = await existingIds(tx, 'locations', orgId, inputs.map((i) => i.defaultLocationId), { softDelete: true });
-    const taxCodes = await existingIds(tx, 'tax_codes', orgId, inputs.flatMap((i) => [i.defaultTaxCodeId, i.defaultLocation?.defaultTaxCodeId]), { softDelete: true });
-    const groups = await existingIds(tx, 'groups', orgId, inputs.flatMap((i) => i.groupIds ?? []), { softDelete: true });
+    const locations = await existingIds(
+      tx,
+      'locations',
+      orgId,
+      inputs.map((i) => i.defaultLocationId),
+      { softDelete: true },
+    );
+    const taxCodes = await existingIds(
+      tx,
+      'tax_codes',
+      orgId,
+      inputs.flatMap((i) => [i.defaultTaxCodeId, i.defaultLocation?.defaultTaxCodeId]),
+      { softDelete: true },
+    );
+    const groups = await existingIds(
+      tx,
+      'groups',
+      orgId,
+      inputs.flatMap((i) => i.groupIds ?? []),
+      { softDelete: true },
+    );
     const existing: ExistingJob[] = await tx('jobs as j')
       .leftJoin('locations as l', (on) => on.on('l.organization_id', 'j.organization_id').andOn('l.id', 'j.default_location_id').andOnNull('l.deleted_at'))
       .where('j.organization_id', orgId)
@@ -52,11 +76,15 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
     const byCode = new Map(existing.map((e) => [e.code, e]));
 
     inputs.forEach((input, n) => {
-      if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined) errors.add(n, 'give either defaultLocationId or defaultLocation, not both');
-      if (input.defaultLocationId && !locations.has(input.defaultLocationId.toLowerCase())) errors.add(n, `defaultLocationId: no location ${input.defaultLocationId} exists in your organization`);
-      if (input.defaultTaxCodeId && !taxCodes.has(input.defaultTaxCodeId.toLowerCase())) errors.add(n, `defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization`);
+      if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined)
+        errors.add(n, 'give either defaultLocationId or defaultLocation, not both');
+      if (input.defaultLocationId && !locations.has(input.defaultLocationId.toLowerCase()))
+        errors.add(n, `defaultLocationId: no location ${input.defaultLocationId} exists in your organization`);
+      if (input.defaultTaxCodeId && !taxCodes.has(input.defaultTaxCodeId.toLowerCase()))
+        errors.add(n, `defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization`);
       const inlineTax = input.defaultLocation?.defaultTaxCodeId;
-      if (inlineTax && !taxCodes.has(inlineTax.toLowerCase())) errors.add(n, `defaultLocation.defaultTaxCodeId: no tax code ${inlineTax} exists in your organization`);
+      if (inlineTax && !taxCodes.has(inlineTax.toLowerCase()))
+        errors.add(n, `defaultLocation.defaultTaxCodeId: no tax code ${inlineTax} exists in your organization`);
       const missingGroups = missingOf(input.groupIds ?? [], groups);
       if (missingGroups.length) errors.add(n, `groupIds: no group ${missingGroups.join(', ')} exists in your organization`);
       const current = byCode.get(input.code)?.location_type;
@@ -94,11 +122,17 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
         },
       ];
     });
-    await upsertRecordset(tx, 'locations', locationRows, { conflict: '(id)', update: ['name', 'type', ...LOCATION_FIELDS], keepWhenNull: LOCATION_FIELDS, returning: ['id'] });
+    await upsertRecordset(tx, 'locations', locationRows, {
+      conflict: '(id)',
+      update: ['name', 'type', ...LOCATION_FIELDS],
+      keepWhenNull: LOCATION_FIELDS,
+      returning: ['id'],
+    });
 
     const jobRows = ordered.map((input) => {
       const job = byCode.get(input.code);
-      const defaultLocationId = locationIdByCode.get(input.code) ?? pick(input, 'defaultLocationId', input.defaultLocationId ?? null, job?.default_location_id, null);
+      const defaultLocationId =
+        locationIdByCode.get(input.code) ?? pick(input, 'defaultLocationId', input.defaultLocationId ?? null, job?.default_location_id, null);
       return {
         organization_id: orgId,
         code: input.code,
@@ -123,6 +157,10 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
     });
     await attachToJob(tx, orgId, attached);
     await replaceJobGroups(tx, orgId, new Map(ordered.filter((i) => i.groupIds).map((i) => [idByCode.get(i.code)!, i.groupIds!])));
-    return jobsInOrder(tx, orgId, inputs.map((i) => idByCode.get(i.code)!));
+    return jobsInOrder(
+      tx,
+      orgId,
+      inputs.map((i) => idByCode.get(i.code)!),
+    );
   });
 }

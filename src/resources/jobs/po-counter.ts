@@ -40,7 +40,9 @@ async function lockedCounter(tx: Knex.Transaction, orgId: string, jobId: string)
 /** Takes the job's next free number for a new order and advances the counter past it. */
 export async function takePurchaseOrderNumber(tx: Knex.Transaction, orgId: string, jobId: string): Promise<string> {
   const n = await firstFreeNumber(tx, orgId, jobId, await lockedCounter(tx, orgId, jobId));
-  await tx('jobs').where({ organization_id: orgId, id: jobId }).update({ next_po_counter: n + 1 });
+  await tx('jobs')
+    .where({ organization_id: orgId, id: jobId })
+    .update({ next_po_counter: n + 1 });
   return String(n);
 }
 

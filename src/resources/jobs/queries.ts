@@ -48,10 +48,10 @@ export const jobsWithCounter: ResourceDef = {
 
 export const listJobs = (db: Queryable, orgId: string, params: ListParams) => listJson<Job>(db, jobs, scoped(db, jobs, orgId), params);
 
-export const getJob = (db: Queryable, orgId: string, idOrCode: string): Promise<Json<Job> | undefined> =>
-  oneByIdOrCodeJson<Job>(db, jobs, orgId, idOrCode);
+export const getJob = (db: Queryable, orgId: string, idOrCode: string): Promise<Json<Job> | undefined> => oneByIdOrCodeJson<Job>(db, jobs, orgId, idOrCode);
 
-export const getJobById = (db: Queryable, orgId: string, id: string) => oneJson<Job>(db, jobs, whereId(scoped(db, jobs, orgId), jobs, id)) as Promise<Json<Job>>;
+export const getJobById = (db: Queryable, orgId: string, id: string) =>
+  oneJson<Job>(db, jobs, whereId(scoped(db, jobs, orgId), jobs, id)) as Promise<Json<Job>>;
 
 /** The ID behind `:idOrCode`; with `lock`, the job row stays locked until the transaction ends. */
 export async function jobId(db: Queryable, orgId: string, idOrCode: string, lock = false): Promise<string | undefined> {
@@ -99,7 +99,10 @@ async function checkRefs(db: Queryable, orgId: string, input: JobRefs): Promise<
 /** Replaces the groups of the given jobs: two statements for any number of jobs. */
 export async function replaceJobGroups(db: Queryable, orgId: string, groupsByJob: Map<string, string[]>): Promise<void> {
   if (!groupsByJob.size) return;
-  await db('job_groups').where('organization_id', orgId).whereIn('job_id', [...groupsByJob.keys()]).delete();
+  await db('job_groups')
+    .where('organization_id', orgId)
+    .whereIn('job_id', [...groupsByJob.keys()])
+    .delete();
   const pairs = [...groupsByJob].flatMap(([job_id, ids]) => [...new Set(ids.map((id) => id.toLowerCase()))].map((group_id) => ({ job_id, group_id })));
   if (!pairs.length) return;
   await db.raw(
@@ -137,7 +140,9 @@ export async function createJob(db: Knex, orgId: string, input: Schema<'JobCreat
 
 export async function updateJob(db: Knex, orgId: string, idOrCode: string, changes: Schema<'JobUpdate'>): Promise<Json<Job> | undefined> {
   return db.transaction(async (tx) => {
-    const job = await whereIdOrCode(scoped(tx, jobs, orgId), jobs, idOrCode).forUpdate().first('j.id', 'j.default_location_id');
+    const job = await whereIdOrCode(scoped(tx, jobs, orgId), jobs, idOrCode)
+      .forUpdate()
+      .first('j.id', 'j.default_location_id');
     if (!job) return undefined;
     await checkRefs(tx, orgId, changes);
     if (changes.code !== undefined) await checkCodeFree(tx, orgId, changes.code, job.id);
@@ -151,17 +156,15 @@ export async function updateJob(db: Knex, orgId: string, idOrCode: string, chang
     }
     if (defaultLocationId) await attachToJob(tx, orgId, [{ jobId: job.id, locationId: defaultLocationId }]);
     if (changes.groupIds) await replaceJobGroups(tx, orgId, new Map([[job.id, changes.groupIds]]));
-    await tx('jobs')
-      .where({ organization_id: orgId, id: job.id })
-      .update({
-        code: changes.code,
-        name: changes.name,
-        default_location_id: defaultLocationId,
-        default_tax_code_id: changes.defaultTaxCodeId,
-        start_date: changes.startDate,
-        state: changes.state,
-        updated_at: tx.fn.now(),
-      });
+    await tx('jobs').where({ organization_id: orgId, id: job.id }).update({
+      code: changes.code,
+      name: changes.name,
+      default_location_id: defaultLocationId,
+      default_tax_code_id: changes.defaultTaxCodeId,
+      start_date: changes.startDate,
+      state: changes.state,
+      updated_at: tx.fn.now(),
+    });
     return getJobById(tx, orgId, job.id);
   });
 }

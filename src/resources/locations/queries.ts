@@ -139,7 +139,11 @@ export async function deleteLocation(db: Knex, orgId: string, id: string): Promi
   return db.transaction(async (tx) => {
     const updated = await whereId(scoped(tx, locations, orgId), locations, id).update({ deleted_at: tx.fn.now(), updated_at: tx.fn.now() });
     if (!updated) return undefined;
-    const body = await oneJson<Schema<'LocationDeleted'>>(tx, deletedLocations, whereId(scoped(tx, deletedLocations, orgId, { includeDeleted: true }), deletedLocations, id));
+    const body = await oneJson<Schema<'LocationDeleted'>>(
+      tx,
+      deletedLocations,
+      whereId(scoped(tx, deletedLocations, orgId, { includeDeleted: true }), deletedLocations, id),
+    );
     await detachEverywhere(tx, orgId, id);
     return body;
   });

@@ -61,7 +61,12 @@ export const notificationHandlers: Handlers<'listNotifications' | 'createNotific
           if (key) throw invalidField(`body.data.payload.${key}`, 'required', `is required for type ${type} (notification ${n.id})`);
         }
       }
-      return q.updateNotifications(tx, orgId, found.map((n) => n.id), { type: data.type, payload: data.payload, read });
+      return q.updateNotifications(
+        tx,
+        orgId,
+        found.map((n) => n.id),
+        { type: data.type, payload: data.payload, read },
+      );
     });
     // In the order the request listed them.
     const updated = new Set(ids);

@@ -9,7 +9,6 @@ import type { Json } from '../../http/json';
 type Tag = Schema<'Tag'>;
 type TagInput = Schema<'OrderTagInput'>;
 
-
 const onOrder = (db: Queryable, orgId: string, orderId: string) =>
   scoped(db, tags, orgId).whereExists(
     db('order_tags as ot').whereRaw('ot.organization_id = tg.organization_id AND ot.tag_id = tg.id').where('ot.order_id', orderId),
@@ -65,7 +64,12 @@ export async function addOrderTags(
       .onConflict(['organization_id', 'order_id', 'tag_id'])
       .ignore();
   }
-  return allJson<Tag>(tx, tags, scoped(tx, tags, orgId).whereRaw('tg.id = ANY(?::uuid[])', [result]), tx.raw('array_position(?::uuid[], tg.id)', [result]).toQuery());
+  return allJson<Tag>(
+    tx,
+    tags,
+    scoped(tx, tags, orgId).whereRaw('tg.id = ANY(?::uuid[])', [result]),
+    tx.raw('array_position(?::uuid[], tg.id)', [result]).toQuery(),
+  );
 }
 
 /** Takes the tag off the order; false when the order does not have it. */

@@ -15,7 +15,8 @@ type OrderUpdate = Schema<'OrderUpdate'>;
 type ItemInput = Schema<'ItemInput'>;
 type ItemUpdate = Schema<'ItemUpdate'>;
 
-const missingRef = (field: string, what: string, value: string) => new ApiError(404, 'not-found', 'Not found', [{ message: `${field}: no ${what} matches ${value}`, field }]);
+const missingRef = (field: string, what: string, value: string) =>
+  new ApiError(404, 'not-found', 'Not found', [{ message: `${field}: no ${what} matches ${value}`, field }]);
 
 const ORDER_COLUMNS: Record<string, keyof OrderWrite | 'created_by_id'> = {
   fieldContactName: 'field_contact_name',
@@ -60,13 +61,18 @@ async function assertExists(tx: Knex.Transaction, orgId: string, field: string, 
   if (missing.length) throw missingRef(field, what, missing[0]);
 }
 
-export async function orderColumns(tx: Knex.Transaction, orgId: string, body: OrderInput | OrderUpdate): Promise<OrderWrite & { created_by_id?: string | null }> {
+export async function orderColumns(
+  tx: Knex.Transaction,
+  orgId: string,
+  body: OrderInput | OrderUpdate,
+): Promise<OrderWrite & { created_by_id?: string | null }> {
   const input = body as Record<string, unknown>;
   for (const [field, table, what, soft] of ORDER_REFS) {
     const v = input[field];
     if (typeof v === 'string') await assertExists(tx, orgId, `body.${field}`, table, what, soft, [v]);
   }
-  if (Array.isArray(input.requisitionIds)) await assertExists(tx, orgId, 'body.requisitionIds', 'requisitions', 'requisition', true, input.requisitionIds as string[]);
+  if (Array.isArray(input.requisitionIds))
+    await assertExists(tx, orgId, 'body.requisitionIds', 'requisitions', 'requisition', true, input.requisitionIds as string[]);
   const out: Record<string, unknown> = {};
   for (const [field, column] of Object.entries(ORDER_COLUMNS)) if (input[field] !== undefined) out[column] = input[field];
   return out as OrderWrite;
@@ -92,7 +98,10 @@ const ITEM_COLUMNS: Record<string, string> = {
 
 async function codeIds(tx: Knex.Transaction, orgId: string, table: string, codes: string[], softDelete: boolean): Promise<Map<string, string>> {
   if (!codes.length) return new Map();
-  const q = tx(table).where('organization_id', orgId).whereIn('code', [...new Set(codes)]).select('id', 'code');
+  const q = tx(table)
+    .where('organization_id', orgId)
+    .whereIn('code', [...new Set(codes)])
+    .select('id', 'code');
   if (softDelete) q.whereNull('deleted_at');
   return new Map((await q).map((r: { id: string; code: string }) => [r.code, r.id]));
 }
@@ -101,17 +110,35 @@ async function codeIds(tx: Knex.Transaction, orgId: string, table: string, codes
  * Item columns for each input (`prefix` names the body position in errors). Tax codes are codes of
  * the organization (unknown: 404); a unit code links the organization's unit of that code if any.
  */
-export async function itemColumns(tx: Knex.Transaction, orgId: string, inputs: (ItemInput | ItemUpdate)[], prefix: (i: number) => string): Promise<Record<string, unknown>[]> {
+export async function itemColumns(
+  tx: Knex.Transaction,
+  orgId: string,
+  inputs: (ItemInput | ItemUpdate)[],
+  prefix: (i: number) => string,
+): Promise<Record<string, unknown>[]> {
   const all = inputs as Record<string, any>[];
-  const taxCodes = await codeIds(tx, orgId, 'tax_codes', all.map((i) => i.taxCode).filter((c): c is string => typeof c === 'string'), true);
-  const units = await codeIds(tx, orgId, 'units_of_measure', all.map((i) => i.unitsOfMeasure).filter((c): c is string => typeof c === 'string'), false);
+  const taxCodes = await codeIds(
+    tx,
+    orgId,
+    'tax_codes',
+    all.map((i) => i.taxCode).filter((c): c is string => typeof c === 'string'),
+    true,
+  );
+  const units = await codeIds(
+    tx,
+    orgId,
+    'units_of_measure',
+    all.map((i) => i.unitsOfMeasure).filter((c): c is string => typeof c === 'string'),
+    false,
+  );
   const bomIds = all.map((i) => i.bomItemId).filter((v): v is string => typeof v === 'string');
   const bomFound = await existingIds(tx, 'bill_of_materials_items', orgId, bomIds, { softDelete: true });
   const reqItemIds = all.flatMap((i) => (Array.isArray(i.requisitionItemIds) ? i.requisitionItemIds : []));
   const reqFound = await existingIds(tx, 'requisition_items', orgId, reqItemIds);
   return all.map((input, n) => {
     if (typeof input.taxCode === 'string' && !taxCodes.has(input.taxCode)) throw missingRef(`${prefix(n)}.taxCode`, 'tax code', input.taxCode);
-    if (typeof input.bomItemId === 'string' && !bomFound.has(input.bomItemId.toLowerCase())) throw missingRef(`${prefix(n)}.bomItemId`, 'bill-of-materials item', input.bomItemId);
+    if (typeof input.bomItemId === 'string' && !bomFound.has(input.bomItemId.toLowerCase()))
+      throw missingRef(`${prefix(n)}.bomItemId`, 'bill-of-materials item', input.bomItemId);
     const badReq = missingOf(input.requisitionItemIds ?? [], reqFound);
     if (badReq.length) throw missingRef(`${prefix(n)}.requisitionItemIds`, 'requisition item', badReq[0]);
     const row: Record<string, unknown> = {};

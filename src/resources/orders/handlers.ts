@@ -60,7 +60,8 @@ export const orderHandlers: Handlers<
       if (TAX_FIELDS.some((f) => f in body)) repriced.push(...(await repriceItems(tx, orgId, order.id)));
     });
     if (repriced.length) {
-      for (const item of JSON.parse(await itemsByIds(tx, orgId, repriced)) as { id: string }[]) changes.add({ type: 'item.updated', resource: 'item', id: item.id, data: item });
+      for (const item of JSON.parse(await itemsByIds(tx, orgId, repriced)) as { id: string }[])
+        changes.add({ type: 'item.updated', resource: 'item', id: item.id, data: item });
     }
     return { status: 200, ...(await orderReply(tx, orgId, order.id)) };
   },
@@ -72,7 +73,9 @@ export const orderHandlers: Handlers<
     if (!order) throw missingOrder(params.id);
     const before = JSON.parse((await q.getOrder(tx, orgId, order.id))!);
     await deleteOrder(tx, orgId, caller.userId, order.id);
-    const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as { deletedAt: string };
+    const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as {
+      deletedAt: string;
+    };
     changes.add({ type: 'order.deleted', resource: 'order', id: order.id, data: { id: order.id, deletedAt } });
     return { status: 200, body: { ...before, deletedAt } };
   },

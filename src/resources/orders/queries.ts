@@ -103,7 +103,11 @@ export async function findSellerOrder(db: Queryable, sellerOrgId: string, buyerO
     .where('sv.seller_organization_id', sellerOrgId)
     .whereNot('o.state', 'DRAFT')
     .whereRaw(`o.updated_at >= now() - make_interval(days => ?)`, [LOOKBACK_DAYS])
-    .whereRaw(`(o.purchase_order_number = ? OR (${normalizedPo('o.purchase_order_number')} = ${normalizedPo('?')} AND ${normalizedPo('?')} <> ''))`, [poNumber, poNumber, poNumber])
+    .whereRaw(`(o.purchase_order_number = ? OR (${normalizedPo('o.purchase_order_number')} = ${normalizedPo('?')} AND ${normalizedPo('?')} <> ''))`, [
+      poNumber,
+      poNumber,
+      poNumber,
+    ])
     .orderByRaw('(o.purchase_order_number = ?) DESC, o.updated_at DESC, o.id DESC', [poNumber]);
   return oneJson<Order>(db, orders, q);
 }

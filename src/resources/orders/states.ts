@@ -33,7 +33,8 @@ export const canMove = (mode: OrderMode, from: OrderState, to: OrderState): bool
 
 export const initialStates = (mode: OrderMode): readonly OrderState[] => INITIAL[mode];
 
-const stateConflict = (message: string) => new ApiError(409, 'illegal-state-move', 'Conflict', [{ message: `body.state: ${message}`, field: 'body.state', rule: 'state-machine' }]);
+const stateConflict = (message: string) =>
+  new ApiError(409, 'illegal-state-move', 'Conflict', [{ message: `body.state: ${message}`, field: 'body.state', rule: 'state-machine' }]);
 
 export function assertMove(mode: OrderMode, from: OrderState, to: OrderState): void {
   if (canMove(mode, from, to)) return;
@@ -50,6 +51,8 @@ export function assertInitial(mode: OrderMode, state: OrderState): void {
 /** Items of an order in a final state cannot change. */
 export function assertOpen(state: OrderState): void {
   if (FINAL_STATES.has(state)) {
-    throw new ApiError(409, 'order-closed', 'Conflict', [{ message: `order: the order is ${state}; its items can no longer change`, field: 'order', rule: 'state-machine' }]);
+    throw new ApiError(409, 'order-closed', 'Conflict', [
+      { message: `order: the order is ${state}; its items can no longer change`, field: 'order', rule: 'state-machine' },
+    ]);
   }
 }

@@ -76,7 +76,9 @@ async function touch(tx: Tx, orgId: string, orderId: string, userId: string | nu
 export async function createOrder(db: Queryable, orgId: string, userId: string | null, order: OrderWrite, items: ItemWrite[] = []): Promise<string> {
   return inTransaction(db, async (tx) => {
     const numbered =
-      order.purchase_order_number === undefined && order.job_id ? { ...order, purchase_order_number: await takePurchaseOrderNumber(tx, orgId, order.job_id) } : order;
+      order.purchase_order_number === undefined && order.job_id
+        ? { ...order, purchase_order_number: await takePurchaseOrderNumber(tx, orgId, order.job_id) }
+        : order;
     const [row] = await tx('orders')
       .insert({ ...numbered, organization_id: orgId, created_by_id: userId, updated_by_id: userId, integration_state: 'NOT_LINKED' })
       .returning('id');

@@ -13,7 +13,12 @@ type Phase = Schema<'Phase'>;
  * anything is written; then one INSERT ... ON CONFLICT statement on the live-phase unique index
  * writes the whole batch, and one statement reads it back in input order.
  */
-export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[], onInserted: (ids: string[]) => void = () => undefined): Promise<Json<Phase[]>> {
+export async function upsertPhases(
+  db: Db,
+  orgId: string,
+  inputs: PhaseUpsert[],
+  onInserted: (ids: string[]) => void = () => undefined,
+): Promise<Json<Phase[]>> {
   checkBatchSize(inputs);
   const errors = new PositionErrors();
   const jobs = await findJobs(
@@ -52,19 +57,18 @@ export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[],
   errors.throwIfAny();
 
   return db.transaction(async (tx) => {
-    const written = await upsertRecordset<{ id: string; job_id: string | null; code: string; xmax: string }>(
-      tx,
-      'phases',
-      rows,
-      {
-        conflict: '(organization_id, job_id, code) WHERE deleted_at IS NULL',
-        update: ['description', 'default_gl_code'],
-        keepWhenNull: ['default_gl_code'],
-        returning: ['id', 'job_id', 'code', 'xmax'],
-      },
-    );
+    const written = await upsertRecordset<{ id: string; job_id: string | null; code: string; xmax: string }>(tx, 'phases', rows, {
+      conflict: '(organization_id, job_id, code) WHERE deleted_at IS NULL',
+      update: ['description', 'default_gl_code'],
+      keepWhenNull: ['default_gl_code'],
+      returning: ['id', 'job_id', 'code', 'xmax'],
+    });
     onInserted(insertedIds(written));
     const idOf = new Map(written.map((w) => [JSON.stringify([w.job_id, w.code]), w.id]));
-    return phasesInOrder(tx, orgId, rows.map((r) => idOf.get(JSON.stringify([r.job_id, r.code]))!));
+    return phasesInOrder(
+      tx,
+      orgId,
+      rows.map((r) => idOf.get(JSON.stringify([r.job_id, r.code]))!),
+    );
   });
 }

@@ -62,7 +62,9 @@ export async function resolvePhaseId(db: Queryable, orgId: string, idOrCode: str
     const row = await (idInAnyScope ? byId : inScope(byId, scope)).first('ph.id');
     if (row) return row.id;
   }
-  const row = await inScope(scoped(db, phases, orgId), scope).where('ph.code', idOrCode).first('ph.id');
+  const row = await inScope(scoped(db, phases, orgId), scope)
+    .where('ph.code', idOrCode)
+    .first('ph.id');
   return row?.id;
 }
 
@@ -106,6 +108,9 @@ export async function deletePhase(db: Queryable, orgId: string, id: string): Pro
 export function phasesInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Phase[]>> {
   const q = scoped(db, phases, orgId).whereRaw('ph.id = ANY(?::uuid[])', [ids]);
   // ids come from RETURNING (valid uuids), so they can be inlined into the ORDER BY.
-  const list = ids.filter(isUuid).map((id) => `'${id}'`).join(',');
+  const list = ids
+    .filter(isUuid)
+    .map((id) => `'${id}'`)
+    .join(',');
   return allJson<Phase>(db, phases, q, `array_position(ARRAY[${list}]::uuid[], ph.id)`);
 }

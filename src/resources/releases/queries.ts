@@ -68,7 +68,6 @@ export const releases: ResourceDef = {
 
 const NEWEST_FIRST = 'r.created_at DESC, r.id DESC';
 
-
 function onlyActive(q: Knex.QueryBuilder, includeCancelled: boolean): Knex.QueryBuilder {
   return includeCancelled ? q : q.whereNull('r.cancelled_at');
 }
@@ -92,5 +91,7 @@ export async function listReleases(db: Queryable, orgId: string, p: ReleaseQuery
   if (p.orderId !== undefined) filtered.where('r.order_id', p.orderId);
   if (p.from) filtered.where('r.need_by_date_day', '>=', p.from);
   if (p.to) filtered.where('r.need_by_date_day', '<=', p.to);
-  return pageWithTotalJson(db, releases, filtered, { limit: p.limit, offset: p.offset, order: (q) => q.orderByRaw(NEWEST_FIRST) }) as Promise<JsonStream<ReleasePage>>;
+  return pageWithTotalJson(db, releases, filtered, { limit: p.limit, offset: p.offset, order: (q) => q.orderByRaw(NEWEST_FIRST) }) as Promise<
+    JsonStream<ReleasePage>
+  >;
 }

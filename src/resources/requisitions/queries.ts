@@ -69,7 +69,8 @@ export const requisitionItems: ResourceDef = {
   },
 };
 
-export const listRequisitions = (db: Queryable, orgId: string, params: ListParams) => listJson<Requisition>(db, requisitions, scoped(db, requisitions, orgId), params);
+export const listRequisitions = (db: Queryable, orgId: string, params: ListParams) =>
+  listJson<Requisition>(db, requisitions, scoped(db, requisitions, orgId), params);
 
 export const getRequisition = (db: Queryable, orgId: string, id: string) =>
   oneJson<Requisition>(db, requisitions, whereId(scoped(db, requisitions, orgId), requisitions, id));
@@ -85,7 +86,13 @@ export const listRequisitionItems = (db: Queryable, orgId: string, requisitionId
  * Sets the state from any state. CLOSED stamps manually_closed_at (a closing through the API is a
  * manual close); any other state clears it, since the requisition is no longer closed.
  */
-export async function setRequisitionState(db: Queryable, orgId: string, id: string, state: RequisitionState, userId: string): Promise<Json<Requisition> | undefined> {
+export async function setRequisitionState(
+  db: Queryable,
+  orgId: string,
+  id: string,
+  state: RequisitionState,
+  userId: string,
+): Promise<Json<Requisition> | undefined> {
   if (!isUuid(id)) return undefined;
   const n = await db('requisitions')
     .where({ organization_id: orgId, id })

@@ -38,8 +38,7 @@ const toRow = (c: TaxCodeChanges) => ({
   tax_type: c.taxType,
 });
 
-export const listTaxCodes = (db: Queryable, orgId: string, params: ListParams) =>
-  listJson<TaxCode>(db, taxCodes, scoped(db, taxCodes, orgId), params);
+export const listTaxCodes = (db: Queryable, orgId: string, params: ListParams) => listJson<TaxCode>(db, taxCodes, scoped(db, taxCodes, orgId), params);
 
 export const getTaxCode = (db: Queryable, orgId: string, idOrCode: string, includeDeleted = false): Promise<Json<TaxCode> | undefined> =>
   oneByIdOrCodeJson<TaxCode>(db, taxCodes, orgId, idOrCode, { includeDeleted });

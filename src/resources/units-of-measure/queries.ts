@@ -45,7 +45,12 @@ export async function createUnitOfMeasure(db: Queryable, orgId: string, input: U
   return (await getById(db, orgId, row.id))!;
 }
 
-export async function updateUnitOfMeasure(db: Queryable, orgId: string, idOrCode: string, changes: UnitOfMeasureChanges): Promise<Json<UnitOfMeasure> | undefined> {
+export async function updateUnitOfMeasure(
+  db: Queryable,
+  orgId: string,
+  idOrCode: string,
+  changes: UnitOfMeasureChanges,
+): Promise<Json<UnitOfMeasure> | undefined> {
   const id = await resolveId(db, unitsOfMeasure, orgId, idOrCode);
   if (!id) return undefined;
   await db('units_of_measure')

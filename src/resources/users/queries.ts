@@ -41,7 +41,8 @@ export const listUsers = (db: Queryable, orgId: string, params: ListParams): Pro
 /** By ID, or by e-mail address regardless of case. */
 export function getUser(db: Queryable, orgId: string, idOrEmail: string): Promise<Json<User> | undefined> {
   const q = scoped(db, users, orgId);
-  if (isUuid(idOrEmail)) q.where((w) => w.where('usr.id', idOrEmail).orWhereRaw('lower(usr.email) = lower(?)', [idOrEmail])).orderByRaw('(usr.id = ?) DESC', [idOrEmail]);
+  if (isUuid(idOrEmail))
+    q.where((w) => w.where('usr.id', idOrEmail).orWhereRaw('lower(usr.email) = lower(?)', [idOrEmail])).orderByRaw('(usr.id = ?) DESC', [idOrEmail]);
   else q.whereRaw('lower(usr.email) = lower(?)', [idOrEmail]);
   return oneJson<User>(db, users, q);
 }

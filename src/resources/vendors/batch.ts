@@ -5,7 +5,12 @@ import type { Json } from '../../http/json';
 import { vendorsInOrder } from './queries';
 
 /** POST /vendors/batch: every element checked first, then one upsert statement, in one transaction. */
-export async function upsertVendors(db: Knex, orgId: string, inputs: Schema<'VendorUpsert'>[], onInserted: (ids: string[]) => void = () => undefined): Promise<Json<Schema<'Vendor'>[]>> {
+export async function upsertVendors(
+  db: Knex,
+  orgId: string,
+  inputs: Schema<'VendorUpsert'>[],
+  onInserted: (ids: string[]) => void = () => undefined,
+): Promise<Json<Schema<'Vendor'>[]>> {
   checkBatchSize(inputs);
   const errors = new PositionErrors();
   errors.addDuplicates(
@@ -22,6 +27,10 @@ export async function upsertVendors(db: Knex, orgId: string, inputs: Schema<'Ven
     );
     onInserted(insertedIds(rows));
     const idByCode = new Map(rows.map((r) => [r.code, r.id]));
-    return vendorsInOrder(tx, orgId, inputs.map((i) => idByCode.get(i.code)!));
+    return vendorsInOrder(
+      tx,
+      orgId,
+      inputs.map((i) => idByCode.get(i.code)!),
+    );
   });
 }

@@ -19,7 +19,9 @@ export const vendors: ResourceDef = {
     id: idCol('v.id'),
     code: col('v.code'),
     name: col('v.name'),
-    location: expr(`(SELECT ${LOCATION_SUMMARY_JSON} FROM locations lo WHERE lo.organization_id = v.organization_id AND lo.id = v.location_id AND lo.deleted_at IS NULL)`),
+    location: expr(
+      `(SELECT ${LOCATION_SUMMARY_JSON} FROM locations lo WHERE lo.organization_id = v.organization_id AND lo.id = v.location_id AND lo.deleted_at IS NULL)`,
+    ),
     type: expr(
       `(SELECT json_build_object('id', vt.id, 'name', vt.name, 'createdAt', api_ts(vt.created_at), 'updatedAt', api_ts(vt.updated_at))
         FROM vendor_types vt WHERE vt.organization_id = v.organization_id AND vt.id = v.vendor_type_id)`,

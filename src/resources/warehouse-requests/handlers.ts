@@ -15,7 +15,10 @@ async function getOne(db: Ctx<'getWarehouseRequest'>['db'], orgId: string, id: s
   return { status: 200, body: found };
 }
 
-async function listItems(ctx: Ctx<'listWarehouseRequestItems'> | Ctx<'listWarehouseRequestItemsLegacy'>, id: string): Promise<Reply<'listWarehouseRequestItems'>> {
+async function listItems(
+  ctx: Ctx<'listWarehouseRequestItems'> | Ctx<'listWarehouseRequestItemsLegacy'>,
+  id: string,
+): Promise<Reply<'listWarehouseRequestItems'>> {
   const { db, caller, query } = ctx;
   if (!(await q.warehouseRequestExists(db, caller.organizationId, id))) throw missing(id);
   return { status: 200, body: await q.listWarehouseRequestItems(db, caller.organizationId, id, listParams(query, { orderBy: 'lineNumber', limit: 100 })) };

@@ -30,7 +30,11 @@ export function endpointJson(r: any): WebhookEndpoint {
 }
 
 export async function listEndpoints(db: Queryable, orgId: string, limit: number, offset: number): Promise<WebhookEndpoint[]> {
-  const rows = await db('webhook_endpoints').where('organization_id', orgId).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).offset(offset);
+  const rows = await db('webhook_endpoints')
+    .where('organization_id', orgId)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .limit(limit)
+    .offset(offset);
   return rows.map(endpointJson);
 }
 
@@ -134,11 +138,7 @@ export async function listDeliveries(
   offset: number,
   cursorOf: (position: number) => string,
 ): Promise<WebhookDelivery[]> {
-  const rows = await db('webhook_deliveries')
-    .where({ organization_id: orgId, endpoint_id: endpointId })
-    .orderBy('seq', 'desc')
-    .limit(limit)
-    .offset(offset);
+  const rows = await db('webhook_deliveries').where({ organization_id: orgId, endpoint_id: endpointId }).orderBy('seq', 'desc').limit(limit).offset(offset);
   return rows.map((r: any) => ({
     id: r.id,
     messageId: r.message_id,
