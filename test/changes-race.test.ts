@@ -1,13 +1,8 @@
 import { expect } from 'chai';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApiResponse, expectStatus, newOrg, TestOrg } from './support/client';
 import { harness } from './support/harness';
 import { Change, readAll, replay } from './support/feed';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createDb, Db } from '../src/db/knex';
-import { listen } from '../src/http/server';
+import { startInstance } from './support/instance';
 
 /**
  * The race of issue #13, as a test: long batch upserts, short PATCHes of rows the batches also
@@ -25,20 +20,8 @@ const canonical = (v: unknown): string =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A second, independent instance of the service: its own app and its own knex pool. */
-async function secondInstance(): Promise<{ baseUrl: string; db: Db; close(): Promise<void> }> {
-  const db = createDb(harness().databaseUrl, 5);
-  const app = await createApp({ db, config: { ...loadConfig(), mode: 'test' }, jwtSecret: harness().jwtSecret });
-  const server: Server = await listen(app, 0, '127.0.0.1');
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    db,
-    close: async () => {
-      server.closeAllConnections?.();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await db.destroy();
-    },
-  };
-}
+/** A second service instance with its own pool on the same database (test/support/instance.ts). */
+const secondInstance = () => startInstance();
 
 async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<ApiResponse> {
   const res = await fetch(base + path, {

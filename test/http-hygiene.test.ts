@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
-import { createApp } from '../src/app';
+import { closeApp, createApp } from '../src/app';
 import { listen } from '../src/http/server';
 import { loadConfig } from '../src/config';
 import { harness } from './support/harness';
@@ -18,11 +18,11 @@ async function startApp(env: Record<string, string>): Promise<{ base: string; po
   return {
     base: `http://127.0.0.1:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeApp(app);
+    },
   };
 }
 
