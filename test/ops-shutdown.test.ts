@@ -11,7 +11,8 @@ const SERVER = join(ROOT, 'dist', 'src', 'server.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every 50 ms until it holds; fails after `tries` (a bound, not a timing assertion). */
-async function until(what: string, check: () => Promise<boolean> | boolean, tries = 400): Promise<void> {
+// Up to 50 s: on a loaded 2-core machine a fresh server process can take that long to reach the lock.
+async function until(what: string, check: () => Promise<boolean> | boolean, tries = 1000): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await check()) return;
     await sleep(50);
