@@ -278,6 +278,7 @@ describe('orders authoring', () => {
       'item.deleted',
       'order.integration_state_changed',
       'change_order.integration_state_changed',
+      'item.deleted',
       'order.deleted',
     ]);
     expect(entries[0].data).to.deep.equal(order);
@@ -285,6 +286,9 @@ describe('orders authoring', () => {
     expect(entries[12].data).to.have.keys('id', 'deletedAt', 'orderId');
     expect(entries[13].data).to.deep.equal(linked);
     expect(entries[14].data.integrationState).to.equal('LINKED');
-    expect(entries[15].data).to.have.keys('id', 'deletedAt');
+    // Deleting the order gives its remaining item a tombstone, then the order's.
+    expect(entries[15]).to.include({ resource_id: item.id });
+    expect(entries[15].data).to.deep.equal({ id: item.id, deletedAt: entries[16].data.deletedAt, orderId: order.id });
+    expect(entries[16].data).to.have.keys('id', 'deletedAt');
   });
 });

@@ -284,7 +284,7 @@ export const FEED_EXCLUDED: Partial<Record<OperationId, string>> = {
 export const FEED_BY_HANDLER: Partial<Record<OperationId, string>> = {
   createOrder: 'order.created, then item.created per line',
   updateOrder: 'change_order.created (a sent order), order.updated, item.updated for repriced lines',
-  deleteOrder: 'order.deleted',
+  deleteOrder: 'item.deleted for each of its items, then order.deleted',
   createOrderItems: 'change_order.created (a sent order), order.updated, item.created per line',
   updateItem: 'change_order.created (a sent order), order.updated, item.updated',
   deleteItem: 'change_order.created (a sent order), order.updated, item.deleted',

@@ -76,6 +76,9 @@ export const orderHandlers: Handlers<
     const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as {
       deletedAt: string;
     };
+    // Its items leave every read with it: each gets its tombstone, so a replay of the feed drops them too.
+    const itemIds: string[] = await tx('items').where({ organization_id: orgId, order_id: order.id }).orderBy('line_number').orderBy('id').pluck('id');
+    for (const id of itemIds) changes.add({ type: 'item.deleted', resource: 'item', id, data: { id, deletedAt, orderId: order.id } });
     changes.add({ type: 'order.deleted', resource: 'order', id: order.id, data: { id: order.id, deletedAt } });
     return { status: 200, body: { ...before, deletedAt } };
   },
