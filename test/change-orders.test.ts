@@ -6,38 +6,7 @@ import { makeOrder, softDeleteOrder } from './support/release-fixtures';
 import { addItems, removeItem, updateItem, updateOrder } from '../src/resources/orders/store';
 import { recordChangeOrder, snapshotOrder } from '../src/resources/change-orders/store';
 import { itDirect, PRISM } from './support/proxy';
-
-const ITEM_DIFF_KEYS = [
-  'id',
-  'backorderLeadTime',
-  'backorderQuantity',
-  'costCategory',
-  'createdAt',
-  'customColumnValue',
-  'description',
-  'extPrice',
-  'glCode',
-  'glCodeId',
-  'itemCodeId',
-  'lineNumber',
-  'manufacturer',
-  'manufacturerPartNumber',
-  'needByDate',
-  'notes',
-  'phase',
-  'phaseId',
-  'quantity',
-  'taxCode',
-  'taxCodId',
-  'taxRate',
-  'unitDiscount',
-  'unitPrice',
-  'unitsOfMeasure',
-  'unitsOfMeasureId',
-  'universalProductCode',
-  'updatedAt',
-  'vendorPartNumber',
-];
+import { ITEM_DIFF_KEYS } from './support/item-diff';
 
 /** Applies `change` through the order store and records it as a change order. */
 async function changeOrder(org: TestOrg, orderId: string, change: () => Promise<unknown>, opts: { label?: string; draft?: boolean } = {}) {

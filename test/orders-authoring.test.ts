@@ -4,39 +4,9 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { insertJob, insertLocation, insertTaxCode, insertVendor } from './support/purchasing-fixtures';
 import { canMove, OrderMode, OrderState } from '../src/resources/orders/states';
+import { ITEM_DIFF_KEYS } from './support/item-diff';
 
 const BASE = { purchaseOrderNumber: 'PO-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
-const ITEM_DIFF_KEYS = [
-  'id',
-  'backorderLeadTime',
-  'backorderQuantity',
-  'costCategory',
-  'createdAt',
-  'customColumnValue',
-  'description',
-  'extPrice',
-  'glCode',
-  'glCodeId',
-  'itemCodeId',
-  'lineNumber',
-  'manufacturer',
-  'manufacturerPartNumber',
-  'needByDate',
-  'notes',
-  'phase',
-  'phaseId',
-  'quantity',
-  'taxCode',
-  'taxCodId',
-  'taxRate',
-  'unitDiscount',
-  'unitPrice',
-  'unitsOfMeasure',
-  'unitsOfMeasureId',
-  'universalProductCode',
-  'updatedAt',
-  'vendorPartNumber',
-];
 const STATES: OrderState[] = ['DRAFT', 'BID_ACTIVE', 'BID_CANCELLED', 'FINALIZING', 'ACTIVE', 'CANCELLED', 'COMPLETE'];
 const MODES: OrderMode[] = ['ISSUE_PO', 'PRE_ACKNOWLEDGED', 'REQUEST_FOR_QUOTE'];
 
