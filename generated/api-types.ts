@@ -8137,6 +8137,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/idempotency-key-in-use",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "in-progress"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         LocationNotFound: {
             headers: {
@@ -8407,8 +8435,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        NotFound: {
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way): the order's job, vendor, delivery location, tax code or creating user, or an item's tax code, bill-of-materials item or requisition item. `errors[].field` names it. */
+        OrderInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8421,11 +8449,12 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "detail": "No object of your organization matches the ID given.",
+                 *       "detail": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "No object of your organization matches the ID given."
+                 *           "message": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *           "field": "body.jobId"
                  *         }
                  *       ]
                  *     }
@@ -8435,6 +8464,32 @@ export interface components {
         };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         OrderNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No order of the caller's organization matches the path's ID (orders of other organizations and deleted orders are answered the same way), or an object the body refers to does not exist in the organization (a job, vendor, delivery location, tax code or user of the order; a tax code, bill-of-materials item or requisition item of an item): then `errors[].field` names it. */
+        OrderOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8515,6 +8570,32 @@ export interface components {
         };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         ItemNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No item of the caller's organization matches the path's ID (items of other organizations and of deleted orders are answered the same way), or an object the body refers to (a tax code, bill-of-materials item or requisition item) does not exist in the organization: then `errors[].field` names it. */
+        ItemOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8794,6 +8875,32 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No object of your organization matches the ID given.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No object of your organization matches the ID given."
                  *         }
                  *       ]
                  *     }
@@ -17707,7 +17814,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationInputNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -18668,7 +18775,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["VendorNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -21613,7 +21720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderInputNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -21777,7 +21884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21864,7 +21971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -22297,7 +22404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -22629,7 +22736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ItemNotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -22709,7 +22816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -23141,7 +23248,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotificationInputNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -24149,7 +24256,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -25616,7 +25723,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["DeliveryReceiptNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -26172,8 +26279,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["InvoiceNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
