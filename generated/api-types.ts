@@ -8883,7 +8883,7 @@ export interface components {
             };
         };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        NotFound: {
+        WebhookEndpointNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8896,11 +8896,11 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "detail": "No object of your organization matches the ID given.",
+                 *       "detail": "No webhook endpoint matches 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f.",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "No object of your organization matches the ID given."
+                 *           "message": "No webhook endpoint matches 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f."
                  *         }
                  *       ]
                  *     }
@@ -26797,7 +26797,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26884,7 +26884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26980,7 +26980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27068,7 +27068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27142,7 +27142,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27221,7 +27221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -225,6 +225,7 @@ const NOUNS: Record<string, string[]> = {
   invoices: ['invoice'],
   notifications: ['notification'],
   buyerId: ['order'],
+  'webhook-endpoints': ['webhook endpoint'],
 };
 const nounsOf = (path: string) => path.split('/').flatMap((segment) => NOUNS[segment] ?? []);
 /** "No job matches J-1042." -> "job"; "The order has no tag X." -> "tag"; a generic detail -> undefined. */
