@@ -8003,8 +8003,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
-        Conflict: {
+        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
+        IdempotencyKeyInUse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8014,16 +8014,16 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "/problems/conflict",
+                 *       "type": "/problems/idempotency-key-in-use",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code TX-CA is already used.",
+                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "body.code: TX-CA is already used",
-                 *           "field": "body.code",
-                 *           "rule": "unique"
+                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "in-progress"
                  *         }
                  *       ]
                  *     }
@@ -8130,34 +8130,6 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
-        IdempotencyKeyInUse: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/idempotency-key-in-use",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *           "field": "header.Idempotency-Key",
-                 *           "rule": "in-progress"
                  *         }
                  *       ]
                  *     }
@@ -8455,6 +8427,34 @@ export interface components {
                  *         {
                  *           "message": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
                  *           "field": "body.jobId"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code TX-CA is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: TX-CA is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -16847,7 +16847,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17116,7 +17116,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17315,7 +17315,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -19075,7 +19075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -23989,7 +23989,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -26103,7 +26103,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["InvoiceNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
