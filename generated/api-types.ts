@@ -7818,6 +7818,7 @@ export interface components {
         /** @description The `Idempotency-Key` was already used with a different request (method, path or body); nothing was written. */
         IdempotencyKeyReused: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8002,8 +8003,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
-        Conflict: {
+        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
+        IdempotencyKeyInUse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8013,16 +8014,16 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "/problems/conflict",
+                 *       "type": "/problems/idempotency-key-in-use",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code TX-CA is already used.",
+                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "body.code: TX-CA is already used",
-                 *           "field": "body.code",
-                 *           "rule": "unique"
+                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "in-progress"
                  *         }
                  *       ]
                  *     }
@@ -8406,8 +8407,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        NotFound: {
+        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way): the order's job, vendor, delivery location, tax code or creating user, or an item's tax code, bill-of-materials item or requisition item. `errors[].field` names it. */
+        OrderInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8420,11 +8421,40 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "detail": "No object of your organization matches the ID given.",
+                 *       "detail": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "No object of your organization matches the ID given."
+                 *           "message": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *           "field": "body.jobId"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/conflict",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "code TX-CA is already used.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body.code: TX-CA is already used",
+                 *           "field": "body.code",
+                 *           "rule": "unique"
                  *         }
                  *       ]
                  *     }
@@ -8458,9 +8488,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description No order of the caller's organization matches the path's ID (orders of other organizations and deleted orders are answered the same way), or an object the body refers to does not exist in the organization (a job, vendor, delivery location, tax code or user of the order; a tax code, bill-of-materials item or requisition item of an item): then `errors[].field` names it. */
+        OrderOrReferenceNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The `If-Match` header does not match the order's current `ETag` (the order changed since it was read); nothing was written. */
         PreconditionFailed: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8513,6 +8570,32 @@ export interface components {
         };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         ItemNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No item of the caller's organization matches the path's ID (items of other organizations and of deleted orders are answered the same way), or an object the body refers to (a tax code, bill-of-materials item or requisition item) does not exist in the organization: then `errors[].field` names it. */
+        ItemOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8799,6 +8882,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
+        WebhookEndpointNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No webhook endpoint matches 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "No webhook endpoint matches 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description A rate limit was exceeded (see `RateLimit-Policy` and `RateLimit`): retry after `Retry-After`
          *     seconds. Also answered by the token endpoint after 10 failed client authentications in a
@@ -8809,6 +8918,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -15268,6 +15378,7 @@ export interface operations {
             /** @description The process is up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15284,6 +15395,7 @@ export interface operations {
             /** @description A query parameter was given; the probe takes none (as everywhere, unknown parameters are refused). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15323,6 +15435,7 @@ export interface operations {
             /** @description The instance is ready for traffic. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15339,6 +15452,7 @@ export interface operations {
             /** @description A query parameter was given; the probe takes none (as everywhere, unknown parameters are refused). */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15372,6 +15486,7 @@ export interface operations {
                      * @example 5
                      */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15530,6 +15645,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15651,6 +15767,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15736,6 +15853,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15890,6 +16008,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16017,6 +16136,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16216,6 +16336,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16350,6 +16471,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16509,6 +16631,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16700,6 +16823,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16723,7 +16847,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -16795,6 +16919,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16967,6 +17092,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16990,7 +17116,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17062,6 +17188,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17188,7 +17315,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17322,6 +17449,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17450,6 +17578,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17661,6 +17790,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17684,7 +17814,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationInputNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -17816,6 +17946,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17917,6 +18048,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18101,6 +18233,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18228,6 +18361,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18397,6 +18531,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18503,6 +18638,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18615,6 +18751,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18638,7 +18775,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["VendorNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -18779,6 +18916,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18914,6 +19052,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18936,7 +19075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -19043,6 +19182,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19128,6 +19268,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19368,6 +19509,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19502,6 +19644,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19593,6 +19736,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19758,6 +19902,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19883,6 +20028,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19969,6 +20115,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20234,6 +20381,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20380,6 +20528,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20476,6 +20625,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20731,6 +20881,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20867,6 +21018,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20958,6 +21110,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21129,6 +21282,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21474,6 +21628,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21542,6 +21697,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21564,7 +21720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderInputNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -21686,6 +21842,7 @@ export interface operations {
             /** @description The deleted order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21704,6 +21861,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21726,7 +21884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21771,6 +21929,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21789,6 +21948,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21811,7 +21971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -21940,6 +22100,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22201,6 +22362,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22219,6 +22381,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22241,7 +22404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -22531,6 +22694,7 @@ export interface operations {
             /** @description The deleted item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22549,6 +22713,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22571,7 +22736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ItemNotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -22609,6 +22774,7 @@ export interface operations {
             /** @description The changed item. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22627,6 +22793,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22649,7 +22816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -22808,6 +22975,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22879,6 +23047,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23055,6 +23224,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23078,7 +23248,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotificationInputNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -23135,6 +23305,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23429,6 +23600,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23793,6 +23965,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23816,7 +23989,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -24059,6 +24232,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24082,7 +24256,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -24141,6 +24315,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24258,6 +24433,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24428,6 +24604,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24800,6 +24977,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25521,6 +25699,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25544,7 +25723,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["DeliveryReceiptNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -25900,6 +26079,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25923,7 +26103,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["InvoiceNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -26057,6 +26237,7 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26075,6 +26256,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26097,8 +26279,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["InvoiceNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -26364,6 +26546,7 @@ export interface operations {
             /** @description The entries after the cursor, oldest first, and where to continue. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26377,6 +26560,7 @@ export interface operations {
             /** @description The cursor points before the oldest change still kept (or past the newest, after a restore); resynchronize with a full export. */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26426,6 +26610,7 @@ export interface operations {
             /** @description A page of endpoints. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26491,6 +26676,7 @@ export interface operations {
             /** @description The endpoint, with its signing secret (shown only now). */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26533,6 +26719,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26576,6 +26763,7 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26609,7 +26797,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26631,6 +26819,7 @@ export interface operations {
             /** @description The deleted endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26672,6 +26861,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26694,7 +26884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26725,6 +26915,7 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26766,6 +26957,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26788,7 +26980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26810,6 +27002,7 @@ export interface operations {
             /** @description The endpoint with its new secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26852,6 +27045,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26874,7 +27068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26907,6 +27101,7 @@ export interface operations {
             /** @description A page of attempts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26947,7 +27142,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -26978,6 +27173,7 @@ export interface operations {
             /** @description The replay is scheduled. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27002,6 +27198,7 @@ export interface operations {
                      * @example Bearer error="insufficient_scope", scope="write"
                      */
                     "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27024,7 +27221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -1,37 +1,57 @@
 'use strict';
 /**
- * Redocly plugin: rate limits on every operation (decorator `rate-limits/responses`, bundle time).
+ * Redocly plugin: headers every answer of the service carries, and its rate limits (decorator
+ * `rate-limits/responses`, bundle time).
  *
- * Every operation can be answered 429 and every answer carries the RateLimit headers, so they are
- * added here rather than written into each path file: an operation added later is documented with
- * them without anyone remembering to. The components themselves (the shared `TooManyRequests`
- * response, the `RateLimit`, `RateLimit-Policy` and `Retry-After` headers) are written in
- * api/components/rate-limits.yaml and added to the bundle's components.
+ * Every operation can be answered 429 and every answer carries `X-Request-Id` and the RateLimit
+ * headers, so they are added here rather than written into each path file: an operation added
+ * later is documented with them without anyone remembering to. The rate-limit components (the
+ * shared `TooManyRequests` response, the `RateLimit`, `RateLimit-Policy` and `Retry-After`
+ * headers) are written in api/components/rate-limits.yaml and added to the bundle's components;
+ * `X-Request-Id` is api/components/headers/RequestId.yaml.
+ *
+ * Not under `x-webhooks`: those responses are the ones the integrator's receiver sends us, not
+ * answers of this service.
  */
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const yaml = require('js-yaml');
 
-const COMPONENTS = yaml.load(readFileSync(join(__dirname, '..', 'api', 'components', 'rate-limits.yaml'), 'utf8'));
+const load = (file) => yaml.load(readFileSync(join(__dirname, '..', 'api', 'components', file), 'utf8'));
+const COMPONENTS = load('rate-limits.yaml');
+const REQUEST_ID = load('headers/RequestId.yaml');
+// The names the headers take in the bundle (RequestId.yaml is bundled as `RequestId`).
+const HEADERS = { 'X-Request-Id': 'RequestId', 'RateLimit-Policy': 'RateLimit-Policy', RateLimit: 'RateLimit' };
 const header = (name) => ({ $ref: `#/components/headers/${name}` });
 
 function withHeaders(response) {
-  if (response.$ref) return;
+  if (!response || response.$ref) return;
   response.headers = response.headers || {};
-  for (const name of ['RateLimit-Policy', 'RateLimit']) if (!response.headers[name]) response.headers[name] = header(name);
+  for (const [name, component] of Object.entries(HEADERS)) if (!response.headers[name]) response.headers[name] = header(component);
 }
+
+/** True for a node written under the document's `x-webhooks` (the receiver's side of a webhook). */
+const inWebhooks = ({ location, rawLocation }) => [location, rawLocation].some((l) => l && String(l.pointer).startsWith('#/x-webhooks/'));
 
 function responses() {
   return {
     Root: {
       leave(root) {
         root.components = root.components || {};
-        root.components.headers = { ...(root.components.headers || {}), ...structuredClone(COMPONENTS.headers) };
-        root.components.responses = { ...(root.components.responses || {}), ...structuredClone(COMPONENTS.responses) };
+        const headers = structuredClone(COMPONENTS.headers);
+        // Every path file refers to RequestId.yaml today; added here too so the `$ref`s this
+        // decorator writes never dangle. Set after the bundler named its components (Root.leave
+        // comes last), so this never makes it bundle a `RequestId-2`.
+        if (!root.components.headers?.RequestId) headers.RequestId = structuredClone(REQUEST_ID);
+        root.components.headers = { ...(root.components.headers || {}), ...headers };
+        const added = structuredClone(COMPONENTS.responses);
+        for (const response of Object.values(added)) withHeaders(response);
+        root.components.responses = { ...(root.components.responses || {}), ...added };
       },
     },
     Operation: {
-      leave(operation) {
+      leave(operation, ctx) {
+        if (inWebhooks(ctx)) return;
         operation.responses = operation.responses || {};
         if (!operation.responses['429']) operation.responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
         // Responses another decorator added to the operation (the 403 of procurement/scope-security)
@@ -39,7 +59,11 @@ function responses() {
         for (const response of Object.values(operation.responses)) withHeaders(response);
       },
     },
-    Response: { leave: withHeaders },
+    Response: {
+      leave(response, ctx) {
+        if (!inWebhooks(ctx)) withHeaders(response);
+      },
+    },
   };
 }
 

@@ -153,11 +153,13 @@ describe('the Prism mock of the contract', function () {
   }
 
   // `Prefer: code=409` answers a conflict on a value the resource's own examples use (not another
-  // resource's code).
+  // resource's code): a unique value already used, or the operation's own `Idempotency-Key` example
+  // where the only conflict is a request with that key still being processed.
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['409'])) {
     it(`${method} ${path} (${operationId}) answers Prefer: code=409 with a value of its own resource`, async () => {
       const problem = await errorExample(path, method, operation, 409);
-      const value = /^[^:]+: (.+) is already used/.exec(problem.errors[0].message)?.[1];
+      const message: string = problem.errors[0].message;
+      const value = (/^[^:]+: (.+) is already used/.exec(message) ?? /^header\.Idempotency-Key: a request with key (\S+) is still being processed/.exec(message))?.[1];
       expect(value, problem.errors[0].message).to.be.a('string');
       expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
     });
@@ -223,6 +225,7 @@ const NOUNS: Record<string, string[]> = {
   invoices: ['invoice'],
   notifications: ['notification'],
   buyerId: ['order'],
+  'webhook-endpoints': ['webhook endpoint'],
 };
 const nounsOf = (path: string) => path.split('/').flatMap((segment) => NOUNS[segment] ?? []);
 /** "No job matches J-1042." -> "job"; "The order has no tag X." -> "tag"; a generic detail -> undefined. */
