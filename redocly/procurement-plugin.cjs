@@ -185,7 +185,6 @@ function errorResponses() {
   };
 }
 
-
 /**
  * Least privilege (src/auth/scopes.ts): every operation that takes the document's default security
  * gets it with its OAuth 2.0 scope spelled out, `read` for GET and `write` for every other method,

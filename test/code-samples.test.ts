@@ -24,26 +24,65 @@ export const SAMPLE_BASE_URL = 'https://api.example-procurement.com';
 export const MAIN_OPERATIONS = [
   'issueToken',
   // jobs
-  'listJobs', 'getJob', 'createJob', 'updateJob', 'upsertJobs',
+  'listJobs',
+  'getJob',
+  'createJob',
+  'updateJob',
+  'upsertJobs',
   // phases (global and job)
-  'listGlobalPhases', 'getGlobalPhase', 'createGlobalPhase', 'updateGlobalPhase', 'upsertPhases',
-  'listJobPhases', 'getJobPhase', 'createJobPhase', 'updateJobPhase',
+  'listGlobalPhases',
+  'getGlobalPhase',
+  'createGlobalPhase',
+  'updateGlobalPhase',
+  'upsertPhases',
+  'listJobPhases',
+  'getJobPhase',
+  'createJobPhase',
+  'updateJobPhase',
   // cost categories (global, job and phase)
-  'listGlobalCategories', 'getGlobalCategory', 'createGlobalCategory', 'updateGlobalCategory',
-  'listJobCategories', 'createJobCategory', 'listJobPhaseCategories', 'createJobPhaseCategory',
+  'listGlobalCategories',
+  'getGlobalCategory',
+  'createGlobalCategory',
+  'updateGlobalCategory',
+  'listJobCategories',
+  'createJobCategory',
+  'listJobPhaseCategories',
+  'createJobPhaseCategory',
   // vendors
-  'listVendors', 'getVendor', 'createVendor', 'updateVendor', 'upsertVendors',
+  'listVendors',
+  'getVendor',
+  'createVendor',
+  'updateVendor',
+  'upsertVendors',
   // orders and items (GET /items is the bulk pull)
-  'listOrders', 'getOrder', 'listOrderItems', 'listItems', 'getItem',
+  'listOrders',
+  'getOrder',
+  'listOrderItems',
+  'listItems',
+  'getItem',
   // invoices and invoice items
-  'listInvoices', 'getInvoice', 'listInvoiceItems', 'markInvoicesPaid', 'listAllInvoiceItems',
+  'listInvoices',
+  'getInvoice',
+  'listInvoiceItems',
+  'markInvoicesPaid',
+  'listAllInvoiceItems',
   // releases and change orders
-  'listReleases', 'listOrderReleases', 'listChangeOrders', 'getChangeOrder',
+  'listReleases',
+  'listOrderReleases',
+  'listChangeOrders',
+  'getChangeOrder',
   // delivery receipts and requisitions
-  'listDeliveryReceipts', 'getDeliveryReceipt', 'listDeliveryReceiptItems',
-  'listRequisitions', 'getRequisition', 'listRequisitionItems', 'updateRequisitionState',
+  'listDeliveryReceipts',
+  'getDeliveryReceipt',
+  'listDeliveryReceiptItems',
+  'listRequisitions',
+  'getRequisition',
+  'listRequisitionItems',
+  'updateRequisitionState',
   // integration state
-  'updateOrderIntegrationState', 'setChangeOrderIntegrationState', 'updateDeliveryReceiptIntegrationState',
+  'updateOrderIntegrationState',
+  'setChangeOrderIntegrationState',
+  'updateDeliveryReceiptIntegrationState',
 ];
 
 interface CodeSample {
@@ -296,9 +335,18 @@ describe('code samples in the contract (x-codeSamples)', function () {
       (r) => r.stdout + r.stderr,
       (err: { stdout?: string; stderr?: string }) => `${err.stdout ?? ''}${err.stderr ?? ''}`,
     );
-    const errors = out.trim().split('\n').filter((line) => /error TS/.test(line));
-    expect(errors.filter((line) => !line.startsWith('control.ts')), out).to.deep.equal([]);
-    expect(errors.some((line) => line.startsWith('control.ts(4,')), `the control must fail to type-check:\n${out}`).to.equal(true);
+    const errors = out
+      .trim()
+      .split('\n')
+      .filter((line) => /error TS/.test(line));
+    expect(
+      errors.filter((line) => !line.startsWith('control.ts')),
+      out,
+    ).to.deep.equal([]);
+    expect(
+      errors.some((line) => line.startsWith('control.ts(4,')),
+      `the control must fail to type-check:\n${out}`,
+    ).to.equal(true);
   });
 
   it('TypeScript: every sample runs, and each request it sends is one the contract accepts', async () => {
@@ -328,7 +376,8 @@ describe('code samples in the contract (x-codeSamples)', function () {
       // A page asked for by cursor answers the last-page example where there is one (its
       // nextCursor is null), so a sample that reads pages until the cursor runs out ends.
       const named = Object.values(media?.examples ?? {}) as { value?: { meta?: { nextCursor?: unknown } } }[];
-      const followUp = (new URL(request.url).searchParams.get('cursor') ?? 'start') !== 'start' ? named.find((e) => e.value?.meta?.nextCursor === null) : undefined;
+      const followUp =
+        (new URL(request.url).searchParams.get('cursor') ?? 'start') !== 'start' ? named.find((e) => e.value?.meta?.nextCursor === null) : undefined;
       const example = followUp?.value ?? media?.example ?? named[0]?.value;
       return new Response(example === undefined ? null : JSON.stringify(example), { status: Number(status), headers: { 'Content-Type': 'application/json' } });
     };
@@ -337,7 +386,9 @@ describe('code samples in the contract (x-codeSamples)', function () {
     try {
       for (const o of sampled()) {
         const file = join(dir, `${o.operationId}.run.mjs`);
-        const js = ts.transpileModule(sampleOf(o, 'TypeScript'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+        const js = ts.transpileModule(sampleOf(o, 'TypeScript'), {
+          compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+        }).outputText;
         writeFileSync(file, js);
         current = o;
         calls = 0;
@@ -363,7 +414,10 @@ describe('code samples in the contract (x-codeSamples)', function () {
   });
 
   it('the curl parser reads the options the samples use and rejects others', async () => {
-    expect(parseCurl(`curl -s -g '${SAMPLE_BASE_URL}/jobs?filter[state]=OPEN' \\\n  -H "Authorization: Bearer $TOKEN"`)).to.deep.include({ method: 'GET', headers: { authorization: 'Bearer $TOKEN' } });
+    expect(parseCurl(`curl -s -g '${SAMPLE_BASE_URL}/jobs?filter[state]=OPEN' \\\n  -H "Authorization: Bearer $TOKEN"`)).to.deep.include({
+      method: 'GET',
+      headers: { authorization: 'Bearer $TOKEN' },
+    });
     const post = parseCurl(`curl -s -X PATCH ${SAMPLE_BASE_URL}/jobs/J-1042 -H 'Content-Type: application/json' -d '{"state": "CLOSED"}'`);
     expect(post.method).to.equal('PATCH');
     expect(post.data).to.deep.equal(['{"state": "CLOSED"}']);

@@ -159,7 +159,8 @@ describe('the Prism mock of the contract', function () {
     it(`${method} ${path} (${operationId}) answers Prefer: code=409 with a value of its own resource`, async () => {
       const problem = await errorExample(path, method, operation, 409);
       const message: string = problem.errors[0].message;
-      const value = (/^[^:]+: (.+) is already used/.exec(message) ?? /^header\.Idempotency-Key: a request with key (\S+) is still being processed/.exec(message))?.[1];
+      const value = (/^[^:]+: (.+) is already used/.exec(message) ??
+        /^header\.Idempotency-Key: a request with key (\S+) is still being processed/.exec(message))?.[1];
       expect(value, problem.errors[0].message).to.be.a('string');
       expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
     });
