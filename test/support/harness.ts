@@ -71,7 +71,9 @@ export async function startHarness(): Promise<Harness> {
   process.env.RATE_LIMIT_BURST ??= '100000';
   process.env.RATE_LIMIT_HOURLY ??= '10000000';
   const url = await testDatabaseUrl();
-  const db = createDb(url, 10);
+  // The service's own database settings (DB_PREPARED_STATEMENTS=off behind PgBouncer, the statement timeout).
+  const settings = loadConfig();
+  const db = createDb(url, 10, undefined, { enabled: settings.dbPreparedStatements, max: settings.dbPreparedStatementsMax }, settings.statementTimeoutMs);
   cleanups.unshift(() => db.destroy());
   await migrateLatest(db);
 

@@ -9,7 +9,8 @@ import { listen } from '../../src/http/server';
  * DATABASE_URL with JWT_SECRET, on a free port, which it prints as `{"port": n}`. Stops on SIGTERM.
  */
 async function main(): Promise<void> {
-  const db = createDb(process.env.DATABASE_URL!, 2);
+  const config = loadConfig();
+  const db = createDb(process.env.DATABASE_URL!, 2, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax });
   const app = await createApp({ db, config: { ...loadConfig(), mode: 'production' }, jwtSecret: process.env.JWT_SECRET! });
   const server = await listen(app, 0, '127.0.0.1');
   process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port }) + '\n');

@@ -23,7 +23,13 @@ export interface Instance {
 export async function startInstance(opts: { config?: Partial<Config>; logger?: Logger; databaseUrl?: string; jwtSecret?: string } = {}): Promise<Instance> {
   const config: Config = { ...loadConfig(), mode: 'test', ...opts.config };
   // A short acquire timeout: an outage must become a 503 within the probe's patience.
-  const db = createDb(opts.databaseUrl ?? harness().databaseUrl, 4, 1500, undefined, config.statementTimeoutMs);
+  const db = createDb(
+    opts.databaseUrl ?? harness().databaseUrl,
+    4,
+    1500,
+    { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax },
+    config.statementTimeoutMs,
+  );
   const lifecycle = new Lifecycle();
   const app = await createApp({ db, config, jwtSecret: opts.jwtSecret ?? harness().jwtSecret, lifecycle, logger: opts.logger });
   const server: Server = await listen(app, 0, '127.0.0.1');
