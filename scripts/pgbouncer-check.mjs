@@ -120,7 +120,8 @@ async function main() {
     {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, DATABASE_URL: url, DB_PREPARED_STATEMENTS: 'off', API_BASE_URL: '' },
+      // LISTEN (credential revocations) and the webhook worker need a session: DATABASE_DIRECT_URL.
+      env: { ...process.env, DATABASE_URL: url, DATABASE_DIRECT_URL: up.toString(), DB_PREPARED_STATEMENTS: 'off', API_BASE_URL: '' },
     },
   );
   const code = await new Promise((r) => mocha.once('exit', (c) => r(c ?? 1)));

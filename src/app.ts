@@ -78,7 +78,10 @@ export async function createApp({
   logger = createLogger(config.logLevel),
 }: AppOptions): Promise<express.Express> {
   // Credentials found live are cached while revocations reach this instance (credential-cache.ts).
-  const credentials = new CredentialCache(db.client.config.connection as pg.ClientConfig);
+  // LISTEN needs a session of its own: DATABASE_DIRECT_URL when DATABASE_URL is a transaction pooler (PgBouncer).
+  const credentials = new CredentialCache(
+    config.databaseDirectUrl ? { connectionString: config.databaseDirectUrl } : (db.client.config.connection as pg.ClientConfig),
+  );
   await credentials.start();
   const authenticate = makeAuthenticator(db, jwtSecret, credentials);
   const api = await createBackend(

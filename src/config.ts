@@ -31,6 +31,8 @@ const url = (...protocols: string[]) =>
 const SETTINGS = {
   port: { env: 'PORT', schema: integer(0, 65535).default(3000) },
   databaseUrl: { env: 'DATABASE_URL', schema: url('postgres:', 'postgresql:').optional() },
+  /** A direct (session) connection for LISTEN/NOTIFY and the webhook worker when DATABASE_URL is a transaction pooler. */
+  databaseDirectUrl: { env: 'DATABASE_DIRECT_URL', schema: url('postgres:', 'postgresql:').optional() },
   jwtSecret: { env: 'JWT_SECRET', schema: z.string().optional() },
   mode: {
     env: 'NODE_ENV',

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays));
   if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
   // Webhook deliveries (src/webhooks/worker.ts): every instance runs a worker; they share the work.
-  const webhooks = await startWebhookWorker({ db: database.db, connectionString: database.url });
+  const webhooks = await startWebhookWorker({ db: database.db, connectionString: config.databaseDirectUrl ?? database.url });
   onShutdown('webhook worker', () => webhooks.stop());
   watchOutboxBacklog(database.db);
   const port = (server.address() as AddressInfo).port;

@@ -23,7 +23,12 @@ const FAST: Partial<WebhookSettings> = {
 
 const workers: WebhookWorker[] = [];
 async function startWorker(settings: Partial<WebhookSettings> = {}): Promise<WebhookWorker> {
-  const w = await startWebhookWorker({ db: harness().db, connectionString: harness().databaseUrl, settings: { ...FAST, ...settings }, pollInterval: 100 });
+  const w = await startWebhookWorker({
+    db: harness().db,
+    connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+    settings: { ...FAST, ...settings },
+    pollInterval: 100,
+  });
   workers.push(w);
   return w;
 }

@@ -48,6 +48,12 @@ async function testDatabaseUrl(): Promise<string> {
     try {
       const url = await ensureDatabase(configured, name);
       cleanups.push(() => dropDatabase(configured, name));
+      // Behind a transaction pooler the direct (session) URL names the same scratch database.
+      if (process.env.DATABASE_DIRECT_URL) {
+        const direct = new URL(process.env.DATABASE_DIRECT_URL);
+        direct.pathname = '/' + name;
+        process.env.DATABASE_DIRECT_URL = direct.toString();
+      }
       return url;
     } catch {
       // No CREATEDB right: use the configured database as it is.
