@@ -94,7 +94,8 @@ describe('prepared statements per connection', function () {
       );
       expect([...statuses]).to.deep.equal([200]);
       const counts = await perConnection(db);
-      for (const n of counts) expect(n).to.be.within(1, CAP);
+      // At most the cap; possibly none on a connection just retired and replaced (prepared.ts, RETIRE_AFTER).
+      for (const n of counts) expect(n).to.be.at.most(CAP);
     });
   });
 
