@@ -90,12 +90,9 @@ async function blockJobInserts(): Promise<{ release(): Promise<void>; waiting():
   await locker.query('BEGIN');
   await locker.query('LOCK TABLE jobs IN SHARE MODE');
   return {
-    waiting: async () =>
-      (
-        await locker.query(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'procurement-api' AND wait_event_type = 'Lock'",
-        )
-      ).rows[0].n > 0,
+    // Asked on another connection: inside the locker's transaction PostgreSQL would answer from the
+    // activity snapshot it took at the first look, and never see the batch arrive.
+    waiting: async () => (await harness().db.raw("SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'jobs'::regclass AND NOT granted")).rows[0].n > 0,
     release: async () => {
       await locker.query('ROLLBACK');
       await locker.end();
