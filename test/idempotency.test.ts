@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { itDirect, PRISM } from './support/proxy';
 
 const ORDER = { purchaseOrderNumber: 'IDEM-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
 
@@ -54,22 +55,26 @@ describe('Idempotency-Key on POST', () => {
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');
   });
 
-  it('keeps keys per organization, does not store failures, and works on other POSTs (order items)', async () => {
-    const headers = { 'Idempotency-Key': 'shared-key' };
-    expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-O1' }, { headers }), 201);
-    const theirs = expectStatus(await other.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-O2' }, { headers }), 201);
-    expect(theirs.headers.get('idempotent-replayed')).to.equal(null);
-    // A failed request stores nothing: fixed and retried with the same key, it runs.
-    problemOf(await org.api.post('/orders', { purchaseOrderNumber: 'IDEM-F' }, { headers: { 'Idempotency-Key': 'fail-then-fix' } }), 400);
-    expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-F' }, { headers: { 'Idempotency-Key': 'fail-then-fix' } }), 201);
-    const order = expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-I' }), 201).body;
-    const add = () => org.api.post(`/orders/${order.id}/items`, [{ lineNumber: 1, quantity: 1 }], { headers: { 'Idempotency-Key': 'items-1' } });
-    expectStatus(await add(), 201);
-    expect(expectStatus(await add(), 201).headers.get('idempotent-replayed')).to.equal('true');
-    expect((await org.api.get(`/orders/${order.id}/items`)).body).to.have.length(1);
-    // An invalid key is a 400.
-    problemOf(await org.api.post('/orders', ORDER, { headers: { 'Idempotency-Key': 'x'.repeat(300) } }), 400);
-  });
+  itDirect(
+    'keeps keys per organization, does not store failures, and works on other POSTs (order items)',
+    PRISM.invalidRequest('an order without its required contact fields, to make a request fail'),
+    async () => {
+      const headers = { 'Idempotency-Key': 'shared-key' };
+      expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-O1' }, { headers }), 201);
+      const theirs = expectStatus(await other.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-O2' }, { headers }), 201);
+      expect(theirs.headers.get('idempotent-replayed')).to.equal(null);
+      // A failed request stores nothing: fixed and retried with the same key, it runs.
+      problemOf(await org.api.post('/orders', { purchaseOrderNumber: 'IDEM-F' }, { headers: { 'Idempotency-Key': 'fail-then-fix' } }), 400);
+      expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-F' }, { headers: { 'Idempotency-Key': 'fail-then-fix' } }), 201);
+      const order = expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-I' }), 201).body;
+      const add = () => org.api.post(`/orders/${order.id}/items`, [{ lineNumber: 1, quantity: 1 }], { headers: { 'Idempotency-Key': 'items-1' } });
+      expectStatus(await add(), 201);
+      expect(expectStatus(await add(), 201).headers.get('idempotent-replayed')).to.equal('true');
+      expect((await org.api.get(`/orders/${order.id}/items`)).body).to.have.length(1);
+      // An invalid key is a 400.
+      problemOf(await org.api.post('/orders', ORDER, { headers: { 'Idempotency-Key': 'x'.repeat(300) } }), 400);
+    },
+  );
 
   it('forgets expired keys and prunes them', async () => {
     const headers = { 'Idempotency-Key': 'expiring' };

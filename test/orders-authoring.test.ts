@@ -5,6 +5,7 @@ import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { insertJob, insertLocation, insertTaxCode, insertVendor } from './support/purchasing-fixtures';
 import { canMove, OrderMode, OrderState } from '../src/resources/orders/states';
 import { ITEM_DIFF_KEYS } from './support/item-diff';
+import { itDirect, PRISM } from './support/proxy';
 
 const BASE = { purchaseOrderNumber: 'PO-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
 const STATES: OrderState[] = ['DRAFT', 'BID_ACTIVE', 'BID_CANCELLED', 'FINALIZING', 'ACTIVE', 'CANCELLED', 'COMPLETE'];
@@ -72,18 +73,22 @@ describe('orders authoring', () => {
     expect(exempt[0]).to.include({ extPrice: 30, extPriceIncludingTax: 30 });
   });
 
-  it('names the field of a reference that is not in the organization (404) and of invalid input (400)', async () => {
-    const foreignVendor = await insertVendor(other.id);
-    const p = problemOf(await org.api.post('/orders', { ...BASE, vendorId: foreignVendor }), 404);
-    expect(p.errors[0].field).to.equal('body.vendorId');
-    const t = problemOf(await org.api.post('/orders', { ...BASE, items: [{ lineNumber: 1, taxCode: 'NOPE' }] }), 404);
-    expect(t.errors[0].field).to.equal('body.items[0].taxCode');
-    const missing = problemOf(await org.api.post('/orders', { purchaseOrderNumber: 'X' }), 400);
-    expect(missing.errors.map((e) => e.message).join()).to.contain('distributorContactEmail');
-    problemOf(await org.api.post('/orders', { ...BASE, items: Array.from({ length: 1001 }, (_, n) => ({ lineNumber: n })) }), 400);
-    const finalState = problemOf(await org.api.post('/orders', { ...BASE, state: 'COMPLETE' }), 409);
-    expect(finalState.detail).to.contain('COMPLETE');
-  });
+  itDirect(
+    'names the field of a reference that is not in the organization (404) and of invalid input (400)',
+    PRISM.invalidRequest('an order without its required contact fields'),
+    async () => {
+      const foreignVendor = await insertVendor(other.id);
+      const p = problemOf(await org.api.post('/orders', { ...BASE, vendorId: foreignVendor }), 404);
+      expect(p.errors[0].field).to.equal('body.vendorId');
+      const t = problemOf(await org.api.post('/orders', { ...BASE, items: [{ lineNumber: 1, taxCode: 'NOPE' }] }), 404);
+      expect(t.errors[0].field).to.equal('body.items[0].taxCode');
+      const missing = problemOf(await org.api.post('/orders', { purchaseOrderNumber: 'X' }), 400);
+      expect(missing.errors.map((e) => e.message).join()).to.contain('distributorContactEmail');
+      problemOf(await org.api.post('/orders', { ...BASE, items: Array.from({ length: 1001 }, (_, n) => ({ lineNumber: n })) }), 400);
+      const finalState = problemOf(await org.api.post('/orders', { ...BASE, state: 'COMPLETE' }), 409);
+      expect(finalState.detail).to.contain('COMPLETE');
+    },
+  );
 
   it('moves states only along the state machine: every illegal move is a 409 naming both states', async () => {
     for (const mode of MODES) {

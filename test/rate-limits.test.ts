@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { harness } from './support/harness';
 import { anonymous, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
-import { itDirect } from './support/proxy';
+import { itDirect, PRISM } from './support/proxy';
 import { setRateLimits } from '../src/admin/rate-limits';
 import { rotateApiKey } from '../src/admin/provision';
 import { ROOT } from '../src/paths';
@@ -39,7 +39,7 @@ function tokenFrom(localAddress: string, body: string): Promise<{ status: number
 describe('rate limits', function () {
   this.timeout(60_000);
 
-  it('every authenticated answer carries RateLimit-Policy and RateLimit (IETF draft syntax)', async () => {
+  itDirect('every authenticated answer carries RateLimit-Policy and RateLimit (IETF draft syntax)', PRISM.invalidRequest('orderBy=nope'), async () => {
     const org = await newOrg();
     const first = expectStatus(await org.api.get('/tax-codes'), 200);
     const policy = first.headers.get('ratelimit-policy')!;
