@@ -4,7 +4,7 @@ import type { ChangeCollector, ChangeEntry } from './append';
 import { locationsInOrder } from '../resources/locations/queries';
 import { jobsInOrder } from '../resources/jobs/queries';
 import { vendorsInOrder } from '../resources/vendors/queries';
-import { getNotification } from '../resources/notifications/queries';
+import { notificationsInOrder } from '../resources/notifications/queries';
 
 /**
  * Which feed entries each write operation of the contract emits, derived from its reply: one
@@ -244,15 +244,9 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   removeOrderTag: (_reply, { params }) => [entry('order_tag', 'deleted', { id: params.tagId, orderId: params.orderId, deletedAt: new Date().toISOString() })],
 
   createNotification: one('notification', 'created'),
-  // The reply lists the ids changed; each notification is read back in the transaction.
-  updateNotifications: async (reply: string[], { db, organizationId }) => {
-    const entries: ChangeEntry[] = [];
-    for (const id of reply) {
-      const found = await getNotification(db, organizationId, id);
-      if (found) entries.push(entry('notification', 'updated', JSON.parse(found)));
-    }
-    return entries;
-  },
+  // The reply lists the ids changed; the notifications are read back in the transaction, in one statement.
+  updateNotifications: async (reply: string[], { db, organizationId }) =>
+    reply.length ? (JSON.parse(await notificationsInOrder(db, organizationId, reply)) as { id: string }[]).map((n) => entry('notification', 'updated', n)) : [],
 
   // 200 answers an existing bill of materials: nothing changed.
   createJobBillOfMaterials: (reply, { status }) => (status === 201 ? [entry('bill_of_materials', 'created', reply)] : []),

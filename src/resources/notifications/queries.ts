@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -29,6 +29,12 @@ export const listNotifications = (db: Queryable, orgId: string, params: ListPara
 
 export const getNotification = (db: Queryable, orgId: string, id: string): Promise<Json<Notification> | undefined> =>
   oneJson<Notification>(db, notifications, whereId(scoped(db, notifications, orgId), notifications, id));
+
+/** Notifications by id (ids the database handed out), in the order given: one statement. */
+export function notificationsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Notification[]>> {
+  const q = scoped(db, notifications, orgId).whereRaw('n.id = ANY(?::uuid[])', [ids]);
+  return allJson<Notification>(db, notifications, q, `array_position(ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::uuid[], n.id)`);
+}
 
 export async function createNotification(
   db: Queryable,
