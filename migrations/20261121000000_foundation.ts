@@ -9,6 +9,7 @@ export async function up(knex: Knex): Promise<void> {
     AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$`);
 
   await knex.schema.createTable('organizations', (t) => {
+    t.comment('Tenants: every other row belongs to one organization, and every API credential acts in one.');
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('The organization (tenant) ID.');
     t.text('name').notNullable().comment("The organization's name.");
     // Switched on by a support request (admin CLI): POST /jobs/{idOrCode}/nextPurchaseOrderNumber.
@@ -20,15 +21,21 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('users', (t) => {
+    t.comment('Users of an organization (API resource User); API credentials act as one of them.');
     tenantTable(t, knex);
-    t.text('email').notNullable();
-    t.text('first_name').notNullable();
-    t.text('last_name').notNullable();
-    t.text('display_name').notNullable();
-    t.text('role').notNullable();
-    t.boolean('admin').notNullable().defaultTo(false);
-    t.text('avatar_url');
-    t.text('phone');
+    t.text('email').notNullable().comment('API field `email`: e-mail address, unique in the organization regardless of case.');
+    t.text('first_name').notNullable().comment('API field `firstName`: first name.');
+    t.text('last_name').notNullable().comment('API field `lastName`: last name.');
+    t.text('display_name').notNullable().comment('API field `displayName`: the name shown for the user (first and last name when created through the API).');
+    t.text('role')
+      .notNullable()
+      .comment('API field `role`: BackOffice, Field, FieldOrdering, Procurement or Warehouse (what the user may access in the application).');
+    t.boolean('admin')
+      .notNullable()
+      .defaultTo(false)
+      .comment('API field `admin`: whether the user may perform any operation, including changing jobs, orders and users.');
+    t.text('avatar_url').comment('API field `avatarUrl`: URL of a png or jpeg image; NULL when none.');
+    t.text('phone').comment('API field `phone`: phone number; NULL when none.');
     t.check(`role IN ('BackOffice','Field','FieldOrdering','Procurement','Warehouse')`);
     orderIndexes(t, ['created_at', 'updated_at', 'display_name']);
   });
@@ -37,6 +44,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // Legacy API keys: only a SHA-256 hash of the (high-entropy) key is kept.
   await knex.schema.createTable('api_keys', (t) => {
+    t.comment('Legacy API keys (hashed), at most one live per organization; each acts as one user.');
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment("The key's row ID (never shown).");
     t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization the key acts in.');
     t.uuid('user_id').notNullable().comment('The user the key acts as.');
@@ -49,6 +57,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE UNIQUE INDEX api_keys_one_live_per_org ON api_keys (organization_id) WHERE revoked_at IS NULL');
 
   await knex.schema.createTable('oauth_clients', (t) => {
+    t.comment('OAuth 2.0 clients (client credentials grant) of an organization; their tokens act as one user.');
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment("The client's row ID (the cid claim of its tokens).");
     t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('The organization the client acts in.');
     t.uuid('user_id').notNullable().comment("The user the client's tokens act as.");
@@ -61,11 +70,13 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('tax_codes', (t) => {
+    t.comment('Tax codes (API resource TaxCode) applied to orders, items, jobs and locations; soft-deleted.');
     tenantTable(t, knex, { softDelete: true });
-    t.text('code').notNullable();
-    t.text('description').notNullable().defaultTo('');
-    t.double('tax_percent').notNullable();
-    t.text('tax_type').notNullable().defaultTo('SALES');
+    t.text('code').notNullable().comment('API field `code`: human-readable code, unique among the live tax codes of the organization.');
+    t.text('description').notNullable().defaultTo('').comment('API field `description`: description (empty when none).');
+    // Despite its name, a fraction: 0.0725 is 7.25 %.
+    t.double('tax_percent').notNullable().comment('API field `taxPercent`: the tax rate as a fraction, not in percent (0.0725 means 7.25 %).');
+    t.text('tax_type').notNullable().defaultTo('SALES').comment('API field `taxType`: SALES (charged by the vendor) or USE (self-assessed by the buyer).');
     t.check(`tax_type IN ('SALES','USE')`);
     orderIndexes(t, ['code', 'created_at', 'updated_at', 'description']);
   });
@@ -73,10 +84,14 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE UNIQUE INDEX tax_codes_org_code_unique ON tax_codes (organization_id, code) WHERE deleted_at IS NULL');
 
   await knex.schema.createTable('units_of_measure', (t) => {
+    t.comment('Units of measure (API resource UnitOfMeasure) that order items use by code.');
     tenantTable(t, knex);
-    t.text('code').notNullable();
-    t.text('description').notNullable().defaultTo('');
-    t.text('multiplier').notNullable().defaultTo('E');
+    t.text('code').notNullable().comment('API field `code`: the unit code items carry (e.g. EA, LF), unique in the organization.');
+    t.text('description').notNullable().defaultTo('').comment('API field `description`: description (empty when none).');
+    t.text('multiplier')
+      .notNullable()
+      .defaultTo('E')
+      .comment('API field `multiplier`: how prices in this unit scale, E per unit, C per hundred units, M per thousand units.');
     t.check(`multiplier IN ('E','C','M')`);
     t.unique(['organization_id', 'code']);
     orderIndexes(t, ['created_at', 'updated_at', 'description']);

@@ -16,7 +16,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX phases_org_job_created ON phases (organization_id, created_at, id) WHERE job_id IS NOT NULL AND deleted_at IS NULL');
   await knex.schema.alterTable('outbox_emails', (t) => {
     // When delivery was last tried: failed mail is retried with a growing delay.
-    t.specificType('last_attempt_at', 'timestamptz(3)');
+    t.specificType('last_attempt_at', 'timestamptz(3)').comment(
+      'When delivery was last tried; a failed e-mail is retried once `attempts` minutes have passed since. NULL: never tried.',
+    );
   });
   await knex.raw('CREATE INDEX outbox_emails_pending ON outbox_emails (created_at) WHERE sent_at IS NULL');
 }

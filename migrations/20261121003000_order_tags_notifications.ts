@@ -13,10 +13,16 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('order_tags', (t) => {
-    t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE');
-    t.uuid('order_id').notNullable();
-    t.uuid('tag_id').notNullable();
-    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now());
+    t.comment('Tags put on orders (GET/POST /order/{orderId}/tags).');
+    t.uuid('organization_id')
+      .notNullable()
+      .references('id')
+      .inTable('organizations')
+      .onDelete('CASCADE')
+      .comment('The organization (tenant) the link belongs to; every query is scoped by it.');
+    t.uuid('order_id').notNullable().comment('The tagged order (orders.id in the same organization).');
+    t.uuid('tag_id').notNullable().comment('The tag (tags.id in the same organization).');
+    t.specificType('created_at', 'timestamptz(3)').notNullable().defaultTo(knex.fn.now()).comment('When the tag was put on the order.');
     t.primary(['organization_id', 'order_id', 'tag_id']);
     t.foreign(['organization_id', 'order_id']).references(['organization_id', 'id']).inTable('orders').onDelete('CASCADE');
     t.foreign(['organization_id', 'tag_id']).references(['organization_id', 'id']).inTable('tags').onDelete('CASCADE');
@@ -24,12 +30,19 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('notifications', (t) => {
+    t.comment('Notifications about the integration addressed to users (API resource Notification).');
     tenantTable(t, knex);
-    tenantRef(t, 'recipient_id', 'users', { notNullable: true, onDelete: 'CASCADE' });
-    t.text('type').notNullable();
-    t.jsonb('payload').notNullable();
-    t.boolean('is_read').notNullable().defaultTo(false);
-    t.specificType('read_at', 'timestamptz(3)');
+    tenantRef(t, 'recipient_id', 'users', {
+      notNullable: true,
+      onDelete: 'CASCADE',
+      comment: 'API field `recipientId`: the user the notification is addressed to.',
+    });
+    t.text('type').notNullable().comment('API field `type`: integration_issue (a sync problem with the integrated system) or integration_issue_resolved.');
+    t.jsonb('payload')
+      .notNullable()
+      .comment('API field `payload`: the data of the notification as given (lastSyncTime and order, or resolvedAt, depending on the type).');
+    t.boolean('is_read').notNullable().defaultTo(false).comment('API field `isRead`: whether the recipient has read it; always equal to read_at IS NOT NULL.');
+    t.specificType('read_at', 'timestamptz(3)').comment('API field `readAt`: when the recipient read it; NULL while unread.');
     t.check(`type IN ('integration_issue','integration_issue_resolved')`);
     // isRead and readAt always agree.
     t.check('is_read = (read_at IS NOT NULL)');

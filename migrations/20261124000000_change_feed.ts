@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('feed_heads', (t) => {
+    t.comment('Per organization, the last change feed position handed out; its row lock orders positions by commit.');
     t.uuid('organization_id')
       .primary()
       .references('id')
@@ -18,6 +19,7 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('position').notNullable().defaultTo(0).comment('The last position handed out (0: none yet).');
   });
   await knex.schema.createTable('change_feed', (t) => {
+    t.comment('The change feed (GET /changes): one entry per committed change, numbered per organization in commit order.');
     t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('Owner; positions are per organization.');
     t.bigInteger('position').notNullable().comment('Commit-ordered number within the organization, from feed_heads.');
     t.text('type').notNullable().comment('Event type, e.g. vendor.updated, item.deleted, order.integration_state_changed.');

@@ -12,6 +12,7 @@ export async function up(knex: Knex): Promise<void> {
       .comment('0 as created; +1 for every request that changes the order or its items in the service (never for integration-state reports).');
   });
   await knex.schema.createTable('idempotency_keys', (t) => {
+    t.comment('Stored responses of writes sent with an Idempotency-Key header, replayed when the same request is retried.');
     t.uuid('organization_id').notNullable().references('id').inTable('organizations').onDelete('CASCADE').comment('Keys are per organization.');
     t.text('key').notNullable().comment('The Idempotency-Key header value as sent (quotes of the structured-field form removed).');
     t.text('fingerprint').notNullable().comment('sha256 of method, path with query and body: a reuse with another request is refused.');

@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_endpoints', (t) => {
+    t.comment('Webhook endpoints (API resource WebhookEndpoint): subscriptions to the change feed and their delivery progress.');
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('Unique ID.');
     t.uuid('organization_id')
       .notNullable()
@@ -45,6 +46,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('webhook_deliveries', (t) => {
+    t.comment('Log of webhook delivery attempts (API resource WebhookDelivery), kept WEBHOOK_DELIVERY_RETENTION_DAYS (30 by default).');
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('Unique ID of the attempt.');
     t.uuid('organization_id').notNullable().comment("Owner (the endpoint's organization).");
     t.uuid('endpoint_id').notNullable().comment('The endpoint the attempt was made to.');

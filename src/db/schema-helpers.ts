@@ -20,14 +20,17 @@ export function tenantTable(t: Knex.CreateTableBuilder, knex: Knex, opts: { soft
   t.unique(['organization_id', 'id']);
 }
 
-/** A reference to another tenant table, checked within the same organization. */
+/**
+ * A reference to another tenant table, checked within the same organization. `comment` describes
+ * the column (COMMENT ON COLUMN); without one it says only which table it references.
+ */
 export function tenantRef(
   t: Knex.CreateTableBuilder,
   column: string,
   table: string,
-  opts: { notNullable?: boolean; onDelete?: 'CASCADE' | 'SET NULL' | 'RESTRICT' } = {},
+  opts: { notNullable?: boolean; onDelete?: 'CASCADE' | 'SET NULL' | 'RESTRICT'; comment?: string } = {},
 ): void {
-  const col = t.uuid(column).comment(`References ${table}.id in the same organization.`);
+  const col = t.uuid(column).comment(opts.comment ?? `References ${table}.id in the same organization.`);
   if (opts.notNullable) col.notNullable();
   const fk = t.foreign(['organization_id', column]).references(['organization_id', 'id']).inTable(table);
   // SET NULL on a composite key would null organization_id too; name the column (PostgreSQL 15+).
