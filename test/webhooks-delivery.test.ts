@@ -9,8 +9,10 @@ import { eventually, Receiver } from './support/webhook-receiver';
 import { writeTransaction } from '../src/feed/append';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
 import { ROOT } from '../src/paths';
+import { deliverEndpoint } from '../src/webhooks/deliver';
+import type { Sender, SendResult } from '../src/webhooks/send';
 import { startWebhookWorker, WebhookWorker } from '../src/webhooks/worker';
-import type { WebhookSettings } from '../src/webhooks/settings';
+import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -355,5 +357,45 @@ describe('webhook deliveries', function () {
     } finally {
       for (const server of servers) await server.child.stop();
     }
+  });
+
+  it('a run whose endpoint is deleted mid-delivery stops without an error and logs nothing (no foreign-key violation)', async () => {
+    const org = await newOrg();
+    const { endpoint } = await createEndpoint(org, receiver, '/vanish', { types: ['vendor.updated'] });
+    await emit(org, 1);
+    // The endpoint is deleted while the attempt is in flight, by a transaction that commits only
+    // once the run's bookkeeping statement waits for the row it holds.
+    const deleter = await harness().db.transaction();
+    let sent = 0;
+    const sender = {
+      send: async (): Promise<SendResult> => {
+        sent++;
+        await deleter('webhook_endpoints').where({ id: endpoint.id }).delete();
+        return { outcome: 'succeeded', status: 200, durationMs: 1, error: null };
+      },
+    } as unknown as Sender;
+    const delivering = deliverEndpoint(
+      { db: harness().db, sender, settings: { ...webhookSettings(), ...FAST }, workerId: 'vanishing-endpoint-test', stopping: () => false },
+      endpoint.id,
+    );
+    const outcome = delivering.then(
+      () => 'resolved',
+      (err: Error) => `rejected: ${err.message}`,
+    );
+    try {
+      await eventually('the bookkeeping to wait for the endpoint row', async () => {
+        const { rows } = await harness().db.raw(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO webhook_deliveries%'`,
+        );
+        return rows[0].n > 0;
+      });
+    } finally {
+      await deleter.commit();
+    }
+    expect(await outcome).to.equal('resolved');
+    expect(sent).to.equal(1);
+    const logged = await harness().db('webhook_deliveries').where({ endpoint_id: endpoint.id }).count('* as n').first();
+    expect(Number(logged!.n)).to.equal(0);
   });
 });
