@@ -8434,8 +8434,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A conflict with the current state: a value that must be unique in the organization is already used, an order state move the state machine does not allow, a report naming an order version that is no longer current, or a request with the same `Idempotency-Key` still being processed. `errors[].rule` says which. */
-        Conflict: {
+        /** @description Nothing was written. `type` is `/problems/illegal-state-move` (`errors[].rule` `state-machine`) when the order's `mode` cannot start in the `state` given (the message lists the states it can start in), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
+        OrderCreateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8443,22 +8443,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/conflict",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "code TX-CA is already used.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "body.code: TX-CA is already used",
-                 *           "field": "body.code",
-                 *           "rule": "unique"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -8514,6 +8498,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Nothing was written. `type` is `/problems/illegal-state-move` (`errors[].rule` `state-machine`): the state machine does not allow moving the order from its current state to the `state` given (the message names both, and the moves allowed from the current one). */
+        OrderConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The `If-Match` header does not match the order's current `ETag` (the order changed since it was read); nothing was written. */
         PreconditionFailed: {
             headers: {
@@ -8539,6 +8535,30 @@ export interface components {
                  *       ]
                  *     }
                  */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Nothing was written. `type` is `/problems/stale-version` (`errors[].rule` `current-version`) when a `LINKED` report names a `versionNumber` the order has moved past (the message names the current version and the integration state the order keeps: read the order again and link that version), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
+        OrderIntegrationStateConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Nothing was written. `type` is `/problems/order-closed` (`errors[].rule` `state-machine`) when the order is `CANCELLED`, `BID_CANCELLED` or `COMPLETE` (its items can no longer change), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
+        ItemCreateConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -8591,6 +8611,18 @@ export interface components {
                  *       ]
                  *     }
                  */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Nothing was written. `type` is `/problems/order-closed` (`errors[].rule` `state-machine`): the item's order is `CANCELLED`, `BID_CANCELLED` or `COMPLETE`, so its items can no longer change. */
+        ItemConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -8723,6 +8755,18 @@ export interface components {
                  *       ]
                  *     }
                  */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Nothing was written. `type` is `/problems/stale-version` (`errors[].rule` `current-version`) when the report names a `versionNumber` other than the change order's (the message names the change order's version), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
+        ChangeOrderIntegrationStateConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -21721,7 +21765,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderInputNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["OrderCreateConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -21972,7 +22016,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderOrReferenceNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -22124,7 +22168,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["OrderIntegrationStateConflict"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -22405,7 +22449,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderOrReferenceNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["ItemCreateConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -22737,7 +22781,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["ItemNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["ItemConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22817,7 +22861,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["ItemOrReferenceNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["ItemConflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23624,7 +23668,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["ChangeOrderNotFound"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["ChangeOrderIntegrationStateConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };

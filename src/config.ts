@@ -68,6 +68,8 @@ const SETTINGS = {
   metricsToken: { env: 'METRICS_TOKEN', schema: z.string().optional() },
   /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */
   shutdownTimeoutMs: { env: 'SHUTDOWN_TIMEOUT_MS', schema: integer(0, 3_600_000).default(25_000) },
+  /** Whether this instance runs the webhook delivery worker (`off`: it still queues deliveries; instances with `on` send them). */
+  webhookWorker: { env: 'WEBHOOK_WORKER', schema: onOff.default(true) },
   /** Days the change feed keeps its entries (src/feed/retention.ts). */
   changeFeedRetentionDays: { env: 'CHANGE_FEED_RETENTION_DAYS', schema: integer(1, 36_500).default(30) },
 } satisfies Record<string, { env: string; schema: z.ZodType }>;

@@ -40,15 +40,20 @@ async function main(): Promise<void> {
   onShutdown('credential cache', () => closeApp(app));
   onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays));
   if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
-  // Webhook deliveries (src/webhooks/worker.ts): every instance runs a worker; they share the work.
-  const webhooks = await startWebhookWorker({ db: database.db, connectionString: config.databaseDirectUrl ?? database.url });
-  onShutdown('webhook worker', () => webhooks.stop());
+  // Webhook deliveries (src/webhooks/worker.ts): every instance with WEBHOOK_WORKER=on runs a worker
+  // (about 6 connections of its own); they share the work. With off, writes still queue deliveries
+  // (the doorbell trigger on change_feed) and the instances with a worker send them.
+  if (config.webhookWorker) {
+    const webhooks = await startWebhookWorker({ db: database.db, connectionString: config.databaseDirectUrl ?? database.url });
+    onShutdown('webhook worker', () => webhooks.stop());
+  }
   watchOutboxBacklog(database.db);
   const port = (server.address() as AddressInfo).port;
   const base = `http://localhost:${port}`;
-  logger.info({ port }, 'listening');
+  logger.info({ port, webhookWorker: config.webhookWorker }, 'listening');
   console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'})`);
   console.log(`  Docs:              ${base}/docs  (contract: ${base}/openapi.json)`);
+  if (!config.webhookWorker) console.log('  Webhooks:          no delivery worker here (WEBHOOK_WORKER=off): instances with WEBHOOK_WORKER=on send them');
   // Every start, not only the first: `client create --org <id>` needs it once the first output is gone.
   const demoId = await demoOrganizationId(database.db);
   if (demoId) console.log(`  Demo organization: ${demoId}  (npm run admin -- org show --org ${demoId})`);

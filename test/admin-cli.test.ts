@@ -97,6 +97,39 @@ describe('admin CLI', function () {
     expect((await admin('help', 'org', 'show')).stdout).to.match(/^Usage: npm run admin -- org show --org <organizationId>/);
   });
 
+  it("org setting prints one object, the organization's settings after the change, however many settings it is given", async () => {
+    const created = JSON.parse((await admin('org', 'create', '--name', 'Cobalt Creek Builders', '--admin-email', 'ines.ward@cobaltcreek.example')).stdout);
+    const id: string = created.organization.id;
+    const settings = async (...args: string[]) => {
+      const { code, stdout, stderr } = await admin('org', 'setting', '--org', id, ...args);
+      expect(code, stderr).to.equal(0);
+      expect(stdout.trim().split('\n'), 'one line of JSON').to.have.length(1);
+      return JSON.parse(stdout);
+    };
+    expect(await settings('--po-counter', 'on', '--rate-limit-burst', '50', '--rate-limit-hourly', '20000')).to.deep.equal({
+      organization: { id },
+      poCounter: 'on',
+      rateLimits: { burst: 50, hourly: 20000 },
+    });
+    expect(await settings('--rate-limit-hourly', 'default')).to.deep.equal({
+      organization: { id },
+      poCounter: 'on',
+      rateLimits: { burst: 50, hourly: 'default' },
+    });
+    expect(await settings('--po-counter', 'off')).to.deep.equal({ organization: { id }, poCounter: 'off', rateLimits: { burst: 50, hourly: 'default' } });
+    const row = await harness().db('organizations').where({ id }).first('po_counter_enabled', 'rate_limit_burst', 'rate_limit_hourly');
+    expect(row).to.deep.equal({ po_counter_enabled: false, rate_limit_burst: 50, rate_limit_hourly: null });
+
+    // A bad value among them changes nothing.
+    const bad = await admin('org', 'setting', '--org', id, '--po-counter', 'on', '--rate-limit-burst', '0');
+    expect(bad.code).to.equal(2);
+    expect(bad.stdout).to.equal('');
+    expect(await harness().db('organizations').where({ id }).first('po_counter_enabled')).to.deep.equal({ po_counter_enabled: false });
+    const missing = await admin('org', 'setting', '--org', '00000000-0000-4000-8000-000000000000', '--po-counter', 'on', '--rate-limit-burst', '5');
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/^error: organization .* does not exist\n$/);
+  });
+
   it("org list shows every organization (id, name, created) and org show its credentials' ids, never a secret", async () => {
     const created = JSON.parse((await admin('org', 'create', '--name', 'Basalt Ridge Contractors', '--admin-email', 'ana.silva@basaltridge.example')).stdout);
     const client = JSON.parse((await admin('client', 'create', '--org', created.organization.id)).stdout);

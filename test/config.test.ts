@@ -52,8 +52,10 @@ describe('configuration and start', function () {
 
   it('loadConfig: defaults, and an empty variable counts as unset', () => {
     const config = loadConfig({ PORT: '', NODE_ENV: 'test' });
-    expect(config).to.include({ port: 3000, mode: 'test', dbPoolMax: 10, logLevel: 'silent', dbPreparedStatements: true });
+    expect(config).to.include({ port: 3000, mode: 'test', dbPoolMax: 10, logLevel: 'silent', dbPreparedStatements: true, webhookWorker: true });
     expect(() => loadConfig({ NODE_ENV: 'staging' })).to.throw(ConfigError, 'NODE_ENV=staging: must be development, test or production');
+    expect(loadConfig({ WEBHOOK_WORKER: 'off' }).webhookWorker).to.equal(false);
+    expect(() => loadConfig({ WEBHOOK_WORKER: 'no' })).to.throw(ConfigError, 'WEBHOOK_WORKER=no: must be on or off');
   });
 
   it('reads a .env file; variables already in the environment win', () => {

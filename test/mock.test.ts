@@ -132,9 +132,9 @@ describe('the Prism mock of the contract', function () {
     });
   }
 
-  /** The problem body the mock answers an operation's example request with `Prefer: code=<status>`. */
-  async function errorExample(path: string, method: string, operation: any, status: number): Promise<any> {
-    const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: `code=${status}` });
+  /** The problem body the mock answers an operation's example request with `Prefer: code=<status>` (and `example=<name>`). */
+  async function errorExample(path: string, method: string, operation: any, status: number, example?: string): Promise<any> {
+    const { url, init } = exampleRequest(path, { ...operation, method }, { Prefer: `code=${status}${example ? `, example=${example}` : ''}` });
     const res = await fetchFrom(prism, url, init, 'prism mock');
     const problem = await res.json();
     expect(res.status, JSON.stringify(problem)).to.equal(status);
@@ -152,18 +152,51 @@ describe('the Prism mock of the contract', function () {
     });
   }
 
-  // `Prefer: code=409` answers a conflict on a value the resource's own examples use (not another
-  // resource's code): a unique value already used, or the operation's own `Idempotency-Key` example
-  // where the only conflict is a request with that key still being processed.
+  /** The 409 examples an operation documents: each named example, or its one `example`. */
+  function conflictExamples(operation: any): { name?: string; value: any }[] {
+    const media = resolveRef(doc, operation.responses['409']).content['application/problem+json'];
+    if (media.examples) return Object.entries(media.examples as Record<string, any>).map(([name, e]) => ({ name, value: resolveRef(doc, e).value }));
+    return [{ value: media.example }];
+  }
+
+  /**
+   * What a conflict of the operation may name: a field of its own request body, its own
+   * `Idempotency-Key` header, or (writes under /orders and /items) the order the write is refused for.
+   */
+  function ownFields(path: string, operation: any): string[] {
+    const fields: string[] = [];
+    const params = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
+    if (params.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')) fields.push('header.Idempotency-Key');
+    const media: any = Object.values(resolveRef(doc, operation.requestBody)?.content ?? {})[0];
+    let schema = resolveRef(doc, media?.schema);
+    if (schema?.type === 'array') schema = resolveRef(doc, schema.items);
+    for (const part of [schema, ...(schema?.allOf ?? []).map((s: any) => resolveRef(doc, s))])
+      for (const key of Object.keys(part?.properties ?? {})) fields.push(`body.${key}`);
+    if (nounsOf(path).some((noun) => noun === 'order' || noun === 'item')) fields.push('order');
+    return fields;
+  }
+
+  // `Prefer: code=409` answers the operation's conflict, and `Prefer: example=<name>` each of its
+  // named conflicts (the order writes document one per case), exactly as documented. Each is the
+  // operation's own: a unique value the resource's own examples use (not another resource's code),
+  // its own `Idempotency-Key` (with that header's example key), a field of its own body (a state
+  // move, a stale version) or the order of an item write.
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['409'])) {
-    it(`${method} ${path} (${operationId}) answers Prefer: code=409 with a value of its own resource`, async () => {
-      const problem = await errorExample(path, method, operation, 409);
-      const message: string = problem.errors[0].message;
-      const value = (/^[^:]+: (.+) is already used/.exec(message) ??
-        /^header\.Idempotency-Key: a request with key (\S+) is still being processed/.exec(message))?.[1];
-      expect(value, problem.errors[0].message).to.be.a('string');
-      expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
-    });
+    for (const { name, value: documented } of conflictExamples(operation)) {
+      it(`${method} ${path} (${operationId}) answers Prefer: code=409${name ? `, example=${name}` : ''} with a conflict of its own`, async () => {
+        const problem = await errorExample(path, method, operation, 409, name);
+        expect(problem, operationId).to.deep.equal(documented);
+        const { message, field, rule } = problem.errors[0];
+        expect(problem.type, `${operationId}: ${message}`).to.match(/^\/problems\/[a-z-]+$/);
+        if (rule !== 'unique') expect(ownFields(path, operation), `${operationId}: ${message}`).to.include(field);
+        if (rule === 'unique' || rule === 'in-progress') {
+          const value = (/^[^:]+: (.+) is already used/.exec(message) ??
+            /^header\.Idempotency-Key: a request with key (\S+) is still being processed/.exec(message))?.[1];
+          expect(value, message).to.be.a('string');
+          expect(examplesOfResource(doc, path.split('/')[1]), `${operationId}: ${value}`).to.contain(value);
+        }
+      });
+    }
   }
 
   it('serves the named examples the README shows (Prefer: example=<name>), with nextCursor in the bulk page', async () => {

@@ -1,12 +1,18 @@
 import { expect } from 'chai';
+import { join } from 'node:path';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
+import { Child, startChild } from './support/child';
+import { call } from './support/instance';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { writeTransaction } from '../src/feed/append';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
+import { ROOT } from '../src/paths';
+import { deliverEndpoint } from '../src/webhooks/deliver';
+import type { Sender, SendResult } from '../src/webhooks/send';
 import { startWebhookWorker, WebhookWorker } from '../src/webhooks/worker';
-import type { WebhookSettings } from '../src/webhooks/settings';
+import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -65,6 +71,31 @@ async function createEndpoint(org: TestOrg, receiver: Receiver, path: string, ex
 }
 
 const positions = (org: TestOrg, received: { body: any }[]) => received.map((r) => decodeCursor(org.id, r.body.data.cursor));
+
+/** The compiled service (as `npm run start:prod` runs it) on the run's database, on a free port, with `env`. */
+async function startServer(env: Record<string, string>): Promise<{ child: Child; base: string }> {
+  const child = startChild(process.execPath, [join(ROOT, 'dist', 'src', 'server.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: harness().databaseUrl,
+      PORT: '0',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: harness().jwtSecret || 'webhook-worker-test',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      ...env,
+    },
+  });
+  try {
+    await eventually('the server to listen', () => /listening on http:\/\/localhost:\d+/.test(child.output()) || child.process.exitCode !== null, 60_000);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  const port = /listening on http:\/\/localhost:(\d+)/.exec(child.output())?.[1];
+  if (!port) throw new Error(`the server did not start:\n${child.output()}`);
+  return { child, base: `http://127.0.0.1:${port}` };
+}
 
 describe('webhook deliveries', function () {
   this.timeout(60_000);
@@ -283,5 +314,88 @@ describe('webhook deliveries', function () {
     expect(attempt.error).to.match(/localhost resolves to (127\.0\.0\.1|::1)/);
     expect(receiver.requests.filter((r) => r.path === '/ssrf')).to.have.length(0);
     expectStatus(await org.api.delete(`/webhook-endpoints/${endpoint.id}`), 200);
+  });
+
+  it('WEBHOOK_WORKER=off: the instance serves webhook endpoints and queues deliveries but sends none; an instance with on sends them', async function () {
+    this.timeout(180_000);
+    // graphile-worker's schema (the queue) exists once any worker has started on the database.
+    await (await startWorker()).stop();
+    const org = await newOrg();
+    const servers: { child: Child; base: string }[] = [];
+    try {
+      const off = await startServer({ WEBHOOK_WORKER: 'off' });
+      servers.push(off);
+      const head = await harness().db('feed_heads').where('organization_id', org.id).first('position');
+      const start = Number(head?.position ?? 0);
+      const created = await call(off.base, 'POST', '/webhook-endpoints', { token: org.apiKey, body: { url: receiver.url('/switch') } });
+      expect(created.status, created.text).to.equal(201);
+      const endpoint = created.body;
+      receiver.secrets.set('/switch', [endpoint.secret]);
+      receiver.reply = () => ({ status: 200 });
+      expect((await call(off.base, 'POST', '/vendors', { token: org.apiKey, body: { code: 'V-SWITCH', name: 'Switch Supply' } })).status).to.equal(201);
+      const expected = await feedAfter(org, start);
+      expect(expected.length).to.be.greaterThan(0);
+      // The write queued its delivery (the doorbell job, in the write's own transaction) ...
+      const queued = async () =>
+        (await harness().db.raw('SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = ?', [`webhook:${endpoint.id}`])).rows[0].n as number;
+      expect(await queued()).to.equal(1);
+      // ... and nothing sends it: no worker runs on this instance (NOTIFY would wake one at once).
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(receiver.requests.filter((r) => r.path === '/switch')).to.have.length(0);
+      expect(await queued()).to.equal(1);
+      const deliveries = await call(off.base, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries`, { token: org.apiKey });
+      expect(deliveries.status).to.equal(200);
+      expect(deliveries.body).to.deep.equal([]);
+      const row = await harness().db('webhook_endpoints').where({ id: endpoint.id }).first('delivered_position');
+      expect(Number(row.delivered_position)).to.equal(start);
+      expect(off.child.output(), 'the start lines say so').to.contain('no delivery worker here (WEBHOOK_WORKER=off)');
+
+      // An instance with the worker on sends what the other one queued, in feed order.
+      servers.push(await startServer({ WEBHOOK_WORKER: 'on' }));
+      await eventually('every entry accepted', () => receiver.accepted('/switch').length >= expected.length, 60_000);
+      expect(positions(org, receiver.accepted('/switch'))).to.deep.equal(expected.map((e) => e.position));
+    } finally {
+      for (const server of servers) await server.child.stop();
+    }
+  });
+
+  it('a run whose endpoint is deleted mid-delivery stops without an error and logs nothing (no foreign-key violation)', async () => {
+    const org = await newOrg();
+    const { endpoint } = await createEndpoint(org, receiver, '/vanish', { types: ['vendor.updated'] });
+    await emit(org, 1);
+    // The endpoint is deleted while the attempt is in flight, by a transaction that commits only
+    // once the run's bookkeeping statement waits for the row it holds.
+    const deleter = await harness().db.transaction();
+    let sent = 0;
+    const sender = {
+      send: async (): Promise<SendResult> => {
+        sent++;
+        await deleter('webhook_endpoints').where({ id: endpoint.id }).delete();
+        return { outcome: 'succeeded', status: 200, durationMs: 1, error: null };
+      },
+    } as unknown as Sender;
+    const delivering = deliverEndpoint(
+      { db: harness().db, sender, settings: { ...webhookSettings(), ...FAST }, workerId: 'vanishing-endpoint-test', stopping: () => false },
+      endpoint.id,
+    );
+    const outcome = delivering.then(
+      () => 'resolved',
+      (err: Error) => `rejected: ${err.message}`,
+    );
+    try {
+      await eventually('the bookkeeping to wait for the endpoint row', async () => {
+        const { rows } = await harness().db.raw(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO webhook_deliveries%'`,
+        );
+        return rows[0].n > 0;
+      });
+    } finally {
+      await deleter.commit();
+    }
+    expect(await outcome).to.equal('resolved');
+    expect(sent).to.equal(1);
+    const logged = await harness().db('webhook_deliveries').where({ endpoint_id: endpoint.id }).count('* as n').first();
+    expect(Number(logged!.n)).to.equal(0);
   });
 });

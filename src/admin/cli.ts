@@ -6,8 +6,8 @@ import { parseScopes, type Scope } from '../auth/scopes';
 import { createDemoOrganization, loadDemoData } from './demo';
 import { linkVendor } from './vendor-link';
 import { listOrganizations, showOrganization } from './organizations';
-import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey, setOrganizationSetting } from './provision';
-import { setRateLimits } from './rate-limits';
+import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey } from './provision';
+import { setOrganizationSettings } from './org-settings';
 
 /**
  * The admin CLI: `npm run admin -- <command>` (compiled code: scripts/admin.mjs builds first only
@@ -75,7 +75,7 @@ const COMMANDS: Record<string, Command> = {
     run: async (db, o) => (await showOrganization(db, o.org)) ?? Promise.reject(new ProvisionError(`organization ${o.org} does not exist`)),
   },
   'org setting': {
-    summary: 'change settings switched on by a support request (give at least one)',
+    summary: "change settings switched on by a support request (give at least one); prints all of the organization's settings",
     options: {
       org: ORG,
       'po-counter': { value: '<on|off>', help: 'enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber', choices: ['on', 'off'] },
@@ -83,15 +83,13 @@ const COMMANDS: Record<string, Command> = {
       'rate-limit-hourly': { ...RATE, help: "the organization's requests per hour (`default`: RATE_LIMIT_HOURLY)" },
     },
     atLeastOne: true,
-    run: async (db, o) => {
-      // One result per setting given (one line each below), a single one printed as is.
-      const results: unknown[] = [];
-      const burst = limitOf(o, 'rate-limit-burst');
-      const hourly = limitOf(o, 'rate-limit-hourly');
-      if (burst !== undefined || hourly !== undefined) results.push(await setRateLimits(db, o.org, { burst, hourly }));
-      if (o['po-counter']) results.push(await setOrganizationSetting(db, o.org, 'po-counter', o['po-counter'] === 'on'));
-      return results.length === 1 ? results[0] : results;
-    },
+    // Every setting given, in one statement; prints the organization's settings after the change.
+    run: (db, o) =>
+      setOrganizationSettings(db, o.org, {
+        poCounter: o['po-counter'] === undefined ? undefined : o['po-counter'] === 'on',
+        rateLimitBurst: limitOf(o, 'rate-limit-burst'),
+        rateLimitHourly: limitOf(o, 'rate-limit-hourly'),
+      }),
   },
   'client create': {
     summary: 'issue a new OAuth client (id and secret are printed once)',

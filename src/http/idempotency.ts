@@ -42,6 +42,9 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   return key;
 }
 
+/** The transaction-scoped advisory lock a request with the key holds while it runs (`hashtextextended` of this text). */
+export const idempotencyLockName = (orgId: string, key: string) => `idempotency:${orgId}:${key}`;
+
 const fingerprintOf = (req: Request, body: unknown) =>
   createHash('sha256')
     .update(`${req.method} ${req.originalUrl}\n${JSON.stringify(body ?? null)}`)
@@ -63,7 +66,7 @@ export async function idempotent(
 ): Promise<IdempotentReply> {
   const key = req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
   if (key === undefined) return run();
-  const locked = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [`idempotency:${orgId}:${key}`]);
+  const locked = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [idempotencyLockName(orgId, key)]);
   if (!locked.rows[0].ok) {
     throw new ApiError(409, 'idempotency-key-in-use', 'Conflict', [
       {

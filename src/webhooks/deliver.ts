@@ -166,6 +166,12 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
  * retrying, in one statement. False when the run no longer holds the lease with the same
  * generation: it must stop (the attempt is still logged while the endpoint exists).
  *
+ * The statement first locks the endpoint row (FOR KEY SHARE, the lock the log's foreign key check
+ * takes anyway) and writes only through it: an endpoint deleted meanwhile (before the statement,
+ * or by a transaction the lock waited for) is skipped, so nothing is logged and no foreign-key
+ * violation is raised; a delete that comes later waits for this statement, and its cascade removes
+ * the log row with the endpoint.
+ *
  * Committed without waiting for the WAL flush (synchronous_commit off for this statement only):
  * losing the last progress marks in a database crash only means re-sending those entries, which
  * at-least-once delivery allows (the entries themselves were committed durably by their writers),
@@ -185,7 +191,9 @@ async function record(
 ): Promise<boolean> {
   const advance = status !== 'retrying';
   const { rows } = await db.raw(
-    `WITH ep AS (
+    `WITH endpoint AS MATERIALIZED (
+       SELECT id, organization_id FROM webhook_endpoints WHERE id = ? FOR KEY SHARE
+     ), ep AS (
        UPDATE webhook_endpoints SET
          delivered_position = CASE WHEN ? THEN ?::bigint ELSE delivered_position END,
          head_attempts = CASE WHEN ? THEN 0 ELSE ?::int END,
@@ -194,16 +202,17 @@ async function record(
          last_error = ?,
          last_success_at = CASE WHEN ? THEN clock_timestamp() ELSE last_success_at END,
          lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
-       WHERE id = ? AND lease_owner = ? AND generation = ? AND enabled
+       WHERE id = (SELECT id FROM endpoint) AND lease_owner = ? AND generation = ? AND enabled
        RETURNING 1
      ), log AS (
        INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at)
-       SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM webhook_endpoints WHERE id = ?
+       SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM endpoint
      ), relaxed AS (
        SELECT set_config('synchronous_commit', 'off', true)
      )
      SELECT count(*)::int AS kept FROM ep, relaxed`,
     [
+      ep.id,
       advance,
       entry.position,
       advance,
@@ -213,7 +222,6 @@ async function record(
       status === 'succeeded' ? null : r.error,
       status === 'succeeded',
       r.durationMs + 30_000,
-      ep.id,
       owner,
       ep.generation,
       entry.position,
@@ -225,7 +233,6 @@ async function record(
       r.durationMs,
       r.error,
       next,
-      ep.id,
     ],
   );
   return rows[0].kept > 0;
