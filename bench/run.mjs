@@ -246,7 +246,7 @@ async function main() {
       ...dbEnv,
       NODE_ENV: 'production',
       JWT_SECRET: 'bench-' + process.pid,
-      RATE_LIMIT_BURST: '1000000000',
+      RATE_LIMIT_BURST: '1000000',
       RATE_LIMIT_HOURLY: '1000000000',
     })),
     key,

@@ -1,3 +1,5 @@
+import { contractOperations as operationsOf, templateMatcher } from '../dist/src/http/contract.js';
+
 // Reading the log of `prism proxy --errors` (scripts/proxy-check.mjs; tested in
 // test/proxy-check.test.ts): one line per event, the request's method and path on the lines of
 // Prism's HTTP server, the upstream status on the proxy's lines.
@@ -7,16 +9,9 @@ export const READINESS_PATH = '/openapi-proxy-readiness';
 // eslint-disable-next-line no-control-regex
 export const stripAnsi = (s) => s.replace(/\u001b\[[0-9;]*m/g, '');
 
-/** The contract's operations as matchers (path templates to regular expressions). */
+/** The contract's operations as matchers (src/http/contract.ts reads the path templates). */
 export function contractOperations(doc) {
-  const ops = [];
-  for (const [path, item] of Object.entries(doc.paths)) {
-    const pattern = new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
-    const literal = path.replace(/\{[^}]+\}/g, '').length;
-    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options']) {
-      if (item[method]) ops.push({ method, path, pattern, literal, operationId: item[method].operationId });
-    }
-  }
+  const ops = operationsOf(doc).map(({ method, path, operationId }) => ({ method: method.toLowerCase(), path, operationId, ...templateMatcher(path) }));
   // Prefer the most literal template (as OpenAPI routing does): /jobs/batch before /jobs/{id}.
   ops.sort((a, b) => b.literal - a.literal);
   return ops;

@@ -1,8 +1,12 @@
 import { expect } from 'chai';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { harness } from './support/harness';
 import { newOrg, TestOrg } from './support/client';
-import { loadContract } from '../src/http/contract';
+import { fillTemplate, loadContract } from '../src/http/contract';
 import { loadDemoData } from '../seeds/demo';
+import type { ResourceDef } from '../src/db/resource';
 
 /**
  * The filter allowlist is the contract: every `filter` field and `orderBy` value a list operation
@@ -52,7 +56,7 @@ describe('contract: every accepted filter and orderBy has a column', function ()
 
   /** A concrete path for a list's template, from the demo organization's objects. */
   function concrete(path: string): string {
-    return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    return fillTemplate(path, (name) => {
       if (/phase/i.test(name)) return values.phase;
       if (path.startsWith('/jobs/')) return values.job;
       if (/^\/orders?\//.test(path)) return values.order;
@@ -106,5 +110,80 @@ describe('contract: every accepted filter and orderBy has a column', function ()
     }
     expect(refused, refused.join('\n')).to.deep.equal([]);
     expect(asked).to.be.above(500);
+  });
+});
+
+/**
+ * The other direction: every entry of every resource's column map (src/resources/<r>/queries.ts,
+ * which is also the service's filter and orderBy allowlist) is a field of the schema the document
+ * gives that resource, so the service never filters, sorts or answers on a field the contract does
+ * not know. Every exported column map must be named here with its schema: a new one fails the test
+ * until it is.
+ */
+describe('contract: every column-map entry is a field of its schema', () => {
+  const SCHEMA_OF: Record<string, string> = {
+    'bills-of-materials.billsOfMaterials': 'BillOfMaterials',
+    'bills-of-materials.bomItems': 'BillOfMaterialsItem',
+    'change-orders.changeOrders': 'ChangeOrder',
+    'cost-categories.costCategories': 'CostCategory',
+    'delivery-receipts.deliveryReceipts': 'DeliveryReceipt',
+    'delivery-receipts.deliveryReceiptItems': 'DeliveryReceiptItem',
+    'groups.groups': 'Group',
+    'invoice-items.invoiceItems': 'InvoiceItem',
+    'invoice-items.bulkInvoiceItems': 'BulkInvoiceItem',
+    'invoices.invoices': 'Invoice',
+    'items.items': 'Item',
+    'items.bulkItems': 'BulkItem',
+    'jobs.jobs': 'Job',
+    'jobs.jobsWithCounter': 'JobWithCounter',
+    'locations.locations': 'Location',
+    'notifications.notifications': 'Notification',
+    'orders.orders': 'Order',
+    'phases.phases': 'Phase',
+    'releases.releases': 'Release',
+    'requisitions.requisitions': 'Requisition',
+    'requisitions.requisitionItems': 'RequisitionItem',
+    'tags.tags': 'Tag',
+    'tax-codes.taxCodes': 'TaxCode',
+    'units-of-measure.unitsOfMeasure': 'UnitOfMeasure',
+    'users.users': 'User',
+    'vendors.vendors': 'Vendor',
+    'warehouse-requests.warehouseRequests': 'WarehouseRequest',
+    'warehouse-requests.warehouseRequestItems': 'WarehouseRequestItem',
+  };
+  const doc = loadContract();
+  const schema = (name: string): any => doc.components.schemas[name];
+  /** A schema's properties, through $ref and allOf. */
+  const fields = (s: any): Set<string> => {
+    if (s?.$ref) return fields(schema(s.$ref.split('/').pop()));
+    const own = Object.keys(s?.properties ?? {});
+    return new Set([...own, ...((s?.allOf ?? []) as any[]).flatMap((part) => [...fields(part)])]);
+  };
+
+  it('names every exported column map and finds each of its fields in the schema', async () => {
+    const dir = join(__dirname, '..', 'src', 'resources');
+    const found: string[] = [];
+    const problems: string[] = [];
+    for (const resource of readdirSync(dir)) {
+      const file = join(dir, resource, 'queries.js');
+      if (!existsSync(file)) continue;
+      const mod = await import(pathToFileURL(file).href);
+      for (const [name, value] of Object.entries(mod)) {
+        const def = value as Partial<ResourceDef>;
+        if (!def || typeof def !== 'object' || typeof def.table !== 'string' || !def.columns) continue;
+        const key = `${resource}.${name}`;
+        found.push(key);
+        const schemaName = SCHEMA_OF[key];
+        if (!schemaName) {
+          problems.push(`${key}: no schema named for it in this test`);
+          continue;
+        }
+        expect(schema(schemaName), schemaName).to.be.an('object');
+        const documented = fields(schema(schemaName));
+        for (const field of Object.keys(def.columns)) if (!documented.has(field)) problems.push(`${key}.${field}: not a field of ${schemaName}`);
+      }
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+    expect(found.sort()).to.deep.equal(Object.keys(SCHEMA_OF).sort());
   });
 });

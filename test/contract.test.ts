@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contractOperations, loadContract } from '../src/http/contract';
+import { contractOperations, loadContract, templateShape as template } from '../src/http/contract';
 import { ROOT } from '../src/paths';
 
 /**
@@ -15,8 +15,6 @@ interface SpecOperation {
   path: string;
   section: string;
 }
-
-const template = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
 
 describe('contract coverage of the spec', () => {
   const spec: SpecOperation[] = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'spec-operations.json'), 'utf8'));

@@ -8,6 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { harness } from './support/harness';
 import { newOrg, TestOrg } from './support/client';
 import { GENERATED_DIR } from '../src/paths';
+import { fillTemplate } from '../src/http/contract';
 
 /**
  * Fuzzing every operation of generated/openapi.json with hostile input: malformed bodies, odd query
@@ -446,7 +447,7 @@ describe('fuzz', function () {
     const one = async (n: number) => {
       const op = ops[n % ops.length];
       const r = prng(SEED + n); // each request from its own seed: replayable whatever the interleaving
-      const path = op.path.replace(/\{[^}]+\}/g, () => (r.chance(0.8) ? fuzzPathValue(r) : 'J-1042'));
+      const path = fillTemplate(op.path, () => (r.chance(0.8) ? fuzzPathValue(r) : 'J-1042'));
       const query = fuzzQuery(op, r);
       const caller = orgs[n % ORGS];
       const headers = fuzzHeaders(caller.org, caller.token, r);

@@ -33,7 +33,7 @@ export function createDb(
       ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
       // The working set is in memory (or on SSD): a random page costs about what a sequential one
       // does. With PostgreSQL's default of 4 the planner read all 190,000 items of an organization
-      // to find one job's 6,000 rather than use the (organization_id, order_id) index: 2x slower.
+      // to find one job's 6,000 rather than use the (organization_id, order_id) index.
       // (A DATABASE_URL that sets its own `options` keeps them.)
       ...(/[?&]options=/.test(connectionString) ? {} : { options: '-c random_page_cost=1.1' }),
     },

@@ -30,3 +30,26 @@ export function contractOperations(doc = loadContract()): { method: string; path
   }
   return ops;
 }
+
+/**
+ * Path templates (`/jobs/{jobIdOrCode}/phases`): the one reading of their `{parameter}` segments
+ * for every tool that walks the contract's paths (tests, scripts/prism-log.mjs).
+ */
+const TEMPLATE_PARAMETER = /\{([^}]+)\}/g;
+
+/** The template with each parameter replaced by `value(name)`. */
+export const fillTemplate = (path: string, value: (name: string) => string): string => path.replace(TEMPLATE_PARAMETER, (_, name: string) => value(name));
+
+/** The template with its parameter names dropped (`/a/{x}` and `/a/{y}` are one route to HTTP). */
+export const templateShape = (path: string): string => fillTemplate(path, () => '{}');
+
+/**
+ * A matcher of concrete paths (a parameter is one segment) and how literal the template is: routing
+ * prefers the most literal template, `/jobs/batch` before `/jobs/{idOrCode}` (OpenAPI 3.0, Paths Object).
+ */
+export function templateMatcher(path: string): { pattern: RegExp; literal: number } {
+  // split() with the capturing pattern gives [literal, name, literal, name, ..., literal].
+  const literals = path.split(TEMPLATE_PARAMETER).filter((_, i) => i % 2 === 0);
+  const escaped = literals.map((l) => l.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'));
+  return { pattern: new RegExp(`^${escaped.join('[^/]+')}$`), literal: literals.join('').length };
+}

@@ -8,8 +8,8 @@ import { answerClientError } from './client-error';
  *
  * express gives each incoming request and response its prototypes (`Object.setPrototypeOf(req,
  * app.request)`) as it enters the app. Changing an object's prototype after creation throws away
- * V8's inline caches for every object of that shape, node's own included: measured on the
- * benchmark, ~70 µs of CPU per request, as much as the rest of a `GET /jobs/:code`. node lets a
+ * V8's inline caches for every object of that shape, node's own included: on the benchmark, as
+ * much CPU per request as the rest of a `GET /jobs/:code` (README, Performance). node lets a
  * server construct its requests and responses from given classes, so the server hands it classes
  * whose prototypes are the app's request and response prototypes: express's `setPrototypeOf` finds
  * the prototype in place and changes nothing.
@@ -17,8 +17,8 @@ import { answerClientError } from './client-error';
  * They are classes (`class extends http.ServerResponse`), not functions that call node's
  * constructor on `this`: V8 gives a derived class's objects one stable shape with room for node's
  * fields, where a plain function's objects have room for a few; with more added by computed key
- * (node's symbol-keyed fields) each response became a slow dictionary object (measured about
- * 10 % of a single read's CPU).
+ * (node's symbol-keyed fields) each response became a slow dictionary object, a cost the
+ * benchmark showed on every single read.
  */
 export function createHttpServer(app: express.Express): http.Server {
   let classes = madeFor.get(app);
