@@ -5,8 +5,16 @@ import { fairShareLimit } from '../src/http/fair-share';
 import { loadConfig } from '../src/config';
 
 /** Backends of the service waiting for a lock (the test's own lock holder is not waiting). */
+/**
+ * Sessions waiting for the lock on `jobs` that the test holds: only those (another session may wait
+ * for a moment on some row lock, e.g. two requests counting the same rate-limit window).
+ */
 async function waitingOnLocks(): Promise<number> {
-  const r = await harness().db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+  const r = await harness().db.raw(
+    `SELECT count(*)::int AS n FROM pg_locks
+      WHERE NOT granted AND locktype = 'relation' AND relation = 'jobs'::regclass
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
   return r.rows[0].n;
 }
 
