@@ -10,7 +10,8 @@ import type { Queryable } from './knex';
 
 /**
  * A resource's table and column map, and the shared reads every resource uses: tenancy scoping,
- * `:idOrCode` lookup, soft-delete exclusion, and JSON pages built in PostgreSQL.
+ * `:idOrCode` lookup, soft-delete exclusion, and JSON built in PostgreSQL. The shared writes are in
+ * resource-writes.ts.
  */
 export interface ResourceDef {
   table: string;
@@ -27,6 +28,11 @@ export interface ResourceDef {
    * (kept by triggers with every write), which answers an unfiltered list's total without counting.
    */
   liveCount?: string;
+  /**
+   * The API fields a create or update may write (resource-writes.ts rowOf), each a plain column of
+   * `columns`: nothing else in a request body reaches the table.
+   */
+  writable?: readonly string[];
 }
 
 export interface ScopeOptions {
@@ -140,6 +146,42 @@ export async function resolveId(db: Queryable, def: ResourceDef, orgId: string, 
     .first();
   const row = await q;
   return row?.id;
+}
+
+/**
+ * The live object behind `:idOrCode` among those `within` keeps (a scope, such as one job's): an ID
+ * first, then a code. `idWithin` is where an ID is looked for, when wider (IDs are unique anyway).
+ */
+export async function resolveIdWithin(
+  db: Queryable,
+  def: ResourceDef,
+  orgId: string,
+  idOrCode: string,
+  within: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  idWithin = within,
+): Promise<string | undefined> {
+  const id = `${def.alias}.id`;
+  if (isUuid(idOrCode)) {
+    const row = await idWithin(scoped(db, def, orgId))
+      .where(id, idOrCode)
+      .first(id);
+    if (row) return row.id;
+  }
+  const row = await within(scoped(db, def, orgId))
+    .where(def.codeColumn!, idOrCode)
+    .first(id);
+  return row?.id;
+}
+
+/** One object by ID as JSON, or undefined (a non-ID matches nothing). */
+export const oneByIdJson = <T>(db: Queryable, def: ResourceDef, orgId: string, id: string, opts: ScopeOptions = {}): Promise<Json<T> | undefined> =>
+  oneJson<T>(db, def, whereId(scoped(db, def, orgId, opts), def, id));
+
+/** Whether the ID names an object of the organization (a live one, when the resource soft-deletes). */
+export async function existsById(db: Queryable, def: ResourceDef, orgId: string, id: string): Promise<boolean> {
+  // What is not an ID names nothing: no need to ask.
+  if (!isUuid(id)) return false;
+  return !!(await whereId(scoped(db, def, orgId), def, id).first(`${def.alias}.id`));
 }
 
 export interface PageMeta {

@@ -4,6 +4,7 @@ import type { Db } from '../db/knex';
 import type { Json, JsonStream } from './json';
 import type { Caller } from '../auth/caller';
 import type { ChangeCollector } from '../feed/append';
+import type { ApiError } from '../errors';
 
 /**
  * Handlers are typed from the generated contract: their inputs are the operation's parameters and
@@ -68,3 +69,17 @@ export type Handler<Id extends OperationId> = (ctx: Ctx<Id>) => Promise<Reply<Id
 export type HandlerMap = { [Id in OperationId]: Handler<Id> };
 /** A resource's handlers: a part of the map, checked against the contract. */
 export type Handlers<Ids extends OperationId> = { [Id in Ids]: Handler<Id> };
+
+/** A resource's 404 for a path key that names nothing of the caller's (`No tax code matches X.`). */
+export type Missing = (key: string) => ApiError;
+
+/** The value a lookup found, or the resource's 404 when it found nothing. */
+export function orNotFound<T>(found: T | null | undefined, missing: Missing, key: string): T {
+  if (found === undefined || found === null) throw missing(key);
+  return found;
+}
+
+/** The reply of a read or write of one object: 200 with the object, or the resource's 404. */
+export async function okOrNotFound<T>(found: Promise<T | null | undefined>, missing: Missing, key: string): Promise<{ status: 200; body: T }> {
+  return { status: 200, body: orNotFound(await found, missing, key) };
+}

@@ -1,6 +1,6 @@
 import type { Direction, ListParams } from '../db/list';
 
-interface ListQuery {
+export interface ListQuery {
   limit?: number;
   offset?: number;
   orderBy?: string;
@@ -8,12 +8,19 @@ interface ListQuery {
   filter?: object;
 }
 
+/** An operation's fallbacks for what its list query leaves out. */
+export interface ListDefaults {
+  orderBy: string;
+  direction?: Direction;
+  limit?: number;
+}
+
 /**
  * The validated list query as ListParams. Defaults (limit, orderBy, direction) are the ones the
  * operation's parameters declare in the contract, applied by the validator; the fallbacks here only
  * cover a parameter the operation does not declare.
  */
-export function listParams(q: ListQuery, fallback: { orderBy: string; direction?: Direction; limit?: number }): ListParams {
+export function listParams(q: ListQuery, fallback: ListDefaults): ListParams {
   return {
     limit: q.limit ?? fallback.limit ?? 100,
     offset: q.offset ?? 0,

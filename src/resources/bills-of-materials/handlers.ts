@@ -1,20 +1,16 @@
 import { batchProblem, checkBatchSize, PositionErrors } from '../../db/batch';
 import { isUuid } from '../../db/columns';
 import { badRequest, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
+import { existsById } from '../../db/resource';
+import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
+import { requireJob } from '../lookups';
+import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';
 import { BomItemInput, checkBomItem } from './rules';
 
-const missingJob = (idOrCode: string) => notFound(`No job matches ${idOrCode}.`);
 const missingBom = (id: string) => notFound(`No bill of materials matches ${id}.`);
 const missingItem = (id: string) => notFound(`No bill-of-materials item matches ${id}.`);
-
-async function jobIdOf(db: Parameters<typeof q.resolveJobId>[0], orgId: string, idOrCode: string): Promise<string> {
-  const id = await q.resolveJobId(db, orgId, idOrCode);
-  if (!id) throw missingJob(idOrCode);
-  return id;
-}
+const parentBom: Parent = { def: q.billsOfMaterials, column: 'bi.bill_of_materials_id', missing: missingBom };
 
 export const billOfMaterialsHandlers: Handlers<
   | 'getJobBillOfMaterials'
@@ -26,27 +22,26 @@ export const billOfMaterialsHandlers: Handlers<
   | 'updateBillOfMaterialsItems'
 > = {
   getJobBillOfMaterials: async ({ db, caller, params }) => {
-    const jobId = await jobIdOf(db, caller.organizationId, params.idOrCode);
+    const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
     const bom = await q.getJobBom(db, caller.organizationId, jobId);
     if (!bom) throw notFound(`Job ${params.idOrCode} has no bill of materials.`);
     return { status: 200, body: bom };
   },
 
   createJobBillOfMaterials: async ({ db, caller, params }) => {
-    const jobId = await jobIdOf(db, caller.organizationId, params.idOrCode);
+    const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
     const { created, bom } = await q.ensureJobBom(db, caller.organizationId, jobId);
     return created ? { status: 201, body: bom } : { status: 200, body: bom };
   },
 
-  listBillOfMaterialsItems: async ({ db, caller, params, query }) => {
-    if (!(await q.bomExists(db, caller.organizationId, params.billOfMaterialsId))) throw missingBom(params.billOfMaterialsId);
-    return { status: 200, body: await q.listItems(db, caller.organizationId, params.billOfMaterialsId, listParams(query, { orderBy: 'createdAt' })) };
-  },
+  listBillOfMaterialsItems: plainHandlers<Schema<'BillOfMaterialsItem'>>(q.bomItems).listByParent('billOfMaterialsId', parentBom, {
+    orderBy: 'createdAt',
+  }),
 
   createBillOfMaterialsItems: async ({ db, caller, params, body }) => {
     const inputs = body.billOfMaterialsItems as BomItemInput[];
     checkBatchSize(inputs);
-    if (!(await q.bomExists(db, caller.organizationId, params.billOfMaterialsId))) throw missingBom(params.billOfMaterialsId);
+    if (!(await existsById(db, q.billsOfMaterials, caller.organizationId, params.billOfMaterialsId))) throw missingBom(params.billOfMaterialsId);
     const errors = new PositionErrors();
     inputs.forEach((input, i) => checkBomItem(input, true).forEach((v) => errors.add(i, `${v.field}: ${v.message} (rule ${v.rule})`)));
     errors.throwIfAny();
@@ -62,19 +57,15 @@ export const billOfMaterialsHandlers: Handlers<
     const id = params.billOfMaterialsItemId;
     if (!isUuid(id)) throw missingItem(id);
     const updated = await db.transaction(async (tx) => {
-      const current = (await q.lockItems(tx, caller.organizationId, [id])).get(id);
-      if (!current) throw missingItem(id);
+      const current = orNotFound((await q.lockItems(tx, caller.organizationId, [id])).get(id), missingItem, id);
       await q.updateItems(tx, caller.organizationId, [{ current, input }]);
       return q.getItem(tx, caller.organizationId, id);
     });
     return { status: 200, body: updated! };
   },
 
-  deleteBillOfMaterialsItem: async ({ db, caller, params }) => {
-    const deleted = await q.deleteItem(db, caller.organizationId, params.billOfMaterialsItemId);
-    if (!deleted) throw missingItem(params.billOfMaterialsItemId);
-    return { status: 200, body: deleted };
-  },
+  deleteBillOfMaterialsItem: ({ db, caller, params }) =>
+    okOrNotFound(q.deleteItem(db, caller.organizationId, params.billOfMaterialsItemId), missingItem, params.billOfMaterialsItemId),
 
   updateBillOfMaterialsItems: async ({ db, caller, body }) => {
     const inputs = body.inputs;

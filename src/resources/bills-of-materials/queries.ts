@@ -1,7 +1,6 @@
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
-import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, oneJson, resolveId, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, oneByIdJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { BomItemInput, WbsValue, mergeWbs } from './rules';
@@ -41,11 +40,6 @@ export const bomItems: ResourceDef = {
   },
 };
 
-/** Jobs are another area's resource; only the `:idOrCode` lookup is needed here. */
-const jobs: ResourceDef = { table: 'jobs', alias: 'j', codeColumn: 'j.code', columns: {} };
-
-export const resolveJobId = (db: Queryable, orgId: string, idOrCode: string) => resolveId(db, jobs, orgId, idOrCode);
-
 export const getJobBom = (db: Queryable, orgId: string, jobId: string): Promise<Json<BillOfMaterials> | undefined> =>
   oneJson<BillOfMaterials>(db, billsOfMaterials, scoped(db, billsOfMaterials, orgId).where('bom.job_id', jobId));
 
@@ -58,13 +52,6 @@ export async function ensureJobBom(db: Queryable, orgId: string, jobId: string):
     .returning('id');
   return { created: inserted.length > 0, bom: (await getJobBom(db, orgId, jobId))! };
 }
-
-export async function bomExists(db: Queryable, orgId: string, bomId: string): Promise<boolean> {
-  return !!(await whereId(scoped(db, billsOfMaterials, orgId), billsOfMaterials, bomId).first('bom.id'));
-}
-
-export const listItems = (db: Queryable, orgId: string, bomId: string, params: ListParams) =>
-  listJson<BillOfMaterialsItem>(db, bomItems, scoped(db, bomItems, orgId).where('bi.bill_of_materials_id', bomId), params);
 
 /** Items by ID in the given order. */
 export function itemsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<BillOfMaterialsItem[]>> {
@@ -148,7 +135,7 @@ export async function updateItems(db: Queryable, orgId: string, changes: { curre
 }
 
 export const getItem = (db: Queryable, orgId: string, id: string, includeDeleted = false): Promise<Json<BillOfMaterialsItem> | undefined> =>
-  oneJson<BillOfMaterialsItem>(db, bomItems, whereId(scoped(db, bomItems, orgId, { includeDeleted }), bomItems, id));
+  oneByIdJson<BillOfMaterialsItem>(db, bomItems, orgId, id, { includeDeleted });
 
 /** Soft-deletes a live item and drops its WBS values; undefined when there is none. */
 export async function deleteItem(db: Queryable, orgId: string, id: string): Promise<Json<BillOfMaterialsItem> | undefined> {

@@ -1,5 +1,5 @@
 import { ApiError, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import * as q from './queries';
 
@@ -11,16 +11,11 @@ export const changeOrderHandlers: Handlers<'listChangeOrders' | 'getChangeOrder'
     body: await q.listChangeOrders(db, caller.organizationId, listParams(query, { orderBy: 'createdAt', limit: q.CHANGE_ORDER_PAGE_CAP })),
   }),
 
-  getChangeOrder: async ({ db, caller, params }) => {
-    const found = await q.getChangeOrder(db, caller.organizationId, params.changeOrderId);
-    if (!found) throw missing(params.changeOrderId);
-    return { status: 200, body: found };
-  },
+  getChangeOrder: ({ db, caller, params }) => okOrNotFound(q.getChangeOrder(db, caller.organizationId, params.changeOrderId), missing, params.changeOrderId),
 
   setChangeOrderIntegrationState: async ({ db, caller, params, body, changes }) => {
     const orgId = caller.organizationId;
-    const found = await q.getChangeOrder(db, orgId, params.changeOrderId);
-    if (!found) throw missing(params.changeOrderId);
+    const found = orNotFound(await q.getChangeOrder(db, orgId, params.changeOrderId), missing, params.changeOrderId);
     const { id, versionNumber } = JSON.parse(found) as { id: string; versionNumber: number };
     // A report naming another version is about another change order: storing it here would be wrong.
     if (body.versionNumber !== undefined && body.versionNumber !== versionNumber) {

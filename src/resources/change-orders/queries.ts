@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, existsById, listJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -42,8 +42,7 @@ export function listChangeOrders(db: Queryable, orgId: string, params: ListParam
   return listJson<ChangeOrder>(db, changeOrders, q, { ...params, limit: Math.min(params.limit, CHANGE_ORDER_PAGE_CAP) });
 }
 
-export const getChangeOrder = (db: Queryable, orgId: string, id: string) =>
-  oneJson<ChangeOrder>(db, changeOrders, whereId(scoped(db, changeOrders, orgId), changeOrders, id));
+export const getChangeOrder = (db: Queryable, orgId: string, id: string) => oneByIdJson<ChangeOrder>(db, changeOrders, orgId, id);
 
 /** Stores the reported state (and the message when given); leaves updated_at alone. */
 export async function setIntegrationState(
@@ -53,8 +52,7 @@ export async function setIntegrationState(
   state: IntegrationState,
   message: string | null | undefined,
 ): Promise<boolean> {
-  const found = await whereId(scoped(db, changeOrders, orgId), changeOrders, id).first('co.id');
-  if (!found) return false;
+  if (!(await existsById(db, changeOrders, orgId, id))) return false;
   await db('change_orders')
     .where({ organization_id: orgId, id })
     .update({ integration_state: state, ...(message !== undefined ? { integration_message: message } : {}) });

@@ -1,18 +1,15 @@
-import type { Queryable } from '../../db/knex';
+import type { Caller } from '../../auth/caller';
+import type { Db, Queryable } from '../../db/knex';
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
+import { type Handlers, orNotFound } from '../../http/handler';
+import { ListQuery, listParams } from '../../http/list-params';
 import { requireJob, requireJobPhase } from '../lookups';
 import * as q from './queries';
 
 const LIST_DEFAULTS = { orderBy: 'createdAt' };
 const GLOBAL: q.CategoryScope = { kind: 'global' };
 
-async function requireCategory(db: Queryable, orgId: string, idOrCode: string, scope: q.CategoryScope): Promise<string> {
-  const id = await q.resolveCategoryId(db, orgId, idOrCode, scope);
-  if (!id) throw notFound(`No cost category matches ${idOrCode}.`);
-  return id;
-}
+const missing = (idOrCode: string) => notFound(`No cost category matches ${idOrCode}.`);
 
 const jobScopeOf = async (db: Queryable, orgId: string, jobIdOrCode: string): Promise<q.CategoryScope> => ({
   kind: 'job',
@@ -24,6 +21,53 @@ async function phaseScopeOf(db: Queryable, orgId: string, jobIdOrCode: string, p
   const jobId = await requireJob(db, orgId, jobIdOrCode);
   return { kind: 'phase', jobId, phaseId: await requireJobPhase(db, orgId, jobId, phaseIdOrCode) };
 }
+
+interface Base<P> {
+  db: Db;
+  caller: Caller;
+  params: P;
+}
+
+/**
+ * The operations on the categories of one scope (global, a job's, a phase's): `scopeOf` resolves
+ * the scope from the path (404 for a missing job or phase), `key` names the category's parameter.
+ */
+function inScope<P, K extends string>(scopeOf: (db: Queryable, orgId: string, params: P) => Promise<q.CategoryScope>, key: K) {
+  /** The category the path names within its scope, or 404. */
+  const find = async (db: Queryable, orgId: string, params: P & Record<K, string>) =>
+    orNotFound(await q.resolveCategoryId(db, orgId, params[key], await scopeOf(db, orgId, params)), missing, params[key]);
+  return {
+    list: async ({ db, caller, params, query }: Base<P> & { query: ListQuery }) => ({
+      status: 200 as const,
+      body: await q.listCategories(db, caller.organizationId, await scopeOf(db, caller.organizationId, params), listParams(query, LIST_DEFAULTS)),
+    }),
+    create: async ({ db, caller, params, body }: Base<P> & { body: q.CategoryChanges }) => ({
+      status: 201 as const,
+      body: await q.createCategory(db, caller.organizationId, await scopeOf(db, caller.organizationId, params), body),
+    }),
+    get: async ({ db, caller, params }: Base<P & Record<K, string>>) => ({
+      status: 200 as const,
+      body: (await q.getCategoryById(db, caller.organizationId, await find(db, caller.organizationId, params)))!,
+    }),
+    update: async ({ db, caller, params, body }: Base<P & Record<K, string>> & { body: q.CategoryChanges }) => ({
+      status: 200 as const,
+      body: await q.updateCategory(db, caller.organizationId, await find(db, caller.organizationId, params), body),
+    }),
+    remove: async ({ db, caller, params }: Base<P & Record<K, string>>) => ({
+      status: 200 as const,
+      body: await q.deleteCategory(db, caller.organizationId, await find(db, caller.organizationId, params)),
+    }),
+  };
+}
+
+const global = inScope(async () => GLOBAL, 'idOrCode');
+const ofJob = inScope((db, orgId, p: { jobIdOrCode: string }) => jobScopeOf(db, orgId, p.jobIdOrCode), 'categoryIdOrCode');
+const ofPhase = inScope(
+  (db, orgId, p: { jobIdOrCode: string; phaseIdOrCode: string }) => phaseScopeOf(db, orgId, p.jobIdOrCode, p.phaseIdOrCode),
+  'categoryIdOrCode',
+);
+/** Every category of a kind (`/job-categories`, `/phase-categories`): nothing in the path to resolve. */
+const allOf = (kind: 'anyJob' | 'anyPhase') => inScope(async () => ({ kind }), 'idOrCode').list;
 
 export const costCategoryHandlers: Handlers<
   | 'listGlobalCategories'
@@ -44,77 +88,23 @@ export const costCategoryHandlers: Handlers<
   | 'updateJobCategory'
   | 'deleteJobCategory'
 > = {
-  listGlobalCategories: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listCategories(db, caller.organizationId, GLOBAL, listParams(query, LIST_DEFAULTS)),
-  }),
-  createGlobalCategory: async ({ db, caller, body }) => ({ status: 201, body: await q.createCategory(db, caller.organizationId, GLOBAL, body) }),
-  getGlobalCategory: async ({ db, caller, params }) => {
-    const id = await requireCategory(db, caller.organizationId, params.idOrCode, GLOBAL);
-    return { status: 200, body: (await q.getCategoryById(db, caller.organizationId, id))! };
-  },
-  updateGlobalCategory: async ({ db, caller, params, body }) => {
-    const id = await requireCategory(db, caller.organizationId, params.idOrCode, GLOBAL);
-    return { status: 200, body: await q.updateCategory(db, caller.organizationId, id, body) };
-  },
-  deleteGlobalCategory: async ({ db, caller, params }) => {
-    const id = await requireCategory(db, caller.organizationId, params.idOrCode, GLOBAL);
-    return { status: 200, body: await q.deleteCategory(db, caller.organizationId, id) };
-  },
+  listGlobalCategories: global.list,
+  createGlobalCategory: global.create,
+  getGlobalCategory: global.get,
+  updateGlobalCategory: global.update,
+  deleteGlobalCategory: global.remove,
 
-  listAllPhaseCategories: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listCategories(db, caller.organizationId, { kind: 'anyPhase' }, listParams(query, LIST_DEFAULTS)),
-  }),
-  listJobPhaseCategories: async ({ db, caller, params, query }) => {
-    const scope = await phaseScopeOf(db, caller.organizationId, params.jobIdOrCode, params.phaseIdOrCode);
-    return { status: 200, body: await q.listCategories(db, caller.organizationId, scope, listParams(query, LIST_DEFAULTS)) };
-  },
-  createJobPhaseCategory: async ({ db, caller, params, body }) => {
-    const scope = await phaseScopeOf(db, caller.organizationId, params.jobIdOrCode, params.phaseIdOrCode);
-    return { status: 201, body: await q.createCategory(db, caller.organizationId, scope, body) };
-  },
-  getJobPhaseCategory: async ({ db, caller, params }) => {
-    const scope = await phaseScopeOf(db, caller.organizationId, params.jobIdOrCode, params.phaseIdOrCode);
-    const id = await requireCategory(db, caller.organizationId, params.categoryIdOrCode, scope);
-    return { status: 200, body: (await q.getCategoryById(db, caller.organizationId, id))! };
-  },
-  updateJobPhaseCategory: async ({ db, caller, params, body }) => {
-    const scope = await phaseScopeOf(db, caller.organizationId, params.jobIdOrCode, params.phaseIdOrCode);
-    const id = await requireCategory(db, caller.organizationId, params.categoryIdOrCode, scope);
-    return { status: 200, body: await q.updateCategory(db, caller.organizationId, id, body) };
-  },
-  deleteJobPhaseCategory: async ({ db, caller, params }) => {
-    const scope = await phaseScopeOf(db, caller.organizationId, params.jobIdOrCode, params.phaseIdOrCode);
-    const id = await requireCategory(db, caller.organizationId, params.categoryIdOrCode, scope);
-    return { status: 200, body: await q.deleteCategory(db, caller.organizationId, id) };
-  },
+  listAllPhaseCategories: allOf('anyPhase'),
+  listJobPhaseCategories: ofPhase.list,
+  createJobPhaseCategory: ofPhase.create,
+  getJobPhaseCategory: ofPhase.get,
+  updateJobPhaseCategory: ofPhase.update,
+  deleteJobPhaseCategory: ofPhase.remove,
 
-  listAllJobCategories: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listCategories(db, caller.organizationId, { kind: 'anyJob' }, listParams(query, LIST_DEFAULTS)),
-  }),
-  listJobCategories: async ({ db, caller, params, query }) => {
-    const scope = await jobScopeOf(db, caller.organizationId, params.jobIdOrCode);
-    return { status: 200, body: await q.listCategories(db, caller.organizationId, scope, listParams(query, LIST_DEFAULTS)) };
-  },
-  createJobCategory: async ({ db, caller, params, body }) => {
-    const scope = await jobScopeOf(db, caller.organizationId, params.jobIdOrCode);
-    return { status: 201, body: await q.createCategory(db, caller.organizationId, scope, body) };
-  },
-  getJobCategory: async ({ db, caller, params }) => {
-    const scope = await jobScopeOf(db, caller.organizationId, params.jobIdOrCode);
-    const id = await requireCategory(db, caller.organizationId, params.categoryIdOrCode, scope);
-    return { status: 200, body: (await q.getCategoryById(db, caller.organizationId, id))! };
-  },
-  updateJobCategory: async ({ db, caller, params, body }) => {
-    const scope = await jobScopeOf(db, caller.organizationId, params.jobIdOrCode);
-    const id = await requireCategory(db, caller.organizationId, params.categoryIdOrCode, scope);
-    return { status: 200, body: await q.updateCategory(db, caller.organizationId, id, body) };
-  },
-  deleteJobCategory: async ({ db, caller, params }) => {
-    const scope = await jobScopeOf(db, caller.organizationId, params.jobIdOrCode);
-    const id = await requireCategory(db, caller.organizationId, params.categoryIdOrCode, scope);
-    return { status: 200, body: await q.deleteCategory(db, caller.organizationId, id) };
-  },
+  listAllJobCategories: allOf('anyJob'),
+  listJobCategories: ofJob.list,
+  createJobCategory: ofJob.create,
+  getJobCategory: ofJob.get,
+  updateJobCategory: ofJob.update,
+  deleteJobCategory: ofJob.remove,
 };

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
-import { col, idCol, isUuid, tsCol } from '../../db/columns';
+import { col, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, listJson, oneByIdJson, resolveIdWithin, scoped } from '../../db/resource';
+import { codeInUse, insertOne, rowOf, softDeleteById, updateById } from '../../db/resource-writes';
 import { conflict } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -31,6 +32,7 @@ export const costCategories: ResourceDef = {
     phaseCode: col('ccp.code'),
     deletedAt: tsCol('cc.deleted_at'),
   },
+  writable: ['code', 'description'],
 };
 
 export type CategoryScope =
@@ -52,7 +54,12 @@ function inScope(q: Knex.QueryBuilder, scope: CategoryScope): Knex.QueryBuilder 
   }
 }
 
-const scopeColumns = (scope: CategoryScope) => ({
+interface ScopeColumns {
+  job_id: string | null;
+  phase_id: string | null;
+}
+
+const scopeColumns = (scope: CategoryScope): ScopeColumns => ({
   job_id: scope.kind === 'job' || scope.kind === 'phase' ? scope.jobId : null,
   phase_id: scope.kind === 'phase' ? scope.phaseId : null,
 });
@@ -66,46 +73,31 @@ export const listCategories = (db: Queryable, orgId: string, scope: CategoryScop
   listJson<CostCategory>(db, costCategories, inScope(scoped(db, costCategories, orgId), scope), params);
 
 /** The live category behind `:idOrCode` within the scope (an ID of the scope first, then a code). */
-export async function resolveCategoryId(db: Queryable, orgId: string, idOrCode: string, scope: CategoryScope): Promise<string | undefined> {
-  if (isUuid(idOrCode)) {
-    const row = await inScope(scoped(db, costCategories, orgId), scope)
-      .where('cc.id', idOrCode)
-      .first('cc.id');
-    if (row) return row.id;
-  }
-  const row = await inScope(scoped(db, costCategories, orgId), scope)
-    .where('cc.code', idOrCode)
-    .first('cc.id');
-  return row?.id;
-}
+export const resolveCategoryId = (db: Queryable, orgId: string, idOrCode: string, scope: CategoryScope): Promise<string | undefined> =>
+  resolveIdWithin(db, costCategories, orgId, idOrCode, (q) => inScope(q, scope));
 
-export const getCategoryById = (db: Queryable, orgId: string, id: string, includeDeleted = false): Promise<Json<CostCategory> | undefined> =>
-  oneJson<CostCategory>(db, costCategories, whereId(scoped(db, costCategories, orgId, { includeDeleted }), costCategories, id));
+export const getCategoryById = (db: Queryable, orgId: string, id: string): Promise<Json<CostCategory> | undefined> =>
+  oneByIdJson<CostCategory>(db, costCategories, orgId, id);
 
-async function ensureCodeFree(
-  db: Queryable,
-  orgId: string,
-  scope: { job_id: string | null; phase_id: string | null },
-  code: string,
-  exceptId?: string,
-): Promise<void> {
-  const q = db('cost_categories').where({ organization_id: orgId, code }).whereNull('deleted_at');
-  for (const column of ['job_id', 'phase_id'] as const) {
-    const value = scope[column];
-    if (value) q.where(column, value);
-    else q.whereNull(column);
+/** 409 when another live category of the same scope (the same job and phase columns) has the code. */
+async function ensureCodeFree(db: Queryable, orgId: string, scope: ScopeColumns, code: string, exceptId?: string): Promise<void> {
+  const sameScope = (q: Knex.QueryBuilder) => {
+    for (const column of ['job_id', 'phase_id'] as const) {
+      const value = scope[column];
+      if (value) q.where(`cc.${column}`, value);
+      else q.whereNull(`cc.${column}`);
+    }
+    return q;
+  };
+  if (await codeInUse(db, costCategories, orgId, code, exceptId, sameScope)) {
+    throw conflict('body.code', `${code} is already used by another cost category of the same scope`);
   }
-  if (exceptId) q.whereNot('id', exceptId);
-  if (await q.first('id')) throw conflict('body.code', `${code} is already used by another cost category of the same scope`);
 }
 
 export async function createCategory(db: Queryable, orgId: string, scope: CategoryScope, input: CategoryChanges): Promise<Json<CostCategory>> {
   const columns = scopeColumns(scope);
   await ensureCodeFree(db, orgId, columns, input.code!);
-  const [row] = await db('cost_categories')
-    .insert({ organization_id: orgId, ...columns, code: input.code, description: input.description })
-    .returning('id');
-  return (await getCategoryById(db, orgId, row.id))!;
+  return insertOne<CostCategory>(db, costCategories, orgId, { ...columns, ...rowOf(costCategories, input) });
 }
 
 export async function updateCategory(db: Queryable, orgId: string, id: string, changes: CategoryChanges): Promise<Json<CostCategory>> {
@@ -113,11 +105,8 @@ export async function updateCategory(db: Queryable, orgId: string, id: string, c
     const current = await db('cost_categories').where({ organization_id: orgId, id }).first('job_id', 'phase_id');
     await ensureCodeFree(db, orgId, current, changes.code, id);
   }
-  await db('cost_categories').where({ organization_id: orgId, id }).update({ code: changes.code, description: changes.description, updated_at: db.fn.now() });
-  return (await getCategoryById(db, orgId, id))!;
+  return (await updateById<CostCategory>(db, costCategories, orgId, id, rowOf(costCategories, changes)))!;
 }
 
-export async function deleteCategory(db: Queryable, orgId: string, id: string): Promise<Json<CostCategory>> {
-  await db('cost_categories').where({ organization_id: orgId, id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-  return (await getCategoryById(db, orgId, id, true))!;
-}
+export const deleteCategory = async (db: Queryable, orgId: string, id: string): Promise<Json<CostCategory>> =>
+  (await softDeleteById<CostCategory>(db, costCategories, orgId, id))!;

@@ -1,11 +1,13 @@
 import { isUuid } from '../../db/columns';
 import { invalidField, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
+import { requireOrder } from '../lookups';
+import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';
-import { orderExists } from '../orders/queries';
 
 const missing = (id: string) => notFound(`No delivery receipt matches ${id}.`);
+const parentReceipt: Parent = { def: q.deliveryReceipts, column: 'dri.delivery_receipt_id', missing };
 
 const issueTypes = (filter: { issueType_in?: q.IssueFilter[] } | undefined) => filter?.issueType_in;
 
@@ -21,7 +23,7 @@ export const deliveryReceiptHandlers: Handlers<
   }),
 
   listOrderDeliveryReceipts: async ({ db, caller, params, query }) => {
-    if (!(await orderExists(db, caller.organizationId, params.orderId))) throw notFound(`No order matches ${params.orderId}.`);
+    await requireOrder(db, caller.organizationId, params.orderId);
     return {
       status: 200,
       body: await q.listDeliveryReceipts(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' }), {
@@ -32,16 +34,10 @@ export const deliveryReceiptHandlers: Handlers<
     };
   },
 
-  getDeliveryReceipt: async ({ db, caller, params, query }) => {
-    const found = await q.getDeliveryReceipt(db, caller.organizationId, params.id, query.includeDeleted ?? false);
-    if (!found) throw missing(params.id);
-    return { status: 200, body: found };
-  },
+  getDeliveryReceipt: ({ db, caller, params, query }) =>
+    okOrNotFound(q.getDeliveryReceipt(db, caller.organizationId, params.id, query.includeDeleted ?? false), missing, params.id),
 
-  listDeliveryReceiptItems: async ({ db, caller, params, query }) => {
-    if (!(await q.deliveryReceiptExists(db, caller.organizationId, params.id))) throw missing(params.id);
-    return { status: 200, body: await q.listDeliveryReceiptItems(db, caller.organizationId, params.id, listParams(query, { orderBy: 'createdAt' })) };
-  },
+  listDeliveryReceiptItems: plainHandlers<Schema<'DeliveryReceiptItem'>>(q.deliveryReceiptItems).listByParent('id', parentReceipt, { orderBy: 'createdAt' }),
 
   updateDeliveryReceiptIntegrationState: async ({ db, caller, params, body }) => {
     const message = body.integrationMessage ?? null;
@@ -52,7 +48,6 @@ export const deliveryReceiptHandlers: Handlers<
       isUuid(params.id) && (await q.setDeliveryReceiptIntegrationState(db, caller.organizationId, params.id, body.integrationState, message))
         ? await q.getDeliveryReceipt(db, caller.organizationId, params.id)
         : undefined;
-    if (!updated) throw missing(params.id);
-    return { status: 200, body: updated };
+    return { status: 200, body: orNotFound(updated, missing, params.id) };
   },
 };

@@ -2,13 +2,12 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { attachedFilesSql } from '../files/attachments';
 
 type DeliveryReceipt = Schema<'DeliveryReceipt'>;
-type DeliveryReceiptItem = Schema<'DeliveryReceiptItem'>;
 export type IntegrationState = Schema<'IntegrationState'>;
 export type IssueFilter = 'NO_ISSUES' | 'MISSING' | 'DAMAGED' | 'WRONG_ITEM' | 'BACKORDERED' | 'ALL';
 
@@ -81,14 +80,7 @@ export function listDeliveryReceipts(db: Queryable, orgId: string, params: ListP
 }
 
 export const getDeliveryReceipt = (db: Queryable, orgId: string, id: string, includeDeleted = false) =>
-  oneJson<DeliveryReceipt>(db, deliveryReceipts, whereId(scoped(db, deliveryReceipts, orgId, { includeDeleted }), deliveryReceipts, id));
-
-export async function deliveryReceiptExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  return !!(await whereId(scoped(db, deliveryReceipts, orgId), deliveryReceipts, id).first('dr.id'));
-}
-
-export const listDeliveryReceiptItems = (db: Queryable, orgId: string, receiptId: string, params: ListParams) =>
-  listJson<DeliveryReceiptItem>(db, deliveryReceiptItems, scoped(db, deliveryReceiptItems, orgId).where('dri.delivery_receipt_id', receiptId), params);
+  oneByIdJson<DeliveryReceipt>(db, deliveryReceipts, orgId, id, { includeDeleted });
 
 /**
  * What the integrating system reports. LINKED stamps integration_last_sync; the message is stored

@@ -1,30 +1,20 @@
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
+import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
+import { plainHandlers } from '../plain';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No group matches ${id}.`);
+const group = plainHandlers<Schema<'Group'>>(q.groups);
 
 export const groupHandlers: Handlers<'listGroups' | 'createGroup' | 'getGroup' | 'updateGroup'> = {
-  listGroups: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listGroups(db, caller.organizationId, listParams(query, { orderBy: 'id' })),
-  }),
+  listGroups: group.list({ orderBy: 'id' }),
 
   createGroup: async ({ db, caller, body }) => ({
     status: 201,
     body: await q.createGroup(db, caller.organizationId, caller.userId, body),
   }),
 
-  getGroup: async ({ db, caller, params }) => {
-    const found = await q.getGroup(db, caller.organizationId, params.id);
-    if (!found) throw missing(params.id);
-    return { status: 200, body: found };
-  },
+  getGroup: group.get('id', missing),
 
-  updateGroup: async ({ db, caller, params, body }) => {
-    const updated = await q.updateGroup(db, caller.organizationId, params.id, body);
-    if (!updated) throw missing(params.id);
-    return { status: 200, body: updated };
-  },
+  updateGroup: ({ db, caller, params, body }) => okOrNotFound(q.updateGroup(db, caller.organizationId, params.id, body), missing, params.id),
 };

@@ -1,14 +1,14 @@
-import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import type { Handlers, Schema } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { invoiceExists } from '../invoices/queries';
+import { invoices } from '../invoices/queries';
+import { missingInvoice } from '../lookups';
+import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';
 
+const parentInvoice: Parent = { def: invoices, column: 'ii.invoice_id', missing: missingInvoice };
+
 export const invoiceItemHandlers: Handlers<'listInvoiceItems' | 'listAllInvoiceItems'> = {
-  listInvoiceItems: async ({ db, caller, params, query }) => {
-    if (!(await invoiceExists(db, caller.organizationId, params.id))) throw notFound(`No invoice matches ${params.id}.`);
-    return { status: 200, body: await q.listInvoiceItems(db, caller.organizationId, params.id, listParams(query, { orderBy: 'lineNumber' })) };
-  },
+  listInvoiceItems: plainHandlers<Schema<'InvoiceItem'>>(q.invoiceItems).listByParent('id', parentInvoice, { orderBy: 'lineNumber' }),
 
   listAllInvoiceItems: async ({ db, caller, query }) => ({
     status: 200,

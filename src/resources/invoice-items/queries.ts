@@ -2,11 +2,10 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, bulkPageJson, listJson, scoped } from '../../db/resource';
+import { ResourceDef, bulkPageJson } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { JsonStream } from '../../http/json';
 
-type InvoiceItem = Schema<'InvoiceItem'>;
 type InvoiceItemPage = Schema<'InvoiceItemPage'>;
 
 /** Lookups an item points at; the codes are returned as strings. */
@@ -81,9 +80,6 @@ export const bulkInvoiceItems: ResourceDef = {
   },
   liveCount: 'invoice_items',
 };
-
-export const listInvoiceItems = (db: Queryable, orgId: string, invoiceId: string, params: ListParams) =>
-  listJson<InvoiceItem>(db, invoiceItems, scoped(db, invoiceItems, orgId).where('ii.invoice_id', invoiceId), params);
 
 /** One page and the size of the whole filtered set, in one statement. */
 export const bulkInvoiceItemPage = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<InvoiceItemPage>> =>

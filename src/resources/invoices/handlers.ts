@@ -1,11 +1,11 @@
-import { isUuid } from '../../db/columns';
-import { ApiError, invalidField, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { existsById } from '../../db/resource';
+import { ApiError, invalidField } from '../../http/errors';
+import { type Handlers, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { userExists } from '../users/queries';
+import { missingInvoice } from '../lookups';
+import { users } from '../users/queries';
 import * as q from './queries';
 
-const missing = (id: string) => notFound(`No invoice matches ${id}.`);
 const missingInput = (field: string, message: string) => new ApiError(404, 'not-found', 'Not found', [{ message: `${field}: ${message}`, field }]);
 
 export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvoicesPaid' | 'updateInvoiceIntegrationState'> = {
@@ -14,18 +14,15 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
     body: await q.listInvoices(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' }), query.includeDeleted ?? false),
   }),
 
-  getInvoice: async ({ db, caller, params, query }) => {
-    const found = await q.getInvoice(db, caller.organizationId, params.id, query.includeDeleted ?? false);
-    if (!found) throw missing(params.id);
-    return { status: 200, body: found };
-  },
+  getInvoice: ({ db, caller, params, query }) =>
+    okOrNotFound(q.getInvoice(db, caller.organizationId, params.id, query.includeDeleted ?? false), missingInvoice, params.id),
 
   /** All or nothing: every reference is checked (in the transaction, invoices locked) before any write. */
   markInvoicesPaid: async ({ db, caller, body }) => {
     const orgId = caller.organizationId;
     const ids = [...new Set(body.ids)];
     const updated = await db.transaction(async (tx) => {
-      if (!isUuid(body.userId) || !(await userExists(tx, orgId, body.userId))) throw missingInput('body.userId', `no user matches ${body.userId}`);
+      if (!(await existsById(tx, users, orgId, body.userId))) throw missingInput('body.userId', `no user matches ${body.userId}`);
       const found = await q.existingInvoiceIds(tx, orgId, ids);
       const unknown = ids.findIndex((id) => !found.has(id));
       if (unknown >= 0) throw missingInput(`body.ids[${body.ids.indexOf(ids[unknown])}]`, `no invoice matches ${ids[unknown]}`);
@@ -41,7 +38,7 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
       throw invalidField('body.integrationMessage', 'required', 'is required when integrationState is ERROR');
     }
     const orgId = caller.organizationId;
-    if (!(await q.setIntegrationState(db, orgId, params.id, body.integrationState, message))) throw missing(params.id);
+    if (!(await q.setIntegrationState(db, orgId, params.id, body.integrationState, message))) throw missingInvoice(params.id);
     const invoice = (await q.getInvoice(db, orgId, params.id))!;
     changes.add({ type: 'invoice.integration_state_changed', resource: 'invoice', id: params.id, data: JSON.parse(invoice) });
     return { status: 200, body: invoice };

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, listJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { attachedFilesSql } from '../files/attachments';
@@ -63,11 +63,7 @@ export const listInvoices = (db: Queryable, orgId: string, params: ListParams, i
   listJson<Invoice>(db, invoices, scoped(db, invoices, orgId, { includeDeleted }), params);
 
 export const getInvoice = (db: Queryable, orgId: string, id: string, includeDeleted = false) =>
-  oneJson<Invoice>(db, invoices, whereId(scoped(db, invoices, orgId, { includeDeleted }), invoices, id));
-
-export async function invoiceExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  return !!(await whereId(scoped(db, invoices, orgId), invoices, id).first('inv.id'));
-}
+  oneByIdJson<Invoice>(db, invoices, orgId, id, { includeDeleted });
 
 /** The given IDs that are live invoices of the organization. */
 export async function existingInvoiceIds(db: Queryable, orgId: string, ids: string[]): Promise<Set<string>> {

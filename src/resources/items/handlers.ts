@@ -1,17 +1,19 @@
 import type { Knex } from 'knex';
 import { isUuid } from '../../db/columns';
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { orderExists } from '../orders/queries';
 import { addItems, removeItem, updateItem } from '../orders/store';
 import { itemColumns, repriceItems } from '../orders/authoring';
 import { assertOpen } from '../orders/states';
 import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
 import { missingOrder } from '../lookups';
+import { orderRows } from '../orders/queries';
+import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';
 
 const missingItem = (id: string) => notFound(`No item matches ${id}.`);
+const parentOrder: Parent = { def: orderRows, column: 'i.order_id', missing: missingOrder };
 
 /**
  * The open order an item belongs to, locked for the request: 404 for an unknown item, one of
@@ -26,17 +28,9 @@ async function lockOrderOfItem(tx: Knex.Transaction, orgId: string, itemId: stri
 }
 
 export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' | 'createOrderItems' | 'updateItem' | 'deleteItem'> = {
-  listOrderItems: async ({ db, caller, params, query }) => {
-    const orgId = caller.organizationId;
-    if (!(await orderExists(db, orgId, params.id))) throw missingOrder(params.id);
-    return { status: 200, body: await q.listOrderItems(db, orgId, params.id, listParams(query, { orderBy: 'lineNumber' })) };
-  },
+  listOrderItems: plainHandlers<Schema<'Item'>>(q.items).listByParent('id', parentOrder, { orderBy: 'lineNumber' }),
 
-  getItem: async ({ db, caller, params }) => {
-    const found = await q.getItem(db, caller.organizationId, params.id);
-    if (!found) throw missingItem(params.id);
-    return { status: 200, body: found };
-  },
+  getItem: ({ db, caller, params }) => okOrNotFound(q.getItem(db, caller.organizationId, params.id), missingItem, params.id),
 
   listItems: async ({ db, caller, query }) => ({
     status: 200,
@@ -49,8 +43,7 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
   createOrderItems: async ({ db, caller, params, query, body, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = await lockOrder(tx, orgId, params.id);
-    if (!order) throw missingOrder(params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
     assertOpen(order.state);
     const rows = await itemColumns(tx, orgId, body, (n) => `body[${n}]`);
     let ids: string[] = [];

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, bulkPageJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, bulkPageJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json, JsonStream } from '../../http/json';
 import { glCodeBrief, taxCodeBrief } from '../orders/queries';
@@ -103,11 +103,7 @@ export const bulkItems: ResourceDef = {
   },
 };
 
-export const listOrderItems = (db: Queryable, orgId: string, orderId: string, params: ListParams) =>
-  listJson<Item>(db, items, scoped(db, items, orgId).where('i.order_id', orderId), params);
-
-export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<Item> | undefined> =>
-  oneJson<Item>(db, items, whereId(scoped(db, items, orgId), items, id));
+export const getItem = (db: Queryable, orgId: string, id: string): Promise<Json<Item> | undefined> => oneByIdJson<Item>(db, items, orgId, id);
 
 /** A bulk page and the size of the whole filtered set, in one statement. */
 export const listBulkItems = (db: Queryable, orgId: string, params: ListParams & { cursor?: string }): Promise<JsonStream<BulkItemPage>> =>

@@ -1,29 +1,26 @@
 import { forbidden, notFound } from '../../http/errors';
-import type { Handlers, Schema } from '../../http/handler';
+import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { oneJson, scoped, whereId } from '../../db/resource';
+import type { Queryable } from '../../db/knex';
+import { existsById, oneByIdJson } from '../../db/resource';
 import { locationListParams } from '../locations/list-params';
 import { locationType } from '../locations/queries';
-import { userExists } from '../users/queries';
+import { missingJob, requireJob } from '../lookups';
+import { createdBy, plainHandlers, upsertedBy } from '../plain';
+import { users } from '../users/queries';
 import { upsertJobs } from './batch';
 import * as links from './links';
 import { peekNextPurchaseOrderNumber, setPurchaseOrderCounter } from './po-counter';
 import * as q from './queries';
 
-const missing = (idOrCode: string) => notFound(`No job matches ${idOrCode}.`);
+const job = plainHandlers<Schema<'Job'>>(q.jobs);
 
-async function requireJob(db: Parameters<typeof q.jobId>[0], orgId: string, idOrCode: string): Promise<string> {
-  const id = await q.jobId(db, orgId, idOrCode);
-  if (!id) throw missing(idOrCode);
-  return id;
-}
-
-async function requireLocation(db: Parameters<typeof locationType>[0], orgId: string, id: string): Promise<void> {
+async function requireLocation(db: Queryable, orgId: string, id: string): Promise<void> {
   if (!(await locationType(db, orgId, id))) throw notFound(`query.locationId: no location ${id} exists in your organization.`);
 }
 
-async function requireUser(db: Parameters<typeof userExists>[0], orgId: string, id: string): Promise<void> {
-  if (!(await userExists(db, orgId, id))) throw notFound(`query.userId: no user ${id} exists in your organization.`);
+async function requireUser(db: Queryable, orgId: string, id: string): Promise<void> {
+  if (!(await existsById(db, users, orgId, id))) throw notFound(`query.userId: no user ${id} exists in your organization.`);
 }
 
 export const jobHandlers: Handlers<
@@ -41,32 +38,16 @@ export const jobHandlers: Handlers<
   | 'getNextPurchaseOrderNumber'
   | 'setNextPurchaseOrderNumber'
 > = {
-  listJobs: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listJobs(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' })),
-  }),
+  listJobs: job.list({ orderBy: 'createdAt' }),
 
-  createJob: async ({ db, caller, body }) => ({
-    status: 201,
-    body: await q.createJob(db, caller.organizationId, body),
-  }),
+  createJob: createdBy(q.createJob),
 
-  upsertJobs: async ({ db, caller, body, changes }) => ({
-    status: 200,
-    body: await upsertJobs(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
-  }),
+  upsertJobs: upsertedBy(upsertJobs),
 
-  getJob: async ({ db, caller, params }) => {
-    const found = await q.getJob(db, caller.organizationId, params.idOrCode);
-    if (!found) throw missing(params.idOrCode);
-    return { status: 200, body: found };
-  },
+  // The prepared `:idOrCode` read (oneByIdOrCodeJson): the most frequent request there is.
+  getJob: job.get('idOrCode', missingJob),
 
-  updateJob: async ({ db, caller, params, body }) => {
-    const updated = await q.updateJob(db, caller.organizationId, params.idOrCode, body);
-    if (!updated) throw missing(params.idOrCode);
-    return { status: 200, body: updated };
-  },
+  updateJob: ({ db, caller, params, body }) => okOrNotFound(q.updateJob(db, caller.organizationId, params.idOrCode, body), missingJob, params.idOrCode),
 
   listJobLocations: async ({ db, caller, params, query }) => {
     const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
@@ -120,7 +101,7 @@ export const jobHandlers: Handlers<
     }
     const job = await db.transaction(async (tx) => {
       await setPurchaseOrderCounter(tx, orgId, jobId, body.nextCounter);
-      return oneJson<Schema<'JobWithCounter'>>(tx, q.jobsWithCounter, whereId(scoped(tx, q.jobsWithCounter, orgId), q.jobsWithCounter, jobId));
+      return oneByIdJson<Schema<'JobWithCounter'>>(tx, q.jobsWithCounter, orgId, jobId);
     });
     return { status: 200, body: job! };
   },

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
-import { ListParams } from '../../db/list';
 import { existingIds, missingOf } from '../../db/refs';
-import { ResourceDef, allJson, listJson, oneByIdOrCodeJson, oneJson, scoped, whereId, whereIdOrCode } from '../../db/resource';
-import { conflict, invalidField, notFound } from '../../http/errors';
+import { ResourceDef, allJson, oneByIdJson, resolveId, scoped, whereIdOrCode } from '../../db/resource';
+import { checkCodeFree, rowOf, updateById } from '../../db/resource-writes';
+import { invalidField, notFound } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { GROUP_JSON } from '../groups/queries';
@@ -34,6 +34,8 @@ export const jobs: ResourceDef = {
     state: col('j.state'),
     groups: expr(JOB_GROUPS),
   },
+  // The default location is written as the request resolves it (an ID given, or an inline location).
+  writable: ['code', 'name', 'defaultTaxCodeId', 'startDate', 'state'],
 };
 
 /** A job with its purchase order numbering (the answer of POST .../nextPurchaseOrderNumber). */
@@ -46,30 +48,16 @@ export const jobsWithCounter: ResourceDef = {
   },
 };
 
-export const listJobs = (db: Queryable, orgId: string, params: ListParams) => listJson<Job>(db, jobs, scoped(db, jobs, orgId), params);
+/** A job by the ID the request has resolved (or just written). */
+export const getJobById = (db: Queryable, orgId: string, id: string) => oneByIdJson<Job>(db, jobs, orgId, id) as Promise<Json<Job>>;
 
-export const getJob = (db: Queryable, orgId: string, idOrCode: string): Promise<Json<Job> | undefined> => oneByIdOrCodeJson<Job>(db, jobs, orgId, idOrCode);
-
-export const getJobById = (db: Queryable, orgId: string, id: string) =>
-  oneJson<Job>(db, jobs, whereId(scoped(db, jobs, orgId), jobs, id)) as Promise<Json<Job>>;
-
-/** The ID behind `:idOrCode`; with `lock`, the job row stays locked until the transaction ends. */
-export async function jobId(db: Queryable, orgId: string, idOrCode: string, lock = false): Promise<string | undefined> {
-  const q = whereIdOrCode(scoped(db, jobs, orgId), jobs, idOrCode).first('j.id', 'j.default_location_id');
-  if (lock) q.forUpdate();
-  return (await q)?.id;
-}
+/** The ID behind `:jobIdOrCode` (lookups.ts requireJob answers 404 for none). */
+export const jobId = (db: Queryable, orgId: string, idOrCode: string) => resolveId(db, jobs, orgId, idOrCode);
 
 /** Jobs by ID in the order of `ids` (one array parameter, joined with its positions). */
 export function jobsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Job[]>> {
   const q = scoped(db, jobs, orgId).joinRaw('JOIN unnest(?::uuid[]) WITH ORDINALITY AS wanted(id, position) ON wanted.id = j.id', [ids]);
   return allJson<Job>(db, jobs, q, 'wanted.position');
-}
-
-async function checkCodeFree(db: Queryable, orgId: string, code: string, exceptId?: string): Promise<void> {
-  const q = scoped(db, jobs, orgId).where('j.code', code);
-  if (exceptId) q.whereNot('j.id', exceptId);
-  if (await q.first('j.id')) throw conflict('body.code', `${code} is already used`);
 }
 
 interface JobRefs {
@@ -115,7 +103,7 @@ export async function replaceJobGroups(db: Queryable, orgId: string, groupsByJob
 export async function createJob(db: Knex, orgId: string, input: Schema<'JobCreate'>): Promise<Json<Job>> {
   return db.transaction(async (tx) => {
     await checkRefs(tx, orgId, input);
-    await checkCodeFree(tx, orgId, input.code);
+    await checkCodeFree(tx, jobs, orgId, input.code);
     let defaultLocationId = input.defaultLocationId ?? null;
     if (input.defaultLocation) {
       await checkLocationInput(tx, orgId, input.defaultLocation, 'body.defaultLocation');
@@ -145,7 +133,7 @@ export async function updateJob(db: Knex, orgId: string, idOrCode: string, chang
       .first('j.id', 'j.default_location_id');
     if (!job) return undefined;
     await checkRefs(tx, orgId, changes);
-    if (changes.code !== undefined) await checkCodeFree(tx, orgId, changes.code, job.id);
+    if (changes.code !== undefined) await checkCodeFree(tx, jobs, orgId, changes.code, job.id);
     let defaultLocationId: string | null | undefined = changes.defaultLocationId;
     const inline = changes.defaultLocation;
     if (inline) {
@@ -156,15 +144,6 @@ export async function updateJob(db: Knex, orgId: string, idOrCode: string, chang
     }
     if (defaultLocationId) await attachToJob(tx, orgId, [{ jobId: job.id, locationId: defaultLocationId }]);
     if (changes.groupIds) await replaceJobGroups(tx, orgId, new Map([[job.id, changes.groupIds]]));
-    await tx('jobs').where({ organization_id: orgId, id: job.id }).update({
-      code: changes.code,
-      name: changes.name,
-      default_location_id: defaultLocationId,
-      default_tax_code_id: changes.defaultTaxCodeId,
-      start_date: changes.startDate,
-      state: changes.state,
-      updated_at: tx.fn.now(),
-    });
-    return getJobById(tx, orgId, job.id);
+    return updateById<Job>(tx, jobs, orgId, job.id, { ...rowOf(jobs, changes), default_location_id: defaultLocationId });
   });
 }

@@ -1,5 +1,6 @@
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
+import { createdBy, plainHandlers } from '../plain';
 import { locationListParams } from './list-params';
 import * as q from './queries';
 
@@ -11,26 +12,11 @@ export const locationHandlers: Handlers<'listLocations' | 'createLocation' | 'ge
     body: await q.listLocations(db, caller.organizationId, locationListParams(query)),
   }),
 
-  createLocation: async ({ db, caller, body }) => ({
-    status: 201,
-    body: await q.createLocation(db, caller.organizationId, body),
-  }),
+  createLocation: createdBy(q.createLocation),
 
-  getLocation: async ({ db, caller, params }) => {
-    const found = await q.getLocation(db, caller.organizationId, params.id);
-    if (!found) throw missing(params.id);
-    return { status: 200, body: found };
-  },
+  getLocation: plainHandlers<Schema<'Location'>>(q.locations).get('id', missing),
 
-  updateLocation: async ({ db, caller, params, body }) => {
-    const updated = await q.updateLocation(db, caller.organizationId, params.id, body);
-    if (!updated) throw missing(params.id);
-    return { status: 200, body: updated };
-  },
+  updateLocation: ({ db, caller, params, body }) => okOrNotFound(q.updateLocation(db, caller.organizationId, params.id, body), missing, params.id),
 
-  deleteLocation: async ({ db, caller, params }) => {
-    const deleted = await q.deleteLocation(db, caller.organizationId, params.id);
-    if (!deleted) throw missing(params.id);
-    return { status: 200, body: deleted };
-  },
+  deleteLocation: ({ db, caller, params }) => okOrNotFound(q.deleteLocation(db, caller.organizationId, params.id), missing, params.id),
 };

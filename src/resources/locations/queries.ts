@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, existsById, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
+import { rowOf, updateRow } from '../../db/resource-writes';
 import { invalidField, notFound } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
-import { taxCodeExists } from '../tax-codes/queries';
+import { taxCodes } from '../tax-codes/queries';
 import { detachEverywhere } from './attachments';
 
 type Location = Schema<'Location'>;
@@ -42,6 +43,21 @@ export const locations: ResourceDef = {
     createdAt: tsCol('l.created_at'),
     updatedAt: tsCol('l.updated_at'),
   },
+  writable: [
+    'name',
+    'type',
+    'addressLine1',
+    'addressLine2',
+    'city',
+    'state',
+    'zipcode',
+    'directions',
+    'phone',
+    'defaultTaxCodeId',
+    'latitude',
+    'longitude',
+    'visibility',
+  ],
 };
 
 const deletedLocations: ResourceDef = { ...locations, columns: { ...locations.columns, deletedAt: tsCol('l.deleted_at') } };
@@ -54,20 +70,12 @@ export const LOCATION_SUMMARY_JSON = `json_build_object('id', lo.id, 'name', lo.
 
 export type LocationInput = Partial<Schema<'LocationCreate'>> & { integrationData?: Record<string, unknown> | null };
 
-const toRow = (c: LocationInput) => ({
-  name: c.name,
-  type: c.type,
-  address_line1: c.addressLine1,
-  address_line2: c.addressLine2,
-  city: c.city,
-  state: c.state,
-  zipcode: c.zipcode,
-  directions: c.directions,
-  phone: c.phone,
-  default_tax_code_id: c.defaultTaxCodeId,
-  latitude: c.latitude,
-  longitude: c.longitude,
-  visibility: c.visibility,
+/**
+ * A location's row. integrationData (from a job's inline default location) is written but never
+ * returned, so it has no column in the map: it is added here, as JSON text.
+ */
+const locationRow = (c: LocationInput) => ({
+  ...rowOf(locations, c),
   integration_data: c.integrationData === undefined ? undefined : c.integrationData === null ? null : JSON.stringify(c.integrationData),
 });
 
@@ -81,7 +89,7 @@ export async function checkLocationInput(db: Queryable, orgId: string, input: Lo
   if (currentType === 'Warehouse' && input.type !== undefined && input.type !== 'Warehouse') {
     throw invalidField(`${field}.type`, 'warehouseType', `${WAREHOUSE_TYPE_MESSAGE} (it is ${currentType}; ${input.type} was given)`);
   }
-  if (input.defaultTaxCodeId && !(await taxCodeExists(db, orgId, input.defaultTaxCodeId))) {
+  if (input.defaultTaxCodeId && !(await existsById(db, taxCodes, orgId, input.defaultTaxCodeId))) {
     throw notFound(`${field}.defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization.`);
   }
 }
@@ -92,16 +100,13 @@ export const listLocations = (db: Queryable, orgId: string, params: ListParams, 
   return listJson<Location>(db, locations, q, params);
 };
 
-export const getLocation = (db: Queryable, orgId: string, id: string): Promise<Json<Location> | undefined> =>
-  oneJson<Location>(db, locations, whereId(scoped(db, locations, orgId), locations, id));
-
-/** The location's type, or undefined when it is not a live location of the organization. */
 /** Live locations by id, in the order given (one statement). */
 export function locationsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Location[]>> {
   const q = scoped(db, locations, orgId).joinRaw('JOIN unnest(?::uuid[]) WITH ORDINALITY AS wanted(id, position) ON wanted.id = l.id', [ids]);
   return allJson<Location>(db, locations, q, 'wanted.position');
 }
 
+/** The location's type, or undefined when it is not a live location of the organization. */
 export async function locationType(db: Queryable, orgId: string, id: string): Promise<string | undefined> {
   const row = await whereId(scoped(db, locations, orgId), locations, id).first('l.type');
   return row?.type;
@@ -110,20 +115,17 @@ export async function locationType(db: Queryable, orgId: string, id: string): Pr
 /** Inserts a checked location; returns its ID. */
 export async function insertLocation(db: Queryable, orgId: string, input: LocationInput): Promise<string> {
   const id = randomUUID();
-  await db('locations').insert({ ...toRow(input), id, organization_id: orgId });
+  await db('locations').insert({ ...locationRow(input), id, organization_id: orgId });
   return id;
 }
 
-export async function updateLocationRow(db: Queryable, orgId: string, id: string, changes: LocationInput): Promise<void> {
-  await db('locations')
-    .where({ organization_id: orgId, id })
-    .update({ ...toRow(changes), updated_at: db.fn.now() });
-}
+export const updateLocationRow = (db: Queryable, orgId: string, id: string, changes: LocationInput): Promise<void> =>
+  updateRow(db, locations, orgId, id, locationRow(changes));
 
 export async function createLocation(db: Queryable, orgId: string, input: Schema<'LocationCreate'>): Promise<Json<Location>> {
   await checkLocationInput(db, orgId, input, 'body');
   const id = await insertLocation(db, orgId, input);
-  return (await getLocation(db, orgId, id))!;
+  return (await oneByIdJson<Location>(db, locations, orgId, id))!;
 }
 
 export async function updateLocation(db: Queryable, orgId: string, id: string, changes: Schema<'LocationUpdate'>): Promise<Json<Location> | undefined> {
@@ -131,7 +133,7 @@ export async function updateLocation(db: Queryable, orgId: string, id: string, c
   if (!type) return undefined;
   await checkLocationInput(db, orgId, changes, 'body', type);
   await updateLocationRow(db, orgId, id, changes);
-  return getLocation(db, orgId, id);
+  return oneByIdJson<Location>(db, locations, orgId, id);
 }
 
 /** Soft-deletes; the answer shows the jobs and vendors the location had, then it leaves them. */
@@ -139,11 +141,7 @@ export async function deleteLocation(db: Knex, orgId: string, id: string): Promi
   return db.transaction(async (tx) => {
     const updated = await whereId(scoped(tx, locations, orgId), locations, id).update({ deleted_at: tx.fn.now(), updated_at: tx.fn.now() });
     if (!updated) return undefined;
-    const body = await oneJson<Schema<'LocationDeleted'>>(
-      tx,
-      deletedLocations,
-      whereId(scoped(tx, deletedLocations, orgId, { includeDeleted: true }), deletedLocations, id),
-    );
+    const body = await oneByIdJson<Schema<'LocationDeleted'>>(tx, deletedLocations, orgId, id, { includeDeleted: true });
     await detachEverywhere(tx, orgId, id);
     return body;
   });

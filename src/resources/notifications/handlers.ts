@@ -1,10 +1,10 @@
 import { invalidField, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
-import { isUuid } from '../../db/columns';
+import type { Handlers, Schema } from '../../http/handler';
 import type { Queryable } from '../../db/knex';
-import { userExists } from '../users/queries';
-import { orderExists } from '../orders/queries';
+import { existsById } from '../../db/resource';
+import { users } from '../users/queries';
+import { orderRows } from '../orders/queries';
+import { plainHandlers } from '../plain';
 import * as q from './queries';
 
 const REQUIRED: Record<q.NotificationType, 'lastSyncTime' | 'resolvedAt'> = {
@@ -20,20 +20,17 @@ function missingPayloadKey(type: q.NotificationType, payload: q.NotificationPayl
 
 async function checkPayloadOrder(db: Queryable, orgId: string, payload: q.NotificationPayload, field: string): Promise<void> {
   const id = payload.order?.id;
-  if (id !== undefined && !(await orderExists(db, orgId, id))) throw notFound(`${field}.order.id: no order matches ${id}.`);
+  if (id !== undefined && !(await existsById(db, orderRows, orgId, id))) throw notFound(`${field}.order.id: no order matches ${id}.`);
 }
 
 export const notificationHandlers: Handlers<'listNotifications' | 'createNotification' | 'updateNotifications'> = {
-  listNotifications: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listNotifications(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' })),
-  }),
+  listNotifications: plainHandlers<Schema<'Notification'>>(q.notifications).list({ orderBy: 'createdAt' }),
 
   createNotification: async ({ db, caller, body }) => {
     const orgId = caller.organizationId;
     const key = missingPayloadKey(body.type, body.payload);
     if (key) throw invalidField(`body.payload.${key}`, 'required', `is required for type ${body.type}`);
-    if (!isUuid(body.recipientId) || !(await userExists(db, orgId, body.recipientId))) {
+    if (!(await existsById(db, users, orgId, body.recipientId))) {
       throw notFound(`body.recipientId: no user matches ${body.recipientId}.`);
     }
     await checkPayloadOrder(db, orgId, body.payload, 'body.payload');

@@ -1,7 +1,6 @@
 import type { Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
-import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -24,12 +23,6 @@ export const notifications: ResourceDef = {
   },
 };
 
-export const listNotifications = (db: Queryable, orgId: string, params: ListParams) =>
-  listJson<Notification>(db, notifications, scoped(db, notifications, orgId), params);
-
-export const getNotification = (db: Queryable, orgId: string, id: string): Promise<Json<Notification> | undefined> =>
-  oneJson<Notification>(db, notifications, whereId(scoped(db, notifications, orgId), notifications, id));
-
 /** Notifications by id (ids the database handed out), in the order given: one statement. */
 export function notificationsInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Notification[]>> {
   const q = scoped(db, notifications, orgId).whereRaw('n.id = ANY(?::uuid[])', [ids]);
@@ -44,7 +37,7 @@ export async function createNotification(
   const [row] = await db('notifications')
     .insert({ organization_id: orgId, recipient_id: input.recipientId, type: input.type, payload: JSON.stringify(input.payload) })
     .returning('id');
-  return (await getNotification(db, orgId, row.id))!;
+  return (await oneByIdJson<Notification>(db, notifications, orgId, row.id))!;
 }
 
 export interface StoredNotification {

@@ -2,20 +2,19 @@ import { isUuid } from '../../db/columns';
 import { notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { orderExists } from '../orders/queries';
-import { missingOrder } from '../lookups';
+import { requireOrder } from '../lookups';
 import * as q from './queries';
 
 export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'removeOrderTag'> = {
   listOrderTags: async ({ db, caller, params, query }) => {
     const orgId = caller.organizationId;
-    if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
+    await requireOrder(db, orgId, params.orderId);
     return { status: 200, body: await q.listOrderTags(db, orgId, params.orderId, listParams(query, { orderBy: 'createdAt' })) };
   },
 
   addOrderTags: async ({ db, caller, params, body, changes }) => {
     const orgId = caller.organizationId;
-    if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
+    await requireOrder(db, orgId, params.orderId);
     const written = { created: [] as string[], recolored: [] as string[] };
     const tags = await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body, written));
     // The feed's tag.created / tag.updated entries (src/feed/operations.ts).
@@ -26,7 +25,7 @@ export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'remo
 
   removeOrderTag: async ({ db, caller, params }) => {
     const orgId = caller.organizationId;
-    if (!(await orderExists(db, orgId, params.orderId))) throw missingOrder(params.orderId);
+    await requireOrder(db, orgId, params.orderId);
     if (!isUuid(params.tagId) || !(await q.removeOrderTag(db, orgId, params.orderId, params.tagId))) {
       throw notFound(`The order has no tag ${params.tagId}.`);
     }

@@ -1,29 +1,24 @@
 import type { Knex } from 'knex';
 import { ApiError, invalidField, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
+import { type Handlers, type Schema, orNotFound } from '../../http/handler';
 import { itemsByIds, itemsOfOrder } from '../items/queries';
 import { createOrder, deleteOrder, setIntegrationState, updateOrder } from './store';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
 import { changeOrderWith, checkIfMatch, etagOf, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
-
 import { missingOrder } from '../lookups';
+import { plainHandlers } from '../plain';
 
 const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
 
 export const orderHandlers: Handlers<
   'listOrders' | 'getOrder' | 'updateOrderIntegrationState' | 'findSellerOrder' | 'createOrder' | 'updateOrder' | 'deleteOrder'
 > = {
-  listOrders: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listOrders(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' })),
-  }),
+  listOrders: plainHandlers<Schema<'Order'>>(q.orders).list({ orderBy: 'createdAt' }),
 
   getOrder: async ({ db, caller, params }) => {
-    const found = await q.getOrder(db, caller.organizationId, params.id);
-    if (!found) throw missingOrder(params.id);
+    const found = orNotFound(await q.getOrder(db, caller.organizationId, params.id), missingOrder, params.id);
     return { status: 200, body: found, headers: { ETag: etagOf(params.id, (JSON.parse(found) as { version: number }).version) } };
   },
 
@@ -49,8 +44,7 @@ export const orderHandlers: Handlers<
   updateOrder: async ({ db, caller, params, query, body, req, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = await lockOrder(tx, orgId, params.id);
-    if (!order) throw missingOrder(params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
     checkIfMatch(req, order);
     if (body.state) assertMove(order.mode, order.state, body.state);
     const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body);
@@ -69,8 +63,7 @@ export const orderHandlers: Handlers<
   deleteOrder: async ({ db, caller, params, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = await lockOrder(tx, orgId, params.id);
-    if (!order) throw missingOrder(params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
     const before = JSON.parse((await q.getOrder(tx, orgId, order.id))!);
     await deleteOrder(tx, orgId, caller.userId, order.id);
     const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as {
@@ -90,8 +83,7 @@ export const orderHandlers: Handlers<
     }
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = await lockOrder(tx, orgId, params.id);
-    if (!order) throw missingOrder(params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
     checkIfMatch(req, order);
     // A LINKED report for a version the order has moved past would hide the newer change.
     if (body.integrationState === 'LINKED' && body.versionNumber !== undefined && body.versionNumber !== order.version) {

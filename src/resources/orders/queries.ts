@@ -1,7 +1,6 @@
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
-import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, oneByIdJson, oneJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -76,16 +75,10 @@ export const orders: ResourceDef = {
   },
 };
 
-export const listOrders = (db: Queryable, orgId: string, params: ListParams) => listJson<Order>(db, orders, scoped(db, orders, orgId), params);
+/** The orders table alone: its joins only serve the columns, so whether an order exists needs none. */
+export const orderRows: ResourceDef = { ...orders, joins: undefined };
 
-export const getOrder = (db: Queryable, orgId: string, id: string): Promise<Json<Order> | undefined> =>
-  oneJson<Order>(db, orders, whereId(scoped(db, orders, orgId), orders, id));
-
-/** Whether the ID is a live (not deleted) order of the organization. */
-export async function orderExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  return !!(await db('orders').where({ organization_id: orgId, id }).whereNull('deleted_at').first('id'));
-}
+export const getOrder = (db: Queryable, orgId: string, id: string): Promise<Json<Order> | undefined> => oneByIdJson<Order>(db, orders, orgId, id);
 
 // Whitespace, - / . _ # and case do not matter to the fuzzy PO number match.
 const normalizedPo = (sql: string) => `regexp_replace(lower(${sql}), '[[:space:]/#._-]', '', 'g')`;

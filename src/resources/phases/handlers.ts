@@ -1,7 +1,8 @@
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { upsertPhases } from './batch';
+import { upsertedBy } from '../plain';
 import { missingPhase, requireJob, requireJobPhase } from '../lookups';
 import { jobId as resolveJobId } from '../jobs/queries';
 import * as q from './queries';
@@ -10,9 +11,7 @@ import type { Queryable } from '../../db/knex';
 const LIST_DEFAULTS = { orderBy: 'createdAt' };
 /** `/global-phases/{idOrCode}`: an ID reaches any phase, a code a global one. */
 async function requireGlobalRoutePhase(db: Queryable, orgId: string, idOrCode: string): Promise<string> {
-  const id = await q.resolvePhaseId(db, orgId, idOrCode, q.GLOBAL, true);
-  if (!id) throw missingPhase(idOrCode);
-  return id;
+  return orNotFound(await q.resolvePhaseId(db, orgId, idOrCode, q.GLOBAL, true), missingPhase, idOrCode);
 }
 
 export const phaseHandlers: Handlers<
@@ -39,10 +38,7 @@ export const phaseHandlers: Handlers<
     body: await q.createPhase(db, caller.organizationId, null, body),
   }),
 
-  upsertPhases: async ({ db, caller, body, changes }) => ({
-    status: 200,
-    body: await upsertPhases(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
-  }),
+  upsertPhases: upsertedBy(upsertPhases),
 
   getGlobalPhase: async ({ db, caller, params, query }) => {
     const orgId = caller.organizationId;

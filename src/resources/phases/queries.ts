@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, allJson, listJson, oneByIdJson, resolveIdWithin, scoped } from '../../db/resource';
+import { codeInUse, insertOne, rowOf, softDeleteById, updateById } from '../../db/resource-writes';
 import { conflict } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -27,6 +28,7 @@ export const phases: ResourceDef = {
     defaultGLCode: col('ph.default_gl_code'),
     deletedAt: tsCol('ph.deleted_at'),
   },
+  writable: ['code', 'description', 'defaultGLCode'],
 };
 
 /** Which phases a request sees: the global ones, those of every job, or those of one job. */
@@ -47,8 +49,6 @@ export interface PhaseChanges {
   defaultGLCode?: string | null;
 }
 
-const toRow = (c: PhaseChanges) => ({ code: c.code, description: c.description, default_gl_code: c.defaultGLCode });
-
 export const listPhases = (db: Queryable, orgId: string, scope: PhaseScope, params: ListParams) =>
   listJson<Phase>(db, phases, inScope(scoped(db, phases, orgId), scope), params);
 
@@ -56,36 +56,21 @@ export const listPhases = (db: Queryable, orgId: string, scope: PhaseScope, para
  * The live phase behind `:idOrCode`: a code is looked up in `scope`; an ID in `scope` too, or in
  * every scope with `idInAnyScope` (IDs are unique, so `/global-phases/{id}` reaches job phases).
  */
-export async function resolvePhaseId(db: Queryable, orgId: string, idOrCode: string, scope: PhaseScope, idInAnyScope = false): Promise<string | undefined> {
-  if (isUuid(idOrCode)) {
-    const byId = scoped(db, phases, orgId).where('ph.id', idOrCode);
-    const row = await (idInAnyScope ? byId : inScope(byId, scope)).first('ph.id');
-    if (row) return row.id;
-  }
-  const row = await inScope(scoped(db, phases, orgId), scope)
-    .where('ph.code', idOrCode)
-    .first('ph.id');
-  return row?.id;
-}
+export const resolvePhaseId = (db: Queryable, orgId: string, idOrCode: string, scope: PhaseScope, idInAnyScope = false): Promise<string | undefined> =>
+  resolveIdWithin(db, phases, orgId, idOrCode, (q) => inScope(q, scope), idInAnyScope ? (q) => q : undefined);
 
-export const getPhaseById = (db: Queryable, orgId: string, id: string, includeDeleted = false): Promise<Json<Phase> | undefined> =>
-  oneJson<Phase>(db, phases, whereId(scoped(db, phases, orgId, { includeDeleted }), phases, id));
+export const getPhaseById = (db: Queryable, orgId: string, id: string): Promise<Json<Phase> | undefined> => oneByIdJson<Phase>(db, phases, orgId, id);
 
-/** 409 when another live phase of the same scope has the code. */
+/** 409 when another live phase of the same scope (the job, or the global phases) has the code. */
 async function ensureCodeFree(db: Queryable, orgId: string, jobId: string | null, code: string, exceptId?: string): Promise<void> {
-  const q = db('phases').where({ organization_id: orgId, code }).whereNull('deleted_at');
-  if (jobId) q.where('job_id', jobId);
-  else q.whereNull('job_id');
-  if (exceptId) q.whereNot('id', exceptId);
-  if (await q.first('id')) throw conflict('body.code', `${code} is already used by another ${jobId ? 'phase of the job' : 'global phase'}`);
+  if (await codeInUse(db, phases, orgId, code, exceptId, (q) => inScope(q, jobId ? jobScope(jobId) : GLOBAL))) {
+    throw conflict('body.code', `${code} is already used by another ${jobId ? 'phase of the job' : 'global phase'}`);
+  }
 }
 
 export async function createPhase(db: Queryable, orgId: string, jobId: string | null, input: PhaseChanges): Promise<Json<Phase>> {
   await ensureCodeFree(db, orgId, jobId, input.code!);
-  const [row] = await db('phases')
-    .insert({ ...toRow(input), organization_id: orgId, job_id: jobId })
-    .returning('id');
-  return (await getPhaseById(db, orgId, row.id))!;
+  return insertOne<Phase>(db, phases, orgId, { ...rowOf(phases, input), job_id: jobId });
 }
 
 export async function updatePhase(db: Queryable, orgId: string, id: string, changes: PhaseChanges): Promise<Json<Phase>> {
@@ -93,16 +78,10 @@ export async function updatePhase(db: Queryable, orgId: string, id: string, chan
     const current = await db('phases').where({ organization_id: orgId, id }).first('job_id');
     await ensureCodeFree(db, orgId, current.job_id, changes.code, id);
   }
-  await db('phases')
-    .where({ organization_id: orgId, id })
-    .update({ ...toRow(changes), updated_at: db.fn.now() });
-  return (await getPhaseById(db, orgId, id))!;
+  return (await updateById<Phase>(db, phases, orgId, id, rowOf(phases, changes)))!;
 }
 
-export async function deletePhase(db: Queryable, orgId: string, id: string): Promise<Json<Phase>> {
-  await db('phases').where({ organization_id: orgId, id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-  return (await getPhaseById(db, orgId, id, true))!;
-}
+export const deletePhase = async (db: Queryable, orgId: string, id: string): Promise<Json<Phase>> => (await softDeleteById<Phase>(db, phases, orgId, id))!;
 
 /** Phases by ID as a JSON array in the order of `ids` (one statement). */
 export function phasesInOrder(db: Queryable, orgId: string, ids: string[]): Promise<Json<Phase[]>> {

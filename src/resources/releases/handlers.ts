@@ -1,11 +1,13 @@
+import { existsById } from '../../db/resource';
 import { badRequest, notFound } from '../../http/errors';
 import type { Handlers } from '../../http/handler';
 import * as q from './queries';
-import { orderExists } from '../orders/queries';
+import { orderRows } from '../orders/queries';
 
 /** GET /releases caps the page silently (the contract says so; meta.limit shows the cap). */
 export const RELEASE_PAGE_CAP = 500;
 
+// Unlike lookups.ts missingOrder, names a blank `orderId` (the query parameter may be empty).
 const missingOrder = (orderId: string) => notFound(`No order matches ${orderId === '' ? 'a blank ID' : orderId}.`);
 
 function nonNegative(name: 'limit' | 'offset', value: number): number {
@@ -22,14 +24,14 @@ function bound(value: string | undefined, end: boolean): Date | undefined {
 
 export const releaseHandlers: Handlers<'listOrderReleases' | 'listReleases'> = {
   listOrderReleases: async ({ db, caller, params, query }) => {
-    if (!(await orderExists(db, caller.organizationId, params.orderId))) throw missingOrder(params.orderId);
+    if (!(await existsById(db, orderRows, caller.organizationId, params.orderId))) throw missingOrder(params.orderId);
     return { status: 200, body: await q.listOrderReleases(db, caller.organizationId, params.orderId, query.includeCancelled ?? false) };
   },
 
   listReleases: async ({ db, caller, query }) => {
     const limit = Math.min(nonNegative('limit', query.limit ?? 100), RELEASE_PAGE_CAP);
     const offset = nonNegative('offset', query.offset ?? 0);
-    if (query.orderId !== undefined && !(await orderExists(db, caller.organizationId, query.orderId))) throw missingOrder(query.orderId);
+    if (query.orderId !== undefined && !(await existsById(db, orderRows, caller.organizationId, query.orderId))) throw missingOrder(query.orderId);
     const body = await q.listReleases(db, caller.organizationId, {
       orderId: query.orderId,
       from: bound(query.needByDateFrom, false),

@@ -1,12 +1,10 @@
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
-import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, oneByIdJson } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
 type Requisition = Schema<'Requisition'>;
-type RequisitionItem = Schema<'RequisitionItem'>;
 export type RequisitionState = Schema<'RequisitionState'>;
 
 export const requisitions: ResourceDef = {
@@ -69,18 +67,7 @@ export const requisitionItems: ResourceDef = {
   },
 };
 
-export const listRequisitions = (db: Queryable, orgId: string, params: ListParams) =>
-  listJson<Requisition>(db, requisitions, scoped(db, requisitions, orgId), params);
-
-export const getRequisition = (db: Queryable, orgId: string, id: string) =>
-  oneJson<Requisition>(db, requisitions, whereId(scoped(db, requisitions, orgId), requisitions, id));
-
-export async function requisitionExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  return !!(await whereId(scoped(db, requisitions, orgId), requisitions, id).first('rq.id'));
-}
-
-export const listRequisitionItems = (db: Queryable, orgId: string, requisitionId: string, params: ListParams) =>
-  listJson<RequisitionItem>(db, requisitionItems, scoped(db, requisitionItems, orgId).where('ri.requisition_id', requisitionId), params);
+export const getRequisition = (db: Queryable, orgId: string, id: string) => oneByIdJson<Requisition>(db, requisitions, orgId, id);
 
 /**
  * Sets the state from any state. CLOSED stamps manually_closed_at (a closing through the API is a

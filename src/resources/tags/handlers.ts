@@ -1,10 +1,7 @@
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
-import * as q from './queries';
+import type { Handlers, Schema } from '../../http/handler';
+import { plainHandlers } from '../plain';
+import { tags } from './queries';
 
 export const tagHandlers: Handlers<'listTags'> = {
-  listTags: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listTags(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' })),
-  }),
+  listTags: plainHandlers<Schema<'Tag'>>(tags).list({ orderBy: 'createdAt' }),
 };

@@ -1,22 +1,14 @@
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
-import { listParams } from '../../http/list-params';
+import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
+import { createdBy, plainHandlers } from '../plain';
 import * as q from './queries';
 
+const missing = (idOrEmail: string) => notFound(`No user matches ${idOrEmail}.`);
+
 export const userHandlers: Handlers<'listUsers' | 'getUser' | 'createUser'> = {
-  listUsers: async ({ db, caller, query }) => ({
-    status: 200,
-    body: await q.listUsers(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' })),
-  }),
+  listUsers: plainHandlers<Schema<'User'>>(q.users).list({ orderBy: 'createdAt' }),
 
-  getUser: async ({ db, caller, params }) => {
-    const found = await q.getUser(db, caller.organizationId, params.idOrEmail);
-    if (!found) throw notFound(`No user matches ${params.idOrEmail}.`);
-    return { status: 200, body: found };
-  },
+  getUser: ({ db, caller, params }) => okOrNotFound(q.getUser(db, caller.organizationId, params.idOrEmail), missing, params.idOrEmail),
 
-  createUser: async ({ db, caller, body }) => ({
-    status: 201,
-    body: await q.createUser(db, caller.organizationId, body),
-  }),
+  createUser: createdBy(q.createUser),
 };

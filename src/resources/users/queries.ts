@@ -1,7 +1,6 @@
 import type { Db, Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
-import type { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
+import { ResourceDef, oneByIdJson, oneJson, scoped } from '../../db/resource';
 import { conflict } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -26,17 +25,9 @@ export const users: ResourceDef = {
   },
 };
 
-/** Whether a user ID belongs to the organization (for references from other resources). */
-export async function userExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  return !!(await whereId(scoped(db, users, orgId), users, id).first('usr.id'));
-}
-
 // --- the Users resource (GET/POST /users, GET /users/{idOrEmail}) ---
 
 type User = Schema<'User'>;
-
-export const listUsers = (db: Queryable, orgId: string, params: ListParams): Promise<Json<User[]>> =>
-  listJson<User>(db, users, scoped(db, users, orgId), params);
 
 /** By ID, or by e-mail address regardless of case. */
 export function getUser(db: Queryable, orgId: string, idOrEmail: string): Promise<Json<User> | undefined> {
@@ -78,7 +69,7 @@ export async function createUser(db: Db, orgId: string, input: NewUser): Promise
       .returning('id');
     const org = await tx('organizations').where({ id: orgId }).first('name');
     await enqueueEmail(tx, { organizationId: orgId, kind: 'registration', ...registrationEmail(input, displayName, org.name) });
-    return (await oneJson<User>(tx, users, whereId(scoped(tx, users, orgId), users, row.id)))!;
+    return (await oneByIdJson<User>(tx, users, orgId, row.id))!;
   });
 }
 

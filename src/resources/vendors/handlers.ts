@@ -1,7 +1,8 @@
 import { notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { locationType } from '../locations/queries';
+import { createdBy, plainHandlers, upsertedBy } from '../plain';
 import { upsertVendors } from './batch';
 import * as q from './queries';
 
@@ -14,37 +15,19 @@ export const vendorHandlers: Handlers<'listVendors' | 'createVendor' | 'upsertVe
       body: await q.listVendors(db, caller.organizationId, listParams(query, { orderBy: 'createdAt' }), query.includeDeleted ?? false),
     }),
 
-    createVendor: async ({ db, caller, body }) => ({
-      status: 201,
-      body: await q.createVendor(db, caller.organizationId, body),
-    }),
+    createVendor: createdBy(q.createVendor),
 
-    upsertVendors: async ({ db, caller, body, changes }) => ({
-      status: 200,
-      body: await upsertVendors(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
-    }),
+    upsertVendors: upsertedBy(upsertVendors),
 
-    getVendor: async ({ db, caller, params, query }) => {
-      const found = await q.getVendor(db, caller.organizationId, params.idOrCode, query.includeDeleted ?? false);
-      if (!found) throw missing(params.idOrCode);
-      return { status: 200, body: found };
-    },
+    getVendor: ({ db, caller, params, query }) =>
+      okOrNotFound(q.getVendor(db, caller.organizationId, params.idOrCode, query.includeDeleted ?? false), missing, params.idOrCode),
 
-    updateVendor: async ({ db, caller, params, body }) => {
-      const updated = await q.updateVendor(db, caller.organizationId, params.idOrCode, body);
-      if (!updated) throw missing(params.idOrCode);
-      return { status: 200, body: updated };
-    },
+    updateVendor: ({ db, caller, params, body }) => okOrNotFound(q.updateVendor(db, caller.organizationId, params.idOrCode, body), missing, params.idOrCode),
 
-    deleteVendor: async ({ db, caller, params }) => {
-      const deleted = await q.deleteVendor(db, caller.organizationId, params.idOrCode);
-      if (!deleted) throw missing(params.idOrCode);
-      return { status: 200, body: deleted };
-    },
+    deleteVendor: plainHandlers<Schema<'Vendor'>>(q.vendors).remove('idOrCode', missing),
 
     setVendorLocation: async ({ db, caller, params, body }) => {
-      const id = await q.liveVendorId(db, caller.organizationId, params.idOrCode);
-      if (!id) throw missing(params.idOrCode);
+      const id = orNotFound(await q.liveVendorId(db, caller.organizationId, params.idOrCode), missing, params.idOrCode);
       if (!(await locationType(db, caller.organizationId, body.locationId))) {
         throw notFound(`body.locationId: no location ${body.locationId} exists in your organization.`);
       }

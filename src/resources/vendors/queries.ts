@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { ResourceDef, allJson, listJson, oneJson, scoped, whereId, whereIdOrCode } from '../../db/resource';
-import { conflict } from '../../http/errors';
+import { ResourceDef, allJson, listJson, oneJson, resolveId, scoped, whereIdOrCode } from '../../db/resource';
+import { checkCodeFree, insertOne, rowOf, updateById } from '../../db/resource-writes';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { LOCATION_SUMMARY_JSON } from '../locations/queries';
@@ -30,6 +30,7 @@ export const vendors: ResourceDef = {
     updatedAt: tsCol('v.updated_at'),
     deletedAt: tsCol('v.deleted_at'),
   },
+  writable: ['code', 'name'],
 };
 
 export const listVendors = (db: Queryable, orgId: string, params: ListParams, includeDeleted: boolean) =>
@@ -41,25 +42,12 @@ export function getVendor(db: Queryable, orgId: string, idOrCode: string, includ
   return oneJson<Vendor>(db, vendors, q);
 }
 
-const getById = (db: Queryable, orgId: string, id: string) =>
-  oneJson<Vendor>(db, vendors, whereId(scoped(db, vendors, orgId, { includeDeleted: true }), vendors, id)) as Promise<Json<Vendor>>;
-
-/** The ID of the live vendor behind `:idOrCode`. */
-export async function liveVendorId(db: Queryable, orgId: string, idOrCode: string): Promise<string | undefined> {
-  const row = await whereIdOrCode(scoped(db, vendors, orgId), vendors, idOrCode).first('v.id');
-  return row?.id;
-}
-
-async function checkCodeFree(db: Queryable, orgId: string, code: string, exceptId?: string): Promise<void> {
-  const q = scoped(db, vendors, orgId).where('v.code', code);
-  if (exceptId) q.whereNot('v.id', exceptId);
-  if (await q.first('v.id')) throw conflict('body.code', `${code} is already used`);
-}
+/** The ID of the live vendor behind `:idOrCode` (writes never reach a deleted vendor). */
+export const liveVendorId = (db: Queryable, orgId: string, idOrCode: string) => resolveId(db, vendors, orgId, idOrCode);
 
 export async function createVendor(db: Queryable, orgId: string, input: Schema<'VendorCreate'>): Promise<Json<Vendor>> {
-  await checkCodeFree(db, orgId, input.code);
-  const [row] = await db('vendors').insert({ organization_id: orgId, code: input.code, name: input.name }).returning('id');
-  return getById(db, orgId, row.id);
+  await checkCodeFree(db, vendors, orgId, input.code);
+  return insertOne<Vendor>(db, vendors, orgId, rowOf(vendors, input));
 }
 
 /** The vendor type of that name, created when absent (one statement, safe under concurrency). */
@@ -76,25 +64,14 @@ export async function updateVendor(db: Knex, orgId: string, idOrCode: string, ch
   return db.transaction(async (tx) => {
     const id = await liveVendorId(tx, orgId, idOrCode);
     if (!id) return undefined;
-    if (changes.code !== undefined) await checkCodeFree(tx, orgId, changes.code, id);
+    if (changes.code !== undefined) await checkCodeFree(tx, vendors, orgId, changes.code, id);
     const typeId = changes.type === undefined ? undefined : changes.type === null ? null : await vendorTypeId(tx, orgId, changes.type);
-    await tx('vendors')
-      .where({ organization_id: orgId, id })
-      .update({ code: changes.code, name: changes.name, vendor_type_id: typeId, updated_at: tx.fn.now() });
-    return getById(tx, orgId, id);
+    return updateById<Vendor>(tx, vendors, orgId, id, { ...rowOf(vendors, changes), vendor_type_id: typeId });
   });
 }
 
-export async function deleteVendor(db: Queryable, orgId: string, idOrCode: string): Promise<Json<Vendor> | undefined> {
-  const id = await liveVendorId(db, orgId, idOrCode);
-  if (!id) return undefined;
-  await db('vendors').where({ organization_id: orgId, id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-  return getById(db, orgId, id);
-}
-
 export async function setVendorLocation(db: Queryable, orgId: string, id: string, locationId: string): Promise<Json<Vendor>> {
-  await db('vendors').where({ organization_id: orgId, id }).update({ location_id: locationId, updated_at: db.fn.now() });
-  return getById(db, orgId, id);
+  return (await updateById<Vendor>(db, vendors, orgId, id, { location_id: locationId }))!;
 }
 
 /** Vendors by ID, in the order of `ids` (IDs come from the database, so they are inlined safely as uuids). */

@@ -1,11 +1,5 @@
-import type { Queryable } from '../../db/knex';
 import { col, idCol, tsCol } from '../../db/columns';
-import { ListParams } from '../../db/list';
-import { ResourceDef, listJson, oneJson, scoped, whereId } from '../../db/resource';
-import type { Schema } from '../../http/handler';
-
-type WarehouseRequest = Schema<'WarehouseRequest'>;
-type WarehouseRequestItem = Schema<'WarehouseRequestItem'>;
+import type { ResourceDef } from '../../db/resource';
 
 export const warehouseRequests: ResourceDef = {
   table: 'warehouse_requests',
@@ -45,16 +39,3 @@ export const warehouseRequestItems: ResourceDef = {
     updatedAt: tsCol('wri.updated_at'),
   },
 };
-
-export const listWarehouseRequests = (db: Queryable, orgId: string, params: ListParams) =>
-  listJson<WarehouseRequest>(db, warehouseRequests, scoped(db, warehouseRequests, orgId), params);
-
-export const getWarehouseRequest = (db: Queryable, orgId: string, id: string) =>
-  oneJson<WarehouseRequest>(db, warehouseRequests, whereId(scoped(db, warehouseRequests, orgId), warehouseRequests, id));
-
-export async function warehouseRequestExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  return !!(await whereId(scoped(db, warehouseRequests, orgId), warehouseRequests, id).first('wr.id'));
-}
-
-export const listWarehouseRequestItems = (db: Queryable, orgId: string, requestId: string, params: ListParams) =>
-  listJson<WarehouseRequestItem>(db, warehouseRequestItems, scoped(db, warehouseRequestItems, orgId).where('wri.warehouse_request_id', requestId), params);

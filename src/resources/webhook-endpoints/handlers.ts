@@ -1,5 +1,5 @@
 import { invalidField, notFound } from '../../http/errors';
-import type { Handlers } from '../../http/handler';
+import { type Handlers, orNotFound } from '../../http/handler';
 import { decodeCursor, encodeCursor } from '../../feed/cursor';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
 import { webhookSettings } from '../../webhooks/settings';
@@ -44,30 +44,26 @@ export const webhookEndpointHandlers: Handlers<
   },
 
   getWebhookEndpoint: async ({ db, caller, params }) => {
-    const row = await q.endpointRow(db, caller.organizationId, params.id);
-    if (!row) throw missing(params.id);
+    const row = orNotFound(await q.endpointRow(db, caller.organizationId, params.id), missing, params.id);
     return { status: 200, body: q.endpointJson(row) };
   },
 
   updateWebhookEndpoint: async ({ db, caller, params, body, changes }) => {
     if (body.url !== undefined) await checkUrl(body.url);
-    const row = await q.updateEndpoint(db, caller.organizationId, params.id, body);
-    if (!row) throw missing(params.id);
+    const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, body), missing, params.id);
     const endpoint = q.endpointJson(row);
     emit(changes, 'updated', row.id, endpoint);
     return { status: 200, body: endpoint };
   },
 
   deleteWebhookEndpoint: async ({ db, caller, params, changes }) => {
-    const row = await q.deleteEndpoint(db, caller.organizationId, params.id);
-    if (!row) throw missing(params.id);
+    const row = orNotFound(await q.deleteEndpoint(db, caller.organizationId, params.id), missing, params.id);
     emit(changes, 'deleted', row.id, { id: row.id, deletedAt: new Date().toISOString() });
     return { status: 200, body: q.endpointJson(row) };
   },
 
   rotateWebhookEndpointSecret: async ({ db, caller, params, changes }) => {
-    const rotated = await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings().secretOverlapMs);
-    if (!rotated) throw missing(params.id);
+    const rotated = orNotFound(await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings().secretOverlapMs), missing, params.id);
     const endpoint = q.endpointJson(rotated.row);
     emit(changes, 'updated', rotated.row.id, endpoint);
     return { status: 200, body: { ...endpoint, secret: rotated.secret } };
