@@ -68,7 +68,7 @@ export const ITEMS = { first: firstPage(false), firstOfJob: firstPage(true), dee
 
 /** GET /orders ($2 limit, $3 offset), oldest first */
 export const ORDERS = `SELECT ${OK}, (SELECT coalesce(json_agg(p), '[]'::json) FROM (
-  SELECT o.id AS "id", api_ts(o.created_at) AS "createdAt", api_ts(o.updated_at) AS "updatedAt", o.created_by_id AS "createdById",
+  SELECT o.id AS "id", o.version AS "version", api_ts(o.created_at) AS "createdAt", api_ts(o.updated_at) AS "updatedAt", o.created_by_id AS "createdById",
     o.updated_by_id AS "updatedById", o.job_id AS "jobId", o.vendor_id AS "vendorId", o.delivery_location_id AS "deliveryLocationId",
     o.delivery_instructions AS "deliveryInstructions", o.discount AS "discount", o.field_contact_name AS "fieldContactName",
     o.field_contact_phone AS "fieldContactPhone", o.flagged AS "flagged", api_ts(o.flagged_at) AS "flaggedAt", o.flag_message AS "flagMessage",

@@ -108,6 +108,11 @@ describe('rate limits', function () {
     expect(bad.stderr).to.match(/--rate-limit-burst must be a positive integer/);
   });
 
+  it('keeps its counters in an unlogged table (no WAL flush per request; emptied after a crash)', async () => {
+    const r = await harness().db.raw("SELECT relpersistence FROM pg_class WHERE oid = 'rate_limits'::regclass");
+    expect(r.rows[0].relpersistence).to.equal('u');
+  });
+
   describe('token endpoint', () => {
     let org: TestOrg;
     before(async () => {

@@ -63,8 +63,9 @@ export function inputGuard(req: Request, _res: Response, next: NextFunction): vo
       const message = key[0] === 'filter' && key.length === 2 ? `unknown filter field or operator ${last}` : `unknown query parameter ${key.join('.')}`;
       items.push({ message: `${field}: ${message}`, field, rule: 'additionalProperties' });
     }
+    // Parsed only when there is a query string (express parses req.query on every access).
+    items.push(...inspect(req.query, 'query', 16).items);
   }
-  items.push(...inspect(req.query, 'query', 16).items);
   if (req.body !== undefined && typeof req.body === 'object') {
     const body = inspect(req.body, 'body', MAX_BODY_DEPTH);
     items.push(...body.items);
