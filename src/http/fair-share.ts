@@ -50,48 +50,59 @@ export function fairShare({ perOrganization, maxQueued, maxWaitMs, caller }: Fai
       return next(); // authentication itself failed: the security handler answers for it
     }
     if (!who) return next();
+    if (res.destroyed || res.writableEnded) return; // the client has already left
     const orgId = who.organizationId;
     let state = orgs.get(orgId);
     if (!state) orgs.set(orgId, (state = { running: 0, waiting: [] }));
     const s = state;
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
-      release(orgId, s);
+    // One listener for the request's whole life, registered before it waits: a client that leaves
+    // while waiting leaves the line; one that leaves, or is answered, after being admitted gives its
+    // slot back. (Registered only after admission, a close in the same tick as the admission, as
+    // when a load generator drops all its connections at once, went unseen and the slot leaked.)
+    let phase: 'waiting' | 'running' | 'done' = 'waiting';
+    let leaveLine: (() => void) | undefined;
+    const ended = () => {
+      if (phase === 'waiting') leaveLine?.();
+      else if (phase === 'running') release(orgId, s);
+      phase = 'done';
     };
+    res.once('close', ended);
+    res.once('finish', ended);
     if (s.running < perOrganization) {
       s.running++;
-    } else {
-      if (s.waiting.length >= maxQueued) return next(busy('Too many requests of your organization are in progress; retry shortly.'));
-      const admitted = await new Promise<boolean>((resolve) => {
-        const turn = () => {
-          clearTimeout(timer);
-          res.off('close', gone);
-          resolve(true);
-        };
-        const leave = () => {
-          const i = s.waiting.indexOf(turn);
-          if (i >= 0) s.waiting.splice(i, 1);
-          resolve(false);
-        };
-        const timer = setTimeout(leave, maxWaitMs);
-        // A client that gave up leaves the line.
-        const gone = () => {
-          clearTimeout(timer);
-          leave();
-        };
-        res.once('close', gone);
-        s.waiting.push(turn);
-      });
-      if (!admitted) {
-        if (res.writableEnded || res.destroyed) return;
-        return next(busy("Your organization's requests waited too long for their turn; retry shortly."));
-      }
+      phase = 'running';
+      return next();
+    }
+    if (s.waiting.length >= maxQueued) {
+      phase = 'done';
+      return next(busy('Too many requests of your organization are in progress; retry shortly.'));
+    }
+    const admitted = await new Promise<boolean>((resolve) => {
+      const turn = () => {
+        clearTimeout(timer);
+        phase = 'running'; // the slot passed on by release(): now this request's
+        resolve(true);
+      };
+      leaveLine = () => {
+        clearTimeout(timer);
+        const i = s.waiting.indexOf(turn);
+        if (i >= 0) s.waiting.splice(i, 1);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        leaveLine!();
+        phase = 'done';
+      }, maxWaitMs);
+      s.waiting.push(turn);
+    });
+    // Gone between its turn and here: `ended` has already given the slot back. (`phase` is read
+    // through a cast: the listeners change it while this function awaits.)
+    if ((phase as string) === 'done' && admitted) return;
+    if (!admitted) {
+      if (res.writableEnded || res.destroyed) return;
+      return next(busy("Your organization's requests waited too long for their turn; retry shortly."));
     }
     // The slot is held until the answer is complete (a streamed page holds its connection too).
-    res.once('close', finished);
-    res.once('finish', finished);
     next();
   };
 }
