@@ -139,6 +139,7 @@ describe('contract: every column-map entry is a field of its schema', () => {
     'locations.locations': 'Location',
     'notifications.notifications': 'Notification',
     'orders.orders': 'Order',
+    'orders.orderRows': 'Order',
     'phases.phases': 'Phase',
     'releases.releases': 'Release',
     'requisitions.requisitions': 'Requisition',

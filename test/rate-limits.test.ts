@@ -74,6 +74,24 @@ describe('rate limits', function () {
     expectStatus(await other.api.get('/tax-codes'), 200);
   });
 
+  it('counts concurrent requests exactly: of 20 at once against 7 left, 7 pass (each told its own remainder) and 13 get 429', async () => {
+    const org = await newOrg();
+    await setRateLimits(harness().db, org.id, { burst: 1000, hourly: 7 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => org.api.get('/tax-codes')));
+    const passed = answers.filter((a) => a.status === 200);
+    expect(passed).to.have.length(7);
+    expect(answers.filter((a) => a.status === 429)).to.have.length(13);
+    const remainders = passed.map((a) => Number(/"org-hourly";r=(\d+);/.exec(a.headers.get('ratelimit')!)![1])).sort();
+    expect(remainders).to.deep.equal([0, 1, 2, 3, 4, 5, 6]);
+    // The shared counter holds at least the quota (requests refused once the key is blocked in
+    // memory are not counted again: rate-limiter-flexible's inMemoryBlockOnConsumed).
+    const row = await harness()
+      .db('rate_limits')
+      .where({ key: `rl:org:${org.id}:3600` })
+      .first('points');
+    expect(row.points).to.be.within(7, 20);
+  });
+
   it('an organization given more than the defaults holds each credential to the defaults', async () => {
     const org = await newOrg();
     const hourly = Number(process.env.RATE_LIMIT_HOURLY);

@@ -24,8 +24,13 @@ export interface PreparedStatementSettings {
 export const DEFAULT_PREPARED_STATEMENTS: PreparedStatementSettings = { enabled: true, max: 200 };
 const RETIRE_AFTER = 10;
 
+interface PgResult {
+  rows: Record<string, any>[];
+  rowCount: number | null;
+}
+
 interface PgConnection {
-  query(q: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: Record<string, any>[] }>;
+  query(q: { name?: string; text: string; values?: unknown[] }): Promise<PgResult>;
   end(): Promise<void>;
 }
 
@@ -50,13 +55,13 @@ interface ConnectionStatements {
 const statements = new WeakMap<PgConnection, ConnectionStatements>();
 let serial = 0;
 
-async function runPrepared(db: Queryable, text: string, values: readonly unknown[]): Promise<Record<string, any>[]> {
+async function runPrepared(db: Queryable, text: string, values: readonly unknown[]): Promise<PgResult> {
   const client = (db as Knex).client;
   const connection = (await client.acquireConnection()) as PgConnection;
   const { enabled, max } = settingsOf(db);
   let retire = false;
   try {
-    if (!enabled) return (await connection.query({ text, values: values as unknown[] })).rows;
+    if (!enabled) return await connection.query({ text, values: values as unknown[] });
     let own = statements.get(connection);
     if (!own) statements.set(connection, (own = { byText: new Map(), prepared: 0 }));
     let name = own.byText.get(text);
@@ -76,7 +81,7 @@ async function runPrepared(db: Queryable, text: string, values: readonly unknown
     // Not in the middle of a transaction: the next use outside one retires it.
     retire = own.prepared >= max * RETIRE_AFTER && !('isTransaction' in db && db.isTransaction);
     own.byText.set(text, name);
-    return (await connection.query({ name, text, values: values as unknown[] })).rows;
+    return await connection.query({ name, text, values: values as unknown[] });
   } finally {
     // Ending it marks it disposed for knex, whose pool then replaces it.
     if (retire) await connection.end().catch(() => undefined);
@@ -86,7 +91,7 @@ async function runPrepared(db: Queryable, text: string, values: readonly unknown
 
 export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
   const native = query.toSQL().toNative();
-  return runPrepared(db, native.sql, native.bindings);
+  return (await runPrepared(db, native.sql, native.bindings)).rows;
 }
 
 /** A statement's text with $n placeholders and its values (what knex's `toSQL().toNative()` gives). */
@@ -98,29 +103,21 @@ export interface NativeStatement {
 /** The first row of a read. */
 export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, any> | undefined> {
   const native = 'toSQL' in query ? query.toSQL().toNative() : query;
-  return (await runPrepared(db, native.sql, native.bindings))[0];
+  return (await runPrepared(db, native.sql, native.bindings)).rows[0];
 }
 
 /** A pg-Pool-like client (`query(config)`) over the knex pool, for libraries that take one. */
 export interface PoolLike {
-  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: Record<string, any>[] }>;
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<PgResult>;
 }
 
 /**
- * The knex pool as a pg Pool for a library that names its statements (rate-limiter-flexible
- * does, on every query): the names are dropped, so its few statements are never prepared on our
- * connections. They neither count against the per-connection cap above nor break PgBouncer's
- * transaction pooling, where a statement prepared on one server connection is missing on the next.
+ * The knex pool as a pg Pool for a library that sends its own statements (rate-limiter-flexible,
+ * on every request): they run as our other statements do, prepared once per connection under our
+ * names and within the per-connection cap, or unnamed with DB_PREPARED_STATEMENTS=off (PgBouncer
+ * transaction pooling). The library's own statement names are not used: a name it reuses on every
+ * connection would escape the cap and break PgBouncer.
  */
-export function unnamedPool(db: Knex): PoolLike {
-  return {
-    async query({ text, values }) {
-      const connection = (await db.client.acquireConnection()) as PgConnection;
-      try {
-        return await connection.query({ text, values: values ?? [] });
-      } finally {
-        await db.client.releaseConnection(connection);
-      }
-    },
-  };
+export function libraryPool(db: Knex): PoolLike {
+  return { query: ({ text, values }) => runPrepared(db, text, values ?? []) };
 }

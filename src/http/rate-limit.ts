@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import jwt from 'jsonwebtoken';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex';
-import { unnamedPool, type PoolLike } from '../db/prepared';
+import { libraryPool, type PoolLike } from '../db/prepared';
 import { ApiError } from './errors';
+import { CoalescedConsumer } from './coalesced-consume';
 import type { Caller } from './handler';
 
 /**
@@ -66,7 +67,17 @@ export class LimiterSet {
   private readonly pool: PoolLike;
 
   constructor(db: Db) {
-    this.pool = unnamedPool(db);
+    this.pool = libraryPool(db);
+  }
+
+  private readonly consumers = new Map<string, CoalescedConsumer>();
+
+  /** The window's limiter behind a CoalescedConsumer: concurrent requests of one key share a statement. */
+  coalesced(points: number, duration: number): CoalescedConsumer {
+    const id = `${points}/${duration}`;
+    let consumer = this.consumers.get(id);
+    if (!consumer) this.consumers.set(id, (consumer = new CoalescedConsumer(this.get(points, duration), points)));
+    return consumer;
   }
 
   get(points: number, duration: number): RateLimiterPostgres {
@@ -74,7 +85,7 @@ export class LimiterSet {
     let limiter = this.limiters.get(id);
     if (!limiter) {
       limiter = new RateLimiterPostgres({
-        // Its statements run unnamed (src/db/prepared.ts, unnamedPool).
+        // Its statements run as ours do (src/db/prepared.ts, libraryPool).
         storeClient: this.pool,
         storeType: 'pool',
         tableName: TABLE,
@@ -141,28 +152,15 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
       // where the organization was given more than the default: only then is it counted.
       if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
       if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
-      const results = await Promise.all(
-        windows.map((w) =>
-          limiters
-            .get(w.quota, w.seconds)
-            .consume(`${w.scope}:${w.id}:${w.seconds}`)
-            .then(
-              (r) => ({ r, limited: false }),
-              (r: unknown) => {
-                if (r instanceof RateLimiterRes) return { r, limited: true };
-                throw r;
-              },
-            ),
-        ),
-      );
+      const results = await Promise.all(windows.map((w) => limiters.coalesced(w.quota, w.seconds).consume(`${w.scope}:${w.id}:${w.seconds}`)));
       res.setHeader('RateLimit-Policy', policyHeader(windows));
       res.setHeader(
         'RateLimit',
-        stateHeader(windows.map((w, i) => ({ name: w.name, remaining: results[i].r.remainingPoints, resetMs: results[i].r.msBeforeNext }))),
+        stateHeader(windows.map((w, i) => ({ name: w.name, remaining: results[i].remainingPoints, resetMs: results[i].msBeforeNext }))),
       );
       const limited = results.map((x, i) => ({ ...x, w: windows[i] })).filter((x) => x.limited);
       if (!limited.length) return next();
-      const wait = Math.max(...limited.map((x) => x.r.msBeforeNext));
+      const wait = Math.max(...limited.map((x) => x.msBeforeNext));
       const names = limited.map((x) => x.w.name).join(', ');
       next(tooManyRequests(wait, `Rate limit exceeded (${names}).`));
     } catch (err) {
