@@ -15296,7 +15296,8 @@ export interface components {
          *     all its credentials); where the organization was given more than the defaults, also
          *     `credential-burst` and `credential-hourly` (the default windows, for the credential used).
          *     The token endpoint: `token-failures` (failed client authentications per
-         *     minute for one client id from one address).
+         *     minute for one client id from one address). Absent where the deployment enforces its limits in
+         *     a gateway instead (the service's `RATE_LIMITS=off`).
          * @example "org-burst";q=20;w=1, "org-hourly";q=3600;w=3600
          */
         "RateLimit-Policy": string;

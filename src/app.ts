@@ -144,7 +144,7 @@ export async function createApp({
   // is parsed.
   app.use(authentication(authenticate, (req) => (operationOf(api, req)?.security?.length ?? 0) > 0));
   const caller = async (_req: express.Request, res: express.Response) => res.locals.caller as Caller | undefined;
-  app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
+  if (config.rateLimits) app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
   const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
   app.use(fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller }));
   app.use(jsonBody());

@@ -48,6 +48,8 @@ const SETTINGS = {
   dbPreparedStatementsMax: { env: 'DB_PREPARED_STATEMENTS_MAX', schema: integer(1, 100_000).default(200) },
   /** PostgreSQL statement_timeout of every connection: a runaway query becomes a 503. */
   statementTimeoutMs: { env: 'DB_STATEMENT_TIMEOUT_MS', schema: integer(0, 86_400_000).default(30_000) },
+  /** Whether this instance counts requests against the rate limits (`off`: a gateway in front enforces them). */
+  rateLimits: { env: 'RATE_LIMITS', schema: onOff.default(true) },
   /** Requests per second per organization (and per credential where an organization was given more). */
   rateLimitBurst: { env: 'RATE_LIMIT_BURST', schema: integer(1, 1_000_000).default(20) },
   /** Requests per hour, likewise. */

@@ -55,6 +55,9 @@ describe('configuration and start', function () {
     expect(config).to.include({ port: 3000, mode: 'test', dbPoolMax: 10, logLevel: 'silent', dbPreparedStatements: true, webhookWorker: true });
     expect(() => loadConfig({ NODE_ENV: 'staging' })).to.throw(ConfigError, 'NODE_ENV=staging: must be development, test or production');
     expect(loadConfig({ WEBHOOK_WORKER: 'off' }).webhookWorker).to.equal(false);
+    expect(loadConfig({}).rateLimits).to.equal(true);
+    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).to.equal(false);
+    expect(() => loadConfig({ RATE_LIMITS: 'none' })).to.throw(ConfigError, 'RATE_LIMITS=none: must be on or off');
     expect(() => loadConfig({ WEBHOOK_WORKER: 'no' })).to.throw(ConfigError, 'WEBHOOK_WORKER=no: must be on or off');
   });
 

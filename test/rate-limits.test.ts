@@ -8,6 +8,7 @@ import { itDirect, PRISM } from './support/proxy';
 import { setRateLimits } from '../src/admin/rate-limits';
 import { rotateApiKey } from '../src/admin/provision';
 import { ROOT } from '../src/paths';
+import { call, startInstance } from './support/instance';
 
 const FORM = 'application/x-www-form-urlencoded';
 const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
@@ -124,6 +125,32 @@ describe('rate limits', function () {
     const bad = await cli('org', 'setting', '--org', org.id, '--rate-limit-burst', '0');
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.match(/--rate-limit-burst must be a positive integer/);
+  });
+
+  it('RATE_LIMITS=off: an instance counts nothing and sends no RateLimit headers (a gateway in front enforces the limits)', async () => {
+    const org = await newOrg();
+    await setRateLimits(harness().db, org.id, { burst: 1000, hourly: 2 });
+    const instance = await startInstance({ config: { rateLimits: false } });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const res = await call(instance.baseUrl, 'GET', '/tax-codes', { token: org.apiKey });
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('ratelimit')).to.equal(null);
+        expect(res.headers.get('ratelimit-policy')).to.equal(null);
+      }
+      expect(
+        await harness()
+          .db('rate_limits')
+          .where({ key: `rl:org:${org.id}:3600` })
+          .first(),
+      ).to.equal(undefined);
+    } finally {
+      await instance.close();
+    }
+    // The service's own instance still counts: the third request of the hour is refused.
+    expectStatus(await org.api.get('/tax-codes'), 200);
+    expectStatus(await org.api.get('/tax-codes'), 200);
+    problemOf(await org.api.get('/tax-codes'), 429);
   });
 
   it('keeps its counters in an unlogged table (no WAL flush per request; emptied after a crash)', async () => {

@@ -71,3 +71,11 @@ export function request(id, organizationId) {
   if (id === 'invoiceItems500') return `/invoiceItems?${pageQuery(organizationId, 500)}`;
   return undefined;
 }
+
+/** Problems with the peer's answer to a row, given the service's: as many rows, and an exact total (which counts what it does not exclude). */
+export function check(service, peer) {
+  if (!Array.isArray(peer.body)) return [`not a list: ${JSON.stringify(peer.body).slice(0, 200)}`];
+  if (peer.body.length !== service.body?.data?.length) return [`${peer.body.length} rows, the service ${service.body?.data?.length}`];
+  if (!(Number(peer.totalHeader) >= service.body.meta.total)) return [`X-Total-Count ${peer.totalHeader}, the service's meta.total ${service.body.meta.total}`];
+  return [];
+}
