@@ -7801,7 +7801,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code TX-CA is already used.",
+                 *       "detail": "body.code: TX-CA is already used",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -7883,7 +7883,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code LF is already used.",
+                 *       "detail": "body.code: LF is already used",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -7963,7 +7963,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code J-1042 is already used.",
+                 *       "detail": "body.code: J-1042 is already used",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8071,7 +8071,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code NORCAL is already used.",
+                 *       "detail": "body.code: NORCAL is already used",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8177,7 +8177,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code V-GRAYBAR is already used.",
+                 *       "detail": "body.code: V-GRAYBAR is already used",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8231,7 +8231,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code 03-300 is already used by another global phase.",
+                 *       "detail": "body.code: 03-300 is already used by another global phase",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8285,7 +8285,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code 03-300 is already used by another phase of the job.",
+                 *       "detail": "body.code: 03-300 is already used by another phase of the job",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8313,7 +8313,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "code MAT is already used by another cost category of the same scope.",
+                 *       "detail": "body.code: MAT is already used by another cost category of the same scope",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8367,7 +8367,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "email maria.chen@summitridge.example is already used by another user.",
+                 *       "detail": "body.email: maria.chen@summitridge.example is already used by another user",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
@@ -8666,11 +8666,11 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
-                 *       "detail": "title Owner furnished is already used by another tag.",
+                 *       "detail": "body.title: Owner furnished is already used",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "body.title: Owner furnished is already used by another tag",
+                 *           "message": "body.title: Owner furnished is already used",
                  *           "field": "body.title",
                  *           "rule": "unique"
                  *         }
