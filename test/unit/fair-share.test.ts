@@ -35,13 +35,19 @@ describe('fair share (unit)', () => {
     expect(second.passed()).to.equal(1);
   });
 
-  it('gives the slot back when the request it passes to is gone in the same tick (every connection dropped at once)', async () => {
+  /** One request running (a) and one waiting for the organization's only slot (b). */
+  async function oneRunningOneWaiting() {
     const mw = middleware();
     const a = fakeResponse();
     await send(mw, a).done;
     const b = fakeResponse();
     const waiting = send(mw, b);
     await tick();
+    return { mw, a, b, waiting };
+  }
+
+  it('gives the slot back when the request it passes to is gone in the same tick (every connection dropped at once)', async () => {
+    const { mw, a, b, waiting } = await oneRunningOneWaiting();
     // A load generator stopping: the running request finishes and the waiting one's client leaves, together.
     a.emit('finish');
     Object.assign(b, { destroyed: true });
@@ -55,12 +61,7 @@ describe('fair share (unit)', () => {
   });
 
   it('takes a client that leaves while waiting out of the line', async () => {
-    const mw = middleware();
-    const a = fakeResponse();
-    await send(mw, a).done;
-    const b = fakeResponse();
-    const waiting = send(mw, b);
-    await tick();
+    const { mw, a, b, waiting } = await oneRunningOneWaiting();
     Object.assign(b, { destroyed: true });
     b.emit('close');
     await waiting.done;
