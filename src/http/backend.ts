@@ -24,9 +24,20 @@ export interface BackendDeps {
   validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response) => void>>;
 }
 
-/** ajv for openapi-backend: all errors, real formats, arrays from single/comma query values. */
+/**
+ * ajv for openapi-backend: all errors, real formats, arrays from single/comma query values.
+ *
+ * One instance per kind (parameters, which coerce, and everything else), shared by every
+ * operation: openapi-backend asks for a fresh instance for each operation's body and parameters,
+ * and a few hundred ajv instances, each with its own formats and caches, were most of the
+ * process's heap. The schemas compiled into them carry no `$id`, so they never collide.
+ */
+const sharedAjv = new Map<boolean, Ajv>();
+
 export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: string): Ajv {
   const isParams = context === 'paramsValidator';
+  const shared = sharedAjv.get(isParams);
+  if (shared) return shared;
   const ajv = new Ajv({
     ...opts,
     allErrors: true,
@@ -41,6 +52,7 @@ export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: 
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('float', { type: 'number', validate: () => true });
   ajv.addFormat('double', { type: 'number', validate: () => true });
+  sharedAjv.set(isParams, ajv);
   return ajv;
 }
 
