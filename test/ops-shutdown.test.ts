@@ -1,13 +1,10 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import pg from 'pg';
-import { ROOT } from '../src/paths';
 import { harness } from './support/harness';
 import { newOrg, type TestOrg } from './support/client';
+import { startCompiledServer } from './support/instance';
 
-const SERVER = join(ROOT, 'dist', 'src', 'server.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every 50 ms until it holds; fails after `tries` (a bound, not a timing assertion). */
@@ -20,44 +17,14 @@ async function until(what: string, check: () => Promise<boolean> | boolean, trie
   throw new Error(`timed out waiting until ${what}`);
 }
 
-interface Child {
-  proc: ChildProcess;
-  base: string;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-/** The compiled server (as `npm start` runs it) on the run's database, on a free port. */
-async function startServer(env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, [SERVER], {
-    env: {
-      ...process.env,
-      DATABASE_URL: harness().databaseUrl,
-      PORT: '0',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      JWT_SECRET: harness().jwtSecret || 'shutdown-test',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The compiled server (as `npm run start:prod` runs it), and a promise of its exit code. */
+async function startServer(env: Record<string, string> = {}) {
+  const { child, base } = await startCompiledServer(env);
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.process.exitCode !== null) resolve(child.process.exitCode);
+    else child.process.once('exit', (code) => resolve(code));
   });
-  const output: string[] = [];
-  let port: number | undefined;
-  const read = (chunk: Buffer) => {
-    for (const line of String(chunk).split('\n').filter(Boolean)) {
-      output.push(line);
-      if (line.startsWith('{')) {
-        const entry = JSON.parse(line);
-        if (entry.msg === 'listening') port = entry.port;
-      }
-    }
-  };
-  proc.stdout!.on('data', read);
-  proc.stderr!.on('data', read);
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  await until('the server listens', () => port !== undefined || proc.exitCode !== null);
-  if (!port) throw new Error(`the server did not start:\n${output.join('\n')}`);
-  return { proc, base: `http://127.0.0.1:${port}`, output, exited };
+  return { proc: child.process, base, output: child.output, exited };
 }
 
 /** An idle keep-alive connection: one request answered, the socket left open. */
@@ -140,7 +107,7 @@ describe('ops: graceful shutdown of the compiled server', function () {
     }
     const { n } = (await harness().db('jobs').where({ organization_id: org.id }).whereLike('code', 'SIGTERM-%').count('* as n'))[0] as { n: number };
     expect(Number(n)).to.equal(1000);
-    expect(child.output.some((l) => l.includes('"msg":"shutdown complete"'))).to.equal(true);
+    expect(child.output()).to.include('"msg":"shutdown complete"');
   });
 
   it('gives up at SHUTDOWN_TIMEOUT_MS: a request still running is cut and the process exits 1', async () => {

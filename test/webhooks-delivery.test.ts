@@ -1,14 +1,12 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
-import { Child, startChild } from './support/child';
-import { call } from './support/instance';
+import type { Child } from './support/child';
+import { call, startCompiledServer } from './support/instance';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { writeTransaction } from '../src/feed/append';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
-import { ROOT } from '../src/paths';
 import { deliverEndpoint } from '../src/webhooks/deliver';
 import type { Sender, SendResult } from '../src/webhooks/send';
 import { startWebhookWorker, WebhookWorker } from '../src/webhooks/worker';
@@ -71,31 +69,6 @@ async function createEndpoint(org: TestOrg, receiver: Receiver, path: string, ex
 }
 
 const positions = (org: TestOrg, received: { body: any }[]) => received.map((r) => decodeCursor(org.id, r.body.data.cursor));
-
-/** The compiled service (as `npm run start:prod` runs it) on the run's database, on a free port, with `env`. */
-async function startServer(env: Record<string, string>): Promise<{ child: Child; base: string }> {
-  const child = startChild(process.execPath, [join(ROOT, 'dist', 'src', 'server.js')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: harness().databaseUrl,
-      PORT: '0',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: harness().jwtSecret || 'webhook-worker-test',
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-      ...env,
-    },
-  });
-  try {
-    await eventually('the server to listen', () => /listening on http:\/\/localhost:\d+/.test(child.output()) || child.process.exitCode !== null, 60_000);
-  } catch (err) {
-    await child.stop();
-    throw err;
-  }
-  const port = /listening on http:\/\/localhost:(\d+)/.exec(child.output())?.[1];
-  if (!port) throw new Error(`the server did not start:\n${child.output()}`);
-  return { child, base: `http://127.0.0.1:${port}` };
-}
 
 describe('webhook deliveries', function () {
   this.timeout(60_000);
@@ -323,7 +296,7 @@ describe('webhook deliveries', function () {
     const org = await newOrg();
     const servers: { child: Child; base: string }[] = [];
     try {
-      const off = await startServer({ WEBHOOK_WORKER: 'off' });
+      const off = await startCompiledServer({ LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_WORKER: 'off' });
       servers.push(off);
       const head = await harness().db('feed_heads').where('organization_id', org.id).first('position');
       const start = Number(head?.position ?? 0);
@@ -351,7 +324,7 @@ describe('webhook deliveries', function () {
       expect(off.child.output(), 'the start lines say so').to.contain('no delivery worker here (WEBHOOK_WORKER=off)');
 
       // An instance with the worker on sends what the other one queued, in feed order.
-      servers.push(await startServer({ WEBHOOK_WORKER: 'on' }));
+      servers.push(await startCompiledServer({ LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_WORKER: 'on' }));
       await eventually('every entry accepted', () => receiver.accepted('/switch').length >= expected.length, 60_000);
       expect(positions(org, receiver.accepted('/switch'))).to.deep.equal(expected.map((e) => e.position));
     } finally {
