@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { createLogger } from '../src/ops/log';
+import express from 'express';
+import { createLogger, requestLogger } from '../src/ops/log';
+import { errorMiddleware } from '../src/http/problem';
+import { listen } from '../src/http/server';
 import { anonymous, newOrg, type TestOrg } from './support/client';
 import { call, startInstance, type Instance } from './support/instance';
 import { onlyDirect } from './support/proxy';
@@ -59,6 +62,35 @@ describe('ops: request logs and metrics', () => {
     );
     expect(out.lines[0]).not.to.match(/abc|cs_x|tok"|pk_1/);
     expect(out.parsed()[0].headers.authorization).to.equal('[redacted]');
+  });
+
+  it('an unexpected error (a 5xx) is logged on its request line as err, at error level, redacted', async () => {
+    const out = capture();
+    const app = express();
+    app.use((req, res, next) => {
+      res.locals.requestId = 'ops-log-500';
+      next();
+    });
+    app.use(requestLogger(createLogger('info', out.stream)));
+    app.get('/boom', () => {
+      throw Object.assign(new Error('the database said no'), { apiKey: 'pk_leaked' });
+    });
+    app.use(errorMiddleware);
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/boom`);
+      expect(res.status).to.equal(500);
+      const body = (await res.json()) as { detail: string };
+      expect(body.detail).not.to.include('the database said no');
+      for (let i = 0; i < 100 && !out.lines.length; i++) await new Promise((r) => setTimeout(r, 20));
+      const [line] = out.parsed();
+      expect(line).to.include({ level: 50, requestId: 'ops-log-500', status: 500, msg: 'request completed' });
+      expect(line.err.message).to.equal('the database said no');
+      expect(line.err.apiKey).to.equal('[redacted]');
+      expect(out.lines[0]).not.to.include('pk_leaked');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('GET /metrics needs the METRICS_TOKEN bearer and serves request counts, durations and pool gauges by operation', async () => {
