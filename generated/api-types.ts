@@ -15303,7 +15303,12 @@ export interface components {
         "RateLimit-Policy": string;
         /**
          * @description What is left of each policy of `RateLimit-Policy` after this request: one item per policy,
-         *     `"<name>";r=<remaining>;t=<seconds until the window resets>`.
+         *     `"<name>";r=<remaining>;t=<seconds until the window resets>`. The remainder is the quota less
+         *     this request's place in the window, counted across every instance of the service; an
+         *     instance serving an organization's steady traffic counts a few milliseconds of it ahead, so
+         *     the remainder can differ from what the requests actually served would leave by the places
+         *     counted ahead and not yet used (at most 1/20 of the quota per instance). A request is refused
+         *     exactly when its place is past the quota.
          * @example "org-burst";r=19;t=1, "org-hourly";r=3517;t=2410
          */
         RateLimit: string;

@@ -17,28 +17,69 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/** An instance's positions in a window, counted in PostgreSQL and not yet handed to a request. */
+interface Lease {
+  /** The next position to hand out, and the last one leased (never past the quota). */
+  next: number;
+  last: number;
+  /** When the window resets (Date.now() scale): the lease ends with it. */
+  until: number;
+}
+
+/** What one key's traffic looked like at its last statement, to size the next lease. */
+interface Pace {
+  at: number;
+  /** Requests counted for the key since that statement (from the lease or in a batch). */
+  served: number;
+}
+
+/** A lease covers about this much of an instance's own recent traffic of a key. */
+export const LEASE_HORIZON_MS = 50;
+/** ...and never more than this share of the window's quota (1/20: 5 %). */
+export const LEASE_MAX_SHARE = 20;
+/** Keys tracked at most (leases and pace); past it the bookkeeping starts afresh. */
+const MAX_KEYS = 10_000;
+
 /**
- * Concurrent requests counting the same window share one statement. While a consume of a key is in
- * flight, the requests that arrive for that key wait for it and are then counted together, as one
- * consume of N points (rate-limiter-flexible's own `consume(key, points)`): the count in PostgreSQL
- * is exactly what N single consumes leave, and each request learns its own place in the batch, so
- * request i of N is refused exactly when the window holds more than `quota` once it is counted, as
- * it would have been counted alone. Without concurrency each request is one consume, as before;
- * under a burst of one organization's requests, a statement counts many (every request of an
- * organization counting the same PostgreSQL row one statement at a time was what made rate limits
- * cost most of a cheap read).
+ * Counts a key's requests against one window in PostgreSQL (rate-limiter-flexible's
+ * `consume(key, points)`), with as few statements as the counting allows:
  *
- * Nothing is kept between batches: the counters stay in PostgreSQL, shared by every instance.
+ * - Concurrent requests share a statement: while a consume of a key is in flight, the requests
+ *   that arrive for it wait and are then counted together as one consume of N points.
+ * - A key with steady traffic on this instance takes a lease: a statement counts, besides the
+ *   requests waiting, the positions this instance's traffic of the last LEASE_HORIZON_MS is likely
+ *   to need next (at most 1/LEASE_MAX_SHARE of the quota, never past it), and the requests that
+ *   follow take those positions without a statement until they are used or the window resets.
+ *
+ * Every request gets its own position in the window, in order, and is refused exactly when that
+ * position is past the quota, as if counted alone: the RateLimit header's remainder is the quota
+ * less that position. The counters stay in PostgreSQL, shared by every instance; what a lease
+ * changes is that the count there runs ahead of the requests served by at most the positions
+ * leased and not yet used, a few milliseconds of one instance's traffic, never more than 1/20 of
+ * the quota per instance, and nothing at all for a key with one request at a time (its lease stays
+ * empty: every request is a statement, as without leases). Positions still leased when a window
+ * resets count against that window only, as the requests refused in it do.
  */
 export class CoalescedConsumer {
   private readonly queues = new Map<string, Waiter[]>();
 
+  private readonly leases = new Map<string, Lease>();
+
+  private readonly pace = new Map<string, Pace>();
+
+  private readonly maxLease: number;
+
   constructor(
     private readonly limiter: Consumer,
     private readonly quota: number,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    this.maxLease = Math.max(1, Math.floor(quota / LEASE_MAX_SHARE));
+  }
 
   consume(key: string): Promise<Counted> {
+    const leased = this.fromLease(key);
+    if (leased) return Promise.resolve(leased);
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(key);
       if (queue) return void queue.push({ resolve, reject }); // counted by the next statement
@@ -47,24 +88,67 @@ export class CoalescedConsumer {
     });
   }
 
+  /** The key's next leased position, if it holds one still valid. */
+  private fromLease(key: string): Counted | undefined {
+    const lease = this.leases.get(key);
+    if (!lease) return undefined;
+    const now = this.now();
+    if (lease.until > now && lease.next <= lease.last) {
+      const position = lease.next++;
+      this.served(key);
+      return { remainingPoints: this.quota - position, msBeforeNext: lease.until - now, limited: false };
+    }
+    this.leases.delete(key);
+    return undefined;
+  }
+
+  private served(key: string, n = 1): void {
+    const pace = this.pace.get(key);
+    if (pace) pace.served += n;
+  }
+
+  /** Positions to count with a batch of n: n, plus a lease sized on the key's recent pace. */
+  private points(key: string, n: number, now: number): number {
+    const pace = this.pace.get(key);
+    if (this.pace.size >= MAX_KEYS && !pace) {
+      this.pace.clear();
+      this.leases.clear();
+    }
+    this.pace.set(key, { at: now, served: 0 });
+    if (!pace || this.maxLease <= 1) return n;
+    const elapsed = Math.max(1, now - pace.at);
+    const expected = Math.ceil(((pace.served + n) * LEASE_HORIZON_MS) / elapsed);
+    return Math.max(n, Math.min(this.maxLease, expected));
+  }
+
   private run(key: string, batch: Waiter[]): void {
     const n = batch.length;
+    const startedAt = this.now();
+    const points = this.points(key, n, startedAt);
+    this.served(key, n);
     const settle = (res: RateLimiterRes) => {
       // A key rate-limiter-flexible blocks in memory is refused without a count (consumedPoints 0).
-      const before = res.consumedPoints > 0 ? res.consumedPoints - n : this.quota;
+      const before = res.consumedPoints > 0 ? res.consumedPoints - points : this.quota;
       batch.forEach((w, i) => {
         const used = before + i + 1;
         w.resolve({ remainingPoints: Math.max(0, this.quota - used), msBeforeNext: res.msBeforeNext, limited: used > this.quota });
       });
+      const last = Math.min(before + points, this.quota);
+      if (before + n < last) this.leases.set(key, { next: before + n + 1, last, until: startedAt + res.msBeforeNext });
     };
     this.limiter
-      .consume(key, n)
+      .consume(key, points)
       .then(settle, (err: unknown) => (err instanceof RateLimiterRes ? settle(err) : batch.forEach((w) => w.reject(err))))
       .finally(() => {
-        const next = this.queues.get(key)!;
-        if (next.length) {
+        // The requests that waited take the positions just leased first; the rest are counted next.
+        const rest = this.queues.get(key)!.filter((w) => {
+          const leased = this.fromLease(key);
+          if (leased) w.resolve(leased);
+          return !leased;
+        });
+        if (rest.length) {
           this.queues.set(key, []);
-          this.run(key, next);
+          this.run(key, rest);
         } else this.queues.delete(key);
       });
   }

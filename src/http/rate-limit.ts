@@ -143,15 +143,18 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
       who = await caller(req, res);
       if (!who) return next();
       const org = await orgLimits(who.organizationId);
-      const cred = credentialId(req);
       const windows: Window[] = [
         { name: 'org-burst', scope: 'org', seconds: 1, quota: org.burst, id: who.organizationId },
         { name: 'org-hourly', scope: 'org', seconds: 3600, quota: org.hourly, id: who.organizationId },
       ];
       // A credential's count never exceeds its organization's, so its own window only matters
-      // where the organization was given more than the default: only then is it counted.
-      if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
-      if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
+      // where the organization was given more than the default: only then is it counted (and
+      // only then is the credential identified, a digest per request).
+      if (org.burst > defaults.burst || org.hourly > defaults.hourly) {
+        const cred = credentialId(req);
+        if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
+        if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
+      }
       const results = await Promise.all(windows.map((w) => limiters.coalesced(w.quota, w.seconds).consume(`${w.scope}:${w.id}:${w.seconds}`)));
       res.setHeader('RateLimit-Policy', policyHeader(windows));
       res.setHeader(

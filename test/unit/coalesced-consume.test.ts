@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { CoalescedConsumer, Consumer } from '../../src/http/coalesced-consume';
+import { CoalescedConsumer, Consumer, LEASE_HORIZON_MS } from '../../src/http/coalesced-consume';
 
 /**
  * A stand-in for rate-limiter-flexible's limiter that counts like its PostgreSQL store (consumed
@@ -99,5 +99,101 @@ describe('coalesced consume (unit)', () => {
     const later = c.consume('k');
     calls[2].answer();
     expect((await later).limited).to.equal(false);
+  });
+
+  describe('leases', () => {
+    /** A clock the test moves. */
+    const clock = () => {
+      let t = 1_000_000;
+      return { now: () => t, advance: (ms: number) => (t += ms) };
+    };
+
+    /** One request through the consumer; its statement, if it made one, is answered at once. */
+    async function one(c: CoalescedConsumer, calls: { answer(): void }[]) {
+      const before = calls.length;
+      const p = c.consume('k');
+      if (calls.length > before) calls[calls.length - 1].answer();
+      return { counted: await p, statement: calls.length > before };
+    }
+
+    it('a key with steady traffic leases the positions its next few milliseconds need: those requests make no statement, each still told its own remainder', async () => {
+      const t = clock();
+      const { limiter, calls, counts } = countingStore(100_000);
+      const c = new CoalescedConsumer(limiter, 100_000, t.now);
+      const seen: { remaining: number; statement: boolean }[] = [];
+      // 1 request per millisecond: about LEASE_HORIZON_MS requests' worth per lease.
+      for (let i = 0; i < 200; i++) {
+        const { counted, statement } = await one(c, calls);
+        seen.push({ remaining: counted.remainingPoints, statement });
+        t.advance(1);
+      }
+      expect(seen.map((x) => x.remaining)).to.deep.equal(Array.from({ length: 200 }, (_, i) => 100_000 - i - 1));
+      const statements = seen.filter((x) => x.statement).length;
+      expect(statements).to.be.below(200 / (LEASE_HORIZON_MS / 2));
+      // The count in the store runs ahead of the requests by at most one lease.
+      expect(counts.get('k')! - 200).to.be.within(0, 2 * LEASE_HORIZON_MS);
+    });
+
+    it('one request at a time at a slow pace takes no lease (every request is a statement, the count exact)', async () => {
+      const t = clock();
+      const { limiter, calls, counts } = countingStore(100_000);
+      const c = new CoalescedConsumer(limiter, 100_000, t.now);
+      for (let i = 0; i < 5; i++) {
+        expect((await one(c, calls)).statement).to.equal(true);
+        t.advance(LEASE_HORIZON_MS * 4);
+      }
+      expect(counts.get('k')).to.equal(5);
+    });
+
+    it('never leases more than 1/20 of the quota, nor past it, and takes none under a quota of 20', async () => {
+      const t = clock();
+      const big = countingStore(200);
+      const c = new CoalescedConsumer(big.limiter, 200, t.now);
+      for (let i = 0; i < 300; i++) await one(c, big.calls); // no time passes: the fastest pace
+      expect(Math.max(...big.calls.map((x) => x.points))).to.equal(10);
+      const small = countingStore(19);
+      const d = new CoalescedConsumer(small.limiter, 19, t.now);
+      const answers = [];
+      for (let i = 0; i < 25; i++) answers.push((await one(d, small.calls)).counted);
+      expect(small.calls.every((x) => x.points === 1)).to.equal(true);
+      expect(answers.filter((x) => !x.limited)).to.have.length(19);
+    });
+
+    it('refuses exactly past the quota when the last lease ends there', async () => {
+      const t = clock();
+      const { limiter, calls } = countingStore(60);
+      const c = new CoalescedConsumer(limiter, 60, t.now);
+      const answers = [];
+      for (let i = 0; i < 80; i++) answers.push((await one(c, calls)).counted);
+      expect(answers.map((x) => x.limited)).to.deep.equal(Array.from({ length: 80 }, (_, i) => i >= 60));
+      expect(answers.slice(0, 60).map((x) => x.remainingPoints)).to.deep.equal(Array.from({ length: 60 }, (_, i) => 59 - i));
+    });
+
+    it('a lease ends when its window resets: the next request makes a statement', async () => {
+      const t = clock();
+      const { limiter, calls } = countingStore(100_000);
+      const c = new CoalescedConsumer(limiter, 100_000, t.now);
+      await one(c, calls);
+      await one(c, calls); // at once: the pace asks for a lease
+      expect(calls[1].points).to.be.above(1);
+      expect((await one(c, calls)).statement).to.equal(false);
+      t.advance(1000); // the store's window (msBeforeNext 1000) has reset
+      expect((await one(c, calls)).statement).to.equal(true);
+    });
+
+    it('requests that waited on a statement take the positions it leased before another statement runs', async () => {
+      const t = clock();
+      const { limiter, calls } = countingStore(100_000);
+      const c = new CoalescedConsumer(limiter, 100_000, t.now);
+      await one(c, calls);
+      const leasing = c.consume('k'); // at once: asks for a lease
+      const waiting = Array.from({ length: 3 }, () => c.consume('k'));
+      expect(calls).to.have.length(2);
+      calls[1].answer();
+      const counted = await Promise.all([leasing, ...waiting]);
+      await settle();
+      expect(calls).to.have.length(2);
+      expect(counted.map((x) => x.remainingPoints)).to.deep.equal([99_998, 99_997, 99_996, 99_995]);
+    });
   });
 });
