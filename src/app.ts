@@ -8,7 +8,7 @@ import { makeAuthenticator } from './auth/credentials';
 import { CredentialCache } from './auth/credential-cache';
 import { authentication } from './auth/middleware';
 import { tokenValidationFail } from './auth/token';
-import { apiMiddleware, createBackend, operationOf, recordProblems } from './http/backend';
+import { apiMiddleware, createBackend, recordProblems, routedOperation, routeRequest } from './http/backend';
 import { ApiError } from './http/errors';
 import { errorMiddleware } from './http/problem';
 import { loadContract } from './http/contract';
@@ -138,11 +138,12 @@ export async function createApp({
     next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
   });
 
-  if (config.mode === 'test') app.use(recordProblems(api));
+  app.use(routeRequest(api));
+  if (config.mode === 'test') app.use(recordProblems());
   // Before the body is read: a bad credential is refused without reading a large body, and a
   // caller over its limits or its organization's share is answered (or waits) before its body
   // is parsed.
-  app.use(authentication(authenticate, (req) => (operationOf(api, req)?.security?.length ?? 0) > 0));
+  app.use(authentication(authenticate, (_req, res) => (routedOperation(res)?.security?.length ?? 0) > 0));
   const caller = async (_req: express.Request, res: express.Response) => res.locals.caller as Caller | undefined;
   if (config.rateLimits) app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
   const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;

@@ -195,13 +195,32 @@ export function operationOf(api: OpenAPIBackend, req: Request): Operation | unde
   return api.router.matchOperation({ method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, headers: {} });
 }
 
+/** The operation routeRequest matched for this request (undefined: none). */
+export const routedOperation = (res: Response): Operation | undefined => res.locals.operation;
+
+/**
+ * Routes each request once, by openapi-backend's router, before anything needs to know its
+ * operation: authentication (does it need a credential?), the logs and metrics (its operationId),
+ * test-mode coverage, and handleRequest itself, which is handed the match (`req.operation`, our
+ * openapi-backend patch) instead of routing again. A request that matches nothing goes on
+ * unrouted: handleRequest's own routing answers its 404 or 405.
+ */
+export function routeRequest(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const operation = operationOf(api, req);
+    res.locals.operation = operation;
+    if (operation) res.locals.operationId = operation.operationId;
+    next();
+  };
+}
+
 /**
  * Test mode: problems answered for an operation are recorded against it, and flagged when the
  * operation does not document their status (src/http/coverage.ts).
  */
-export function recordProblems(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
+export function recordProblems(): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
-    const operation = operationOf(api, req);
+    const operation = routedOperation(res);
     if (operation) {
       const documented = Object.keys(operation.responses ?? {});
       res.locals.onProblem = (status: number) => recordCoverage(operation.operationId as string, status, documented.includes(String(status)) || status >= 500);
@@ -219,7 +238,11 @@ export function apiMiddleware(api: OpenAPIBackend): (req: Request, res: Response
   return (req, res, next) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     api
-      .handleRequest({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, req, res)
+      .handleRequest(
+        { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body, operation: routedOperation(res) },
+        req,
+        res,
+      )
       .catch((err) => next(err instanceof MalformedPathError ? malformedPath(err) : err));
   };
 }

@@ -62,6 +62,28 @@ describe('unit: openapi-backend as patched', function () {
     expect(parses).to.equal(1);
   });
 
+  it('does not route again a request handed the operation it was matched to (req.operation)', async () => {
+    const other = newBackend();
+    other.registerSecurityHandler('apiKey', () => true);
+    other.registerSecurityHandler('oauth2', () => true);
+    other.register({
+      getJob: (c) => [c.operation.operationId, c.request.params],
+      notFound: () => 'nf',
+      methodNotAllowed: () => 'mna',
+      validationFail: (c) => c.validation.errors,
+    });
+    await other.init();
+    let routed = 0;
+    const match = other.router.matchOperation.bind(other.router);
+    other.router.matchOperation = ((...args: Parameters<typeof match>) => (routed++, match(...args))) as typeof other.router.matchOperation;
+    const operation = match({ method: 'GET', path: '/jobs/J-7', headers: {} }, true);
+    expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-7', headers: {}, operation })).to.deep.equal(['getJob', { idOrCode: 'J-7' }]);
+    expect(routed).to.equal(0);
+    // Without a match handed in, it routes as before.
+    expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-8', headers: {} })).to.deep.equal(['getJob', { idOrCode: 'J-8' }]);
+    expect(routed).to.equal(1);
+  });
+
   it('throws a MalformedPathError naming a path value that is not valid percent-encoding', () => {
     const operation = api.router.getOperations().find((op) => op.operationId === 'getJob')!;
     expect(() => api.router.parseRequest({ method: 'GET', path: '/jobs/%ZZ', headers: {} }, operation))
