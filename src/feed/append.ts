@@ -50,11 +50,14 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
        INSERT INTO feed_heads AS h (organization_id, position) VALUES (?, ?)
        ON CONFLICT (organization_id) DO UPDATE SET position = h.position + EXCLUDED.position
        RETURNING position
+     ), entries AS (
+       INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data)
+       SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id, d.data
+         FROM head,
+              unnest(?::text[], ?::text[], ?::uuid[]) WITH ORDINALITY AS e(type, resource, id, ord)
+              JOIN json_array_elements(?::json) WITH ORDINALITY AS d(data, ord) USING (ord)
      )
-     INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data)
-     SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id, e.data
-       FROM head, unnest(?::text[], ?::text[], ?::uuid[], ?::jsonb[]) WITH ORDINALITY AS e(type, resource, id, data, ord)
-     RETURNING position`,
+     SELECT position FROM head`,
     [
       organizationId,
       entries.length,
@@ -63,11 +66,14 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
       entries.map((e) => e.type),
       entries.map((e) => e.resource),
       entries.map((e) => e.id),
-      entries.map((e) => JSON.stringify(e.data)),
+      // The objects as one JSON array: PostgreSQL splits it once, and each entry is stored as the
+      // text it was written as (a json column; see the migration 20261124090000), where an array of
+      // jsonb parameters was an escaped array literal to unescape and 1000 documents to convert.
+      `[${entries.map((e) => JSON.stringify(e.data)).join(',')}]`,
     ],
   );
   const rows = result.rows as { position: string | number }[];
-  return Math.max(...rows.map((r) => Number(r.position)));
+  return Number(rows[0].position);
 }
 
 /** Collects a write transaction's changes so they can be appended once, as its last statement. */
