@@ -5,8 +5,13 @@ import type { Queryable } from './knex';
 
 type Row = Record<string, any>;
 
-/** Rows fetched per round trip: a bulk page is held a few rows (parts) at a time. */
-const BATCH = 4;
+/**
+ * Rows fetched per round trip: one. A row of a bulk page is a part of a hundred objects
+ * (resource.ts, ROWS_PER_PART), so each connection holds one part at a time; fetching four per
+ * round trip held four, which under 32 concurrent bulk pages took the process's peak memory past
+ * its target (bench/results), for no measurable gain in throughput.
+ */
+const BATCH = 1;
 
 /**
  * Runs a read through a pg-cursor (a portal fetched BATCH rows at a time) on a connection of the
