@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import express from 'express';
-import { createLogger, requestLogger } from '../src/ops/log';
+import { createLogger, LOG_FLUSH_MS, requestLogger } from '../src/ops/log';
 import { errorMiddleware } from '../src/http/problem';
 import { listen } from '../src/http/server';
 import { anonymous, newOrg, type TestOrg } from './support/client';
-import { call, startInstance, type Instance } from './support/instance';
+import { call, startCompiledServer, startInstance, type Instance } from './support/instance';
 import { onlyDirect } from './support/proxy';
 
 /** A pino destination that keeps every line. */
@@ -91,6 +91,26 @@ describe('ops: request logs and metrics', () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  });
+
+  it('the compiled service writes its buffered log lines to stdout within a second when idle, and what is left when it exits', async function () {
+    onlyDirect(this, 'runs its own compiled instance');
+    this.timeout(120_000);
+    const { child, base } = await startCompiledServer();
+    try {
+      const requestId = 'ops-log-flush-1';
+      expect((await call(base, 'GET', '/tax-codes', { token: org.apiKey, headers: { 'X-Request-Id': requestId } })).status).to.equal(200);
+      const deadline = Date.now() + LOG_FLUSH_MS + 2000;
+      while (!child.output().includes(requestId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(child.output()).to.include(`"requestId":"${requestId}"`);
+      const last = 'ops-log-flush-2';
+      expect((await call(base, 'GET', '/tax-codes', { token: org.apiKey, headers: { 'X-Request-Id': last } })).status).to.equal(200);
+    } finally {
+      await child.stop();
+    }
+    // (Its stdout may still be in the pipe when 'exit' fires.)
+    for (let i = 0; i < 40 && !child.output().includes('ops-log-flush-2'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(child.output()).to.include('"requestId":"ops-log-flush-2"');
   });
 
   it('GET /metrics needs the METRICS_TOKEN bearer and serves request counts, durations and pool gauges by operation', async () => {

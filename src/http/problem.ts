@@ -1,16 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, internal } from './errors';
 import { fromDatabaseError } from '../db/pg-errors';
-import { REQUEST_LOGGED, UNEXPECTED_ERROR } from '../ops/log';
+import { logUnexpected } from '../ops/log';
 
 /** Renders any thrown error as the one problem body. Never a stack trace, never SQL. */
 export function sendProblem(err: unknown, req: Request, res: Response): void {
   const problem = toApiError(err);
   if (problem.status >= 500 && !(err instanceof ApiError)) {
-    // Logged on the request's own line (src/ops/log.ts), with its request id, so an operator can
-    // find it; the client only sees the id. Without the request log (a bare app), on stderr.
-    if (res.locals[REQUEST_LOGGED]) res.locals[UNEXPECTED_ERROR] = err;
-    else console.error(`[${res.locals.requestId}] ${req.method} ${req.path}:`, err);
+    // Logged for the operator (src/ops/log.ts); the client only sees the request id.
+    logUnexpected(res, err);
   }
   res.locals.onProblem?.(problem.status);
   if (res.headersSent) return void res.end();

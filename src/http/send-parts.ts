@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { logUnexpected } from '../ops/log';
 
 /**
  * Writes a streamed body part by part, waiting for the socket to drain when its buffer is full,
@@ -15,7 +16,7 @@ export async function sendParts(res: Response, parts: AsyncGenerator<string, voi
     }
   } catch (err) {
     if (!res.headersSent) throw err;
-    console.error(`streamed response cut short: ${(err as Error)?.message ?? err}`);
+    logUnexpected(res, err);
     res.destroy();
     return;
   }

@@ -24,9 +24,26 @@ const SECRET_KEYS = [
 // At the top of a log object and one level down (pino's paths take no deeper wildcards cheaply).
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', ...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`)];
 
+/** Log lines are written to stdout in writes of at least this many bytes... */
+export const LOG_BUFFER_BYTES = 4096;
+/** ...or after at most this long, whichever comes first. */
+export const LOG_FLUSH_MS = 1000;
+
+/**
+ * The service's logger: JSON lines on stdout (or `destination`, in tests).
+ *
+ * stdout is written asynchronously in writes of LOG_BUFFER_BYTES or every LOG_FLUSH_MS (pino's
+ * own buffered destination, sonic-boom), not one write per line: a write is a system call, and one
+ * per request was a large share of a cheap read's cost. pino writes what is buffered when the
+ * process exits (shutdown, a fatal error); a process killed outright (SIGKILL, out of memory)
+ * loses at most the last second of lines.
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'procurement-api' } }, destination);
+  const stream = destination ?? bufferedStdout();
+  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'procurement-api' } }, stream);
 }
+
+const bufferedStdout = (): DestinationStream => pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
 
 /**
  * The request-log middleware; mount it after requestId (whose id it reuses). One line when the
@@ -72,6 +89,16 @@ export function requestLogger(logger: Logger) {
   };
 }
 
-/** res.locals keys: this request has a log line; the unexpected error it is to carry (problem.ts). */
-export const REQUEST_LOGGED = 'requestLogged';
-export const UNEXPECTED_ERROR = 'unexpectedError';
+/** res.locals keys: this request has a log line; the unexpected error it is to carry. */
+const REQUEST_LOGGED = 'requestLogged';
+const UNEXPECTED_ERROR = 'unexpectedError';
+
+/**
+ * An error the service did not mean, met while answering: logged on the request's own line (as
+ * `err`, redacted, with its request id) so an operator finds it; without the request log (a bare
+ * app in a test), on stderr.
+ */
+export function logUnexpected(res: Response, err: unknown): void {
+  if (res.locals[REQUEST_LOGGED]) res.locals[UNEXPECTED_ERROR] = err;
+  else console.error(`[${res.locals.requestId}] ${res.req?.method} ${res.req?.path}:`, err);
+}
