@@ -1,6 +1,7 @@
 import { ApiError } from '../errors';
 import type { Queryable } from './knex';
 import { rowsPrepared } from './prepared';
+import { quoteIdent } from './columns';
 
 /**
  * Batches: size checks before anything is examined, every rejected position reported at once in
@@ -119,7 +120,7 @@ export async function upsertRecordset<R = Record<string, unknown>>(
   if (!input.length) return [];
   const rows = inLockOrder(input, opts.conflict);
   const columns = Object.keys(rows[0]);
-  const q = (c: string) => `"${c.replace(/"/g, '""')}"`;
+  const q = quoteIdent;
   const keep = new Set(opts.keepWhenNull ?? []);
   const set = opts.update
     .map((c) => (keep.has(c) ? `${q(c)} = COALESCE(EXCLUDED.${q(c)}, ${q(table)}.${q(c)})` : `${q(c)} = EXCLUDED.${q(c)}`))

