@@ -24,8 +24,6 @@ import { createRequire } from 'node:module';
 
 // Written once, in src/free-port.ts (built before the benchmark runs).
 const { freePort } = createRequire(import.meta.url)(join(ROOT, 'dist', 'src', 'free-port.js'));
-// The service runs with the node options `npm run start:prod` gives it (package.json config.nodeFlags).
-const { serviceNodeFlags } = createRequire(import.meta.url)(join(ROOT, 'dist', 'src', 'paths.js'));
 
 const env = process.env;
 const QUICK = env.BENCH_QUICK === '1';
@@ -249,7 +247,7 @@ async function main() {
   const key = orgs[0].apiKey;
   const dbEnv = { DATABASE_URL: scratch.url };
   const service = {
-    ...(await startProcess('service', [...serviceNodeFlags(), 'dist/src/server.js'], {
+    ...(await startProcess('service', ['dist/src/server.js'], {
       ...dbEnv,
       NODE_ENV: 'production',
       JWT_SECRET: 'bench-' + process.pid,
@@ -263,7 +261,7 @@ async function main() {
   const peers = [];
   for (const peer of PEERS) {
     const port = await freePort();
-    const { args, cwd } = peer.command(peerDirs.get(peer), { url: scratch.url, pool: POOL, port, nodeFlags: serviceNodeFlags() });
+    const { args, cwd } = peer.command(peerDirs.get(peer), { url: scratch.url, pool: POOL, port });
     // Builds its API from the whole schema at start: slow on a loaded machine.
     const started = await startProcess(peer.name, args, {}, { port, cwd, timeout: 300 });
     peers.push({ ...started, key, peer, pathOf: (id) => peer.request(id, orgs[0].organization.id) });

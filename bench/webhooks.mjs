@@ -22,7 +22,6 @@ const require = createRequire(import.meta.url);
 const { Webhook } = require('standardwebhooks');
 const { createDb } = require(join(ROOT, 'dist/src/db/knex.js'));
 const { writeTransaction } = require(join(ROOT, 'dist/src/feed/append.js'));
-const { serviceNodeFlags } = require(join(ROOT, 'dist/src/paths.js'));
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 2000);
 const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS || 5);
@@ -85,7 +84,7 @@ async function main() {
   const port = await freePort();
   const out = createWriteStream(join(RESULTS, 'webhooks-service.log'));
   mkdirSync(RESULTS, { recursive: true });
-  service = spawn(process.execPath, [...serviceNodeFlags(), 'dist/src/server.js'], {
+  service = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: ROOT,
     env: {
       ...process.env,

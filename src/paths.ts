@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The project root (the folder holding package.json), whether running from src/ or dist/. */
@@ -15,12 +15,3 @@ function findRoot(start: string): string {
 export const ROOT = findRoot(__dirname);
 export const DATA_DIR = process.env.DATA_DIR ? process.env.DATA_DIR : join(ROOT, '.data');
 export const GENERATED_DIR = join(ROOT, 'generated');
-
-/**
- * The node options the service runs with (package.json `config.nodeFlags`, used by `npm start` and
- * `npm run start:prod`), for whatever else starts `dist/src/server.js`: the benchmark, the tests.
- */
-export function serviceNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config?: { nodeFlags?: string } };
-  return (pkg.config?.nodeFlags ?? '').split(/\s+/).filter(Boolean);
-}

@@ -16,11 +16,11 @@ export function install(root) {
   return root;
 }
 
-export function command(root, { url, pool, nodeFlags = [] }) {
+export function command(root, { url, pool }) {
   const settings = { DATABASE_URL: url, NODE_ENV: 'production', JWT_SECRET: `bench-nolimits-${process.pid}`, RATE_LIMITS: 'off', DB_POOL_MAX: String(pool) };
   // The environment the runner gives every process wins over none of these (it may carry a DATABASE_URL of its own).
   const start = `Object.assign(process.env, ${JSON.stringify(settings)}); require('./dist/src/server.js');`;
-  return { args: [...nodeFlags, '-e', start], cwd: root };
+  return { args: ['-e', start], cwd: root };
 }
 
 const PATHS = { items500: '/items?limit=500', orders100: '/orders?limit=100', job: '/jobs/J-1002' };

@@ -7,7 +7,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { closeApp, createApp } from '../../src/app';
 import { listen } from '../../src/http/server';
 import { Lifecycle } from '../../src/ops/lifecycle';
-import { ROOT, serviceNodeFlags } from '../../src/paths';
+import { ROOT } from '../../src/paths';
 import { harness } from './harness';
 import { startChild, type Child } from './child';
 
@@ -76,7 +76,7 @@ export async function call(
  * once it says where it listens, fails with its output if it exits first or takes over a minute.
  */
 export async function startCompiledServer(env: Record<string, string> = {}): Promise<{ child: Child; base: string }> {
-  const child = startChild(process.execPath, [...serviceNodeFlags(), join(ROOT, 'dist', 'src', 'server.js')], {
+  const child = startChild(process.execPath, [join(ROOT, 'dist', 'src', 'server.js')], {
     env: {
       ...process.env,
       DATABASE_URL: harness().databaseUrl,
