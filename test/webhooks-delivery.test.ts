@@ -101,7 +101,22 @@ describe('webhook deliveries', function () {
       return { status: 200 };
     };
     await startWorker();
-    await eventually('every entry accepted', () => receiver.accepted('/order').length >= expected.length);
+    try {
+      await eventually('every entry accepted', () => receiver.accepted('/order').length >= expected.length, 45_000);
+    } catch (err) {
+      // What the receiver saw and where the endpoint stands, for a failure seen only in CI.
+      const seen = receiver.requests.filter((r) => r.path === '/order').map((r) => `${r.id}:${r.answered ?? 'held'}`);
+      const state = await harness()
+        .db('webhook_endpoints')
+        .where({ id: endpoint.id })
+        .first('delivered_position', 'head_attempts', 'next_attempt_at', 'lease_owner', 'lease_expires_at', 'enabled');
+      const jobs = await harness()
+        .db.raw('SELECT key, run_at, attempts, locked_at, last_error FROM graphile_worker.jobs WHERE key = ?', [`webhook:${endpoint.id}`])
+        .catch((e: Error) => ({ rows: e.message }));
+      throw new Error(
+        `${(err as Error).message}; expected ${ids.join(', ')}; received ${seen.join(', ')}; endpoint ${JSON.stringify(state)}; jobs ${JSON.stringify(jobs.rows)}`,
+      );
+    }
 
     const accepted = receiver.accepted('/order');
     expect(positions(org, accepted)).to.deep.equal(expected.map((e) => e.position));
