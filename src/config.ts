@@ -66,6 +66,11 @@ const SETTINGS = {
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be fatal, error, warn, info, debug, trace or silent' })
       .optional(),
   },
+  /**
+   * How far V8 lets the heap grow past what the last full collection kept alive, in percent
+   * (src/ops/memory.ts); 0 leaves it to V8's own policy.
+   */
+  heapGrowthPercent: { env: 'HEAP_GROWTH_PERCENT', schema: integer(0, 1000).default(50) },
   /** Bearer token for GET /metrics; unset, /metrics does not exist. */
   metricsToken: { env: 'METRICS_TOKEN', schema: z.string().optional() },
   /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */

@@ -17,6 +17,7 @@ import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
 import { startWebhookWorker } from './webhooks/worker';
+import { applyHeapGrowth } from './ops/memory';
 
 /**
  * Process entry: database (embedded unless DATABASE_URL), migrations, demo organization on a new
@@ -25,6 +26,7 @@ import { startWebhookWorker } from './webhooks/worker';
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
+  applyHeapGrowth(config.heapGrowthPercent);
   const database = await openDatabase(config, (line) => console.log(line));
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
 

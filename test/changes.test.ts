@@ -373,6 +373,30 @@ describe('change feed', () => {
     });
   });
 
+  it('a vendor moved to another location: the feed reports the vendor, the location it joins and the one it leaves', async () => {
+    const a = expectStatus(await org.api.post('/locations', { name: 'Old yard', type: 'Warehouse' }), 201).body;
+    const b = expectStatus(await org.api.post('/locations', { name: 'New yard', type: 'Warehouse' }), 201).body;
+    expectStatus(await org.api.post('/vendors', { code: 'MOVER-1', name: 'Moving supply' }), 201);
+    expectStatus(await org.api.post('/vendors/MOVER-1/location', { locationId: a.id }), 200);
+    const start = await headCursor(org.api);
+    const vendor = expectStatus(await org.api.post('/vendors/MOVER-1/location', { locationId: b.id }), 200).body;
+    const { entries } = await readAll(org.api, start);
+    expect(entries.map((e) => [e.type, e.id])).to.deep.equal([
+      ['vendor.updated', vendor.id],
+      ['location.updated', b.id],
+      ['location.updated', a.id],
+    ]);
+    // Each entry is the object as its own read endpoint now returns it.
+    expect(entries[1].data).to.deep.equal(expectStatus(await org.api.get(`/locations/${b.id}`), 200).body);
+    expect(entries[2].data).to.deep.equal(expectStatus(await org.api.get(`/locations/${a.id}`), 200).body);
+    expect(entries[1].data.vendors.map((v: { id: string }) => v.id)).to.include(vendor.id);
+    expect(entries[2].data.vendors.map((v: { id: string }) => v.id)).to.not.include(vendor.id);
+    // Set to where it already is: only the vendor and that location.
+    const again = await headCursor(org.api);
+    expectStatus(await org.api.post('/vendors/MOVER-1/location', { locationId: b.id }), 200);
+    expect((await readAll(org.api, again)).entries.map((e) => e.type)).to.deep.equal(['vendor.updated', 'location.updated']);
+  });
+
   describe('reading', () => {
     let first: Change[];
     before(async () => {

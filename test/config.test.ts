@@ -59,6 +59,9 @@ describe('configuration and start', function () {
     expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).to.equal(false);
     expect(() => loadConfig({ RATE_LIMITS: 'none' })).to.throw(ConfigError, 'RATE_LIMITS=none: must be on or off');
     expect(() => loadConfig({ WEBHOOK_WORKER: 'no' })).to.throw(ConfigError, 'WEBHOOK_WORKER=no: must be on or off');
+    expect(loadConfig({}).heapGrowthPercent).to.equal(50);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).to.equal(0);
+    expect(() => loadConfig({ HEAP_GROWTH_PERCENT: '-5' })).to.throw(ConfigError, 'HEAP_GROWTH_PERCENT=-5');
   });
 
   it('reads a .env file; variables already in the environment win', () => {

@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config';
 import { harness } from './support/harness';
 import { anonymous, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { itDirect, PRISM } from './support/proxy';
+import { OpenAPIRouter } from 'openapi-backend';
 
 /** A second app on the harness's database, with settings of its own (CORS, timeouts). */
 async function startApp(env: Record<string, string>): Promise<{ base: string; port: number; close(): Promise<void> }> {
@@ -121,6 +122,12 @@ describe('HTTP hygiene', function () {
           400,
         );
         expect(nested.errors.map((e) => e.field)).to.deep.equal(['body.inputs[1].name']);
+        // At most 20 are named: the first ones, in document order.
+        const many = problemOf(
+          await org.api.post('/jobs/batch', { inputs: Array.from({ length: 50 }, (_, i) => ({ code: `J-${i}`, name: 'x\u0000', groupIds: [] })) }),
+          400,
+        );
+        expect(many.errors.map((e) => e.field)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `body.inputs[${i}].name`));
         const inKey = problemOf(await org.api.post('/tax-codes', { code: 'TX-1', description: 'ok', taxPercent: 0.05, ['a\u0000']: 1 }), 400);
         expect(inKey.errors[0].field).to.equal('body.a\\u0000');
         // Nothing was written.
@@ -213,5 +220,26 @@ describe('HTTP hygiene', function () {
         expect(answer).to.match(/^HTTP\/1\.1 408 /);
       },
     );
+  });
+
+  it('matches each request to its operation once: handleRequest is handed the match made before authentication', async () => {
+    const app = await startApp({});
+    const router = OpenAPIRouter.prototype;
+    const match = router.matchOperation;
+    let routed = 0;
+    router.matchOperation = function (this: OpenAPIRouter, ...args: Parameters<typeof match>) {
+      routed++;
+      return match.apply(this, args);
+    } as typeof match;
+    try {
+      const res = await fetch(`${app.base}/jobs/J-NONE`, { headers: { authorization: `Bearer ${org.apiKey}` } });
+      expect(res.status).to.equal(404);
+      expect((await res.json()).title).to.equal('Not found');
+      // routeRequest (src/http/backend.ts) matched it; openapi-backend's handleRequest did not again.
+      expect(routed).to.equal(1);
+    } finally {
+      router.matchOperation = match;
+      await app.close();
+    }
   });
 });

@@ -10,6 +10,10 @@ import { rotateApiKey } from '../src/admin/provision';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
 import { makeOrder } from './support/purchasing-fixtures';
+import { PART_BYTES } from '../src/db/json';
+import { listJson, scoped } from '../src/db/resource';
+import { jobs } from '../src/resources/jobs/queries';
+import { listParams } from '../src/http/list-params';
 
 /**
  * Bulk pages (GET /items, GET /invoice-items, GET /releases) leave a production server part by
@@ -52,6 +56,26 @@ describe('streamed bulk pages (production mode)', function () {
   });
 
   const get = (path: string, key = org.apiKey) => fetch(base + path, { headers: { authorization: `Bearer ${key}` } });
+
+  it('sends a page held in parts (lists, the change feed) whole: with its Content-Length, the same document as in test mode', async () => {
+    const inputs = Array.from({ length: 300 }, (_, i) => ({ code: `PARTS-${i}`, name: `Parts job ${i}: ${'x'.repeat(150)}` }));
+    expectStatus(await org.api.post('/jobs/batch', { inputs }), 200);
+    for (const path of ['/jobs?limit=1000', '/changes?limit=1000', '/jobs?limit=10&offset=100000']) {
+      const res = await get(path);
+      expect(res.status, path).to.equal(200);
+      const text = await res.text();
+      expect(res.headers.get('transfer-encoding'), path).to.equal(null);
+      expect(Number(res.headers.get('content-length')), path).to.equal(Buffer.byteLength(text));
+      expect(JSON.parse(text), path).to.deep.equal(expectStatus(await org.api.get(path), 200).body);
+      // More than one part (src/db/json.ts PART_BYTES), except the empty page.
+      if (!path.includes('offset')) expect(text.length, path).to.be.above(2 * PART_BYTES);
+    }
+    // The list's statement cut the page into parts of about PART_BYTES (never one string of it all).
+    const page = await listJson(db, jobs, scoped(db, jobs, org.id), listParams({ limit: 1000 }, { orderBy: 'createdAt' }));
+    const parts = page.parts.filter((p) => p.length > 1);
+    expect(parts.length).to.be.above(2);
+    for (const part of parts) expect(part.length).to.be.below(PART_BYTES + 1000);
+  });
 
   it('sends the same document as the validated test-mode answer, in chunks', async () => {
     for (const path of [

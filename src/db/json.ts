@@ -47,3 +47,57 @@ export class JsonStream<T> {
     return text;
   }
 }
+
+/**
+ * The size a part of a JSON document is cut at (UTF-8 bytes; a part ends with the first object
+ * that reaches it). V8 puts a string of 128 KiB or more (64 Ki characters of text beyond Latin-1)
+ * in its large-object space, which only a full collection empties: under concurrent list pages of
+ * a hundred kilobytes and more, such strings piled up in the process's memory between full
+ * collections (bench/results, the peak RSS row). Parts this size are young-generation strings,
+ * freed by the next scavenge once sent.
+ */
+export const PART_BYTES = 32 * 1024;
+
+/**
+ * A JSON document held whole in memory as a sequence of strings, each under V8's large-object
+ * size (see PART_BYTES): written to the socket as they are, with their total length, never joined
+ * into one string (except in test mode, which validates the whole document).
+ */
+export class JsonParts<T> {
+  declare readonly __jsonOf: T;
+  constructor(readonly parts: readonly string[]) {}
+
+  /** `head`, the comma-joined parts of elements, `tail`: e.g. `[`, parts, `]`. */
+  static of<T>(head: string, elements: readonly string[], tail: string): JsonParts<T> {
+    const parts = [head];
+    for (const [i, part] of elements.entries()) {
+      if (i > 0) parts.push(',');
+      parts.push(part);
+    }
+    parts.push(tail);
+    return new JsonParts<T>(parts);
+  }
+
+  /** Elements (JSON texts) gathered into comma-joined parts of about PART_BYTES characters each. */
+  static gather<T>(head: string, elements: readonly string[], tail: string): JsonParts<T> {
+    const parts: string[] = [];
+    let current: string[] = [];
+    let size = 0;
+    for (const element of elements) {
+      current.push(element);
+      size += element.length;
+      if (size >= PART_BYTES) {
+        parts.push(current.join(','));
+        current = [];
+        size = 0;
+      }
+    }
+    if (current.length) parts.push(current.join(','));
+    return JsonParts.of<T>(head, parts, tail);
+  }
+
+  /** The whole document. */
+  text(): Json<T> {
+    return this.parts.join('') as Json<T>;
+  }
+}

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { Json, JsonStream, asJson } from './json';
+import { Json, JsonParts, JsonStream, PART_BYTES, asJson } from './json';
 import { Columns, isUuid, quoteIdent, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
-import { firstRowPrepared } from './prepared';
+import { firstRowPrepared, rowsPrepared } from './prepared';
 import { streamRows } from './stream';
 import { invalidField } from '../errors';
 import type { Queryable } from './knex';
@@ -62,12 +62,33 @@ export function whereId(q: Knex.QueryBuilder, def: ResourceDef, id: string): Kne
   return isUuid(id) ? q.where(`${def.alias}.id`, id) : q.whereRaw('false');
 }
 
-/** One page of the resource as a JSON array, in one statement. */
-export async function listJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryBuilder, params: ListParams, skipFilters: string[] = []): Promise<Json<T[]>> {
+/** One page of the resource as a JSON array, in one statement, held in parts (see PART_BYTES). */
+export async function listJson<T>(
+  db: Queryable,
+  def: ResourceDef,
+  q: Knex.QueryBuilder,
+  params: ListParams,
+  skipFilters: string[] = [],
+): Promise<JsonParts<T[]>> {
   const page = q.clone().select(db.raw(selectList(def.columns)));
   applyList(page, def.columns, params, `${def.alias}.id`, skipFilters);
-  const row = await firstRowPrepared(db, db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(page.as('x')));
-  return asJson<T[]>(row!.json);
+  // The objects in the page's order, cut into comma-joined parts where the bytes before an object
+  // reach a multiple of PART_BYTES.
+  const rows = await rowsPrepared(
+    db,
+    db.raw(
+      `SELECT string_agg(j, ',' ORDER BY rn) AS part
+         FROM (SELECT j, rn, (sum(octet_length(j)) OVER (ORDER BY rn) - octet_length(j)) / ${PART_BYTES} AS part_no
+                 FROM (SELECT row_to_json(x)::text AS j, row_number() OVER () AS rn FROM ? AS x) AS numbered) AS sized
+        GROUP BY part_no ORDER BY part_no`,
+      [page],
+    ),
+  );
+  return JsonParts.of<T[]>(
+    '[',
+    rows.map((r) => r.part as string),
+    ']',
+  );
 }
 
 /** All rows of the query as a JSON array in the given order (for unpaged lists). */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { retryOnConflict } from '../db/retry';
+import { rowsPrepared } from '../db/prepared';
 
 /** One change as it enters the feed. `data` is the object as its own read endpoint returns it. */
 export interface ChangeEntry {
@@ -45,34 +46,37 @@ export interface ChangeEntry {
  */
 export async function appendChanges(trx: Knex.Transaction, organizationId: string, entries: ChangeEntry[]): Promise<number | undefined> {
   if (!entries.length) return undefined;
-  const result = await trx.raw(
-    `WITH head AS (
-       INSERT INTO feed_heads AS h (organization_id, position) VALUES (?, ?)
-       ON CONFLICT (organization_id) DO UPDATE SET position = h.position + EXCLUDED.position
-       RETURNING position
-     ), entries AS (
-       INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data)
-       SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id, d.data
-         FROM head,
-              unnest(?::text[], ?::text[], ?::uuid[]) WITH ORDINALITY AS e(type, resource, id, ord)
-              JOIN json_array_elements(?::json) WITH ORDINALITY AS d(data, ord) USING (ord)
-     )
-     SELECT position FROM head`,
-    [
-      organizationId,
-      entries.length,
-      organizationId,
-      entries.length,
-      entries.map((e) => e.type),
-      entries.map((e) => e.resource),
-      entries.map((e) => e.id),
-      // The objects as one JSON array: PostgreSQL splits it once, and each entry is stored as the
-      // text it was written as (a json column; see the migration 20261124090000), where an array of
-      // jsonb parameters was an escaped array literal to unescape and 1000 documents to convert.
-      `[${entries.map((e) => JSON.stringify(e.data)).join(',')}]`,
-    ],
+  const rows = await rowsPrepared(
+    trx,
+    trx.raw(
+      `WITH head AS (
+         INSERT INTO feed_heads AS h (organization_id, position) VALUES (?, ?)
+         ON CONFLICT (organization_id) DO UPDATE SET position = h.position + EXCLUDED.position
+         RETURNING position
+       ), entries AS (
+         INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data)
+         SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id::uuid, e.data
+           FROM head,
+                ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
+                           json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, ord)
+       )
+       SELECT position FROM head`,
+      [
+        organizationId,
+        entries.length,
+        organizationId,
+        entries.length,
+        // Every list travels as one JSON text that PostgreSQL splits once (ROWS FROM zips them by
+        // position). The objects are stored as the text they are written as (a json column; see the
+        // migration 20261124090000): one JSON.stringify of the whole list, not one per object, and
+        // no array literals to escape in node and unescape in PostgreSQL.
+        JSON.stringify(entries.map((e) => e.type)),
+        JSON.stringify(entries.map((e) => e.resource)),
+        JSON.stringify(entries.map((e) => e.id)),
+        JSON.stringify(entries.map((e) => e.data)),
+      ],
+    ),
   );
-  const rows = result.rows as { position: string | number }[];
   return Number(rows[0].position);
 }
 

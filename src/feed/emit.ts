@@ -1,9 +1,9 @@
 import type { HandlerMap } from '../http/handler';
-import { JsonStream } from '../http/json';
+import { JsonParts, JsonStream } from '../http/json';
 import { FEED_OPERATIONS } from './operations';
 
 /** A reply body as a value: JSON built by PostgreSQL arrives as text. */
-const valueOf = (body: unknown): unknown => (typeof body === 'string' ? JSON.parse(body) : body);
+const valueOf = (body: unknown): unknown => (typeof body === 'string' ? JSON.parse(body) : body instanceof JsonParts ? JSON.parse(body.text()) : body);
 
 /**
  * Wraps every write handler of FEED_OPERATIONS so that, once it has succeeded, its entries are

@@ -210,7 +210,8 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
   upsertVendors: vendorsWithLocations('upserted'),
   updateVendor: vendorsWithLocations('updated'),
   deleteVendor: vendorsWithLocations('deleted'),
-  setVendorLocation: async (reply, ctx) => [entry('vendor', 'updated', reply), ...(await locationEntries(ctx, [ctx.input.locationId]))],
+  // The location it moved to, then the one it left (marked by the handler: the reply does not name it).
+  setVendorLocation: async (reply, ctx) => [entry('vendor', 'updated', reply), ...(await locationEntries(ctx, [ctx.input.locationId, ...ctx.changes.updated]))],
 
   createGlobalPhase: one('phase', 'created'),
   upsertPhases: upserted('phase'),

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/knex';
 import { encodeCursor } from './cursor';
+import { JsonParts } from '../db/json';
 
 export interface ChangesQuery {
   /** The position after which to read; undefined: from the oldest kept; 'now': none, just the head. */
@@ -10,7 +11,7 @@ export interface ChangesQuery {
 }
 
 export type ChangesPage =
-  | { ok: true; json: string }
+  | { ok: true; page: JsonParts<unknown> }
   /** The cursor points before the oldest kept entry, or past the newest (a restored database). */
   | { ok: false; gone: true };
 
@@ -71,5 +72,5 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
     (r) =>
       `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","data":${r.data}}`,
   );
-  return { ok: true, json: `{"data":[${parts.join(',')}],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}` };
+  return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}`) };
 }

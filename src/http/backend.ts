@@ -8,13 +8,21 @@ import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
 import { toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
-import { JsonStream } from './json';
-import { sendParts } from './send-parts';
+import { JsonParts, JsonStream } from './json';
+import { sendParts, sendWhole } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
 import { idempotent } from './idempotency';
 import { assertScopes } from '../auth/scopes';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The reply's status and its own headers. */
+function setStatusAndHeaders(res: Response, reply: { status: number; headers?: Record<string, string> }): void {
+  res.status(reply.status);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+}
 
 export interface BackendDeps {
   db: Db;
@@ -148,12 +156,11 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         if (reply?.body instanceof JsonStream) await reply.body.close();
         throw err;
       }
-      // In production a streamed page goes out part by part; tests validate it whole first.
-      if (reply.body instanceof JsonStream && !deps.validateResponses) {
-        res.status(reply.status);
-        for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v as string);
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        return sendParts(res, reply.body.parts());
+      // In production a streamed page, or one held in parts, goes out part by part; tests validate it whole first.
+      if (!deps.validateResponses && (reply.body instanceof JsonStream || reply.body instanceof JsonParts)) {
+        setStatusAndHeaders(res, reply);
+        res.setHeader('Content-Type', JSON_TYPE);
+        return reply.body instanceof JsonStream ? sendParts(res, reply.body.parts()) : sendWhole(res, reply.body.parts);
       }
       const text =
         reply.body === undefined
@@ -162,7 +169,9 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
             ? reply.body
             : reply.body instanceof JsonStream
               ? await reply.body.text()
-              : JSON.stringify(reply.body);
+              : reply.body instanceof JsonParts
+                ? reply.body.text()
+                : JSON.stringify(reply.body);
       if (deps.validateResponses) {
         const parsed = text === '' ? undefined : JSON.parse(text);
         const result = api.validateResponse(parsed, c.operation, reply.status);
@@ -174,10 +183,9 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         }
         recordCoverage(operationId, reply.status);
       }
-      res.status(reply.status);
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v as string);
+      setStatusAndHeaders(res, reply);
       if (reply.status === 204 || text === '') return res.end();
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Type', JSON_TYPE);
       return res.end(text);
     });
   }

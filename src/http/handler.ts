@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { components, operations } from '../../generated/api-types';
 import type { Db } from '../db/knex';
-import type { Json, JsonStream } from './json';
+import type { Json, JsonParts, JsonStream } from './json';
 import type { Caller } from '../auth/caller';
 import type { ChangeCollector } from '../feed/append';
 import type { ApiError } from '../errors';
@@ -43,7 +43,7 @@ export type ResponseBody<Id extends OperationId, S extends keyof Responses<Id>> 
 export type Reply<Id extends OperationId> = {
   [S in ReplyStatus<Id>]: {
     status: S;
-    body: ResponseBody<Id, S> | Json<ResponseBody<Id, S>> | JsonStream<ResponseBody<Id, S>>;
+    body: ResponseBody<Id, S> | Json<ResponseBody<Id, S>> | JsonStream<ResponseBody<Id, S>> | JsonParts<ResponseBody<Id, S>>;
     headers?: Record<string, string>;
   };
 }[ReplyStatus<Id>];

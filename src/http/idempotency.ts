@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { ApiError, invalidField } from './errors';
-import { JsonStream } from './json';
+import { JsonParts, JsonStream } from './json';
 
 /**
  * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field") for POSTs with a
@@ -54,6 +54,7 @@ async function bodyText(body: unknown): Promise<string> {
   if (body === undefined) return '';
   if (typeof body === 'string') return body;
   if (body instanceof JsonStream) return body.text();
+  if (body instanceof JsonParts) return body.text();
   return JSON.stringify(body);
 }
 

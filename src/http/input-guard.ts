@@ -14,36 +14,51 @@ import { prototypeKeysOf } from './query';
 export const MAX_BODY_DEPTH = 64;
 
 const NUL = '\u0000';
+/** Problems reported at most (the first ones, in document order). */
+const MAX_ITEMS = 20;
 
 function nulItem(field: string): ProblemItem {
   return { message: `${field}: must not contain a NUL byte (\\u0000)`, field, rule: 'noNulByte' };
 }
 
-/** Every NUL-carrying key or value of a parsed value, as `prefix.key[0].key`; and whether it nests too deeply. */
+/** `field[2]` for an array element, `field.key` for a member (a NUL in the key shown escaped). */
+const memberName = (field: string, key: string | number) => (typeof key === 'number' ? `${field}[${key}]` : `${field}.${key.replaceAll(NUL, '\\u0000')}`);
+
+/**
+ * Every NUL-carrying key or value of a parsed value, as `prefix.key[0].key`; and whether it nests
+ * too deeply. Scalars are checked where their container is walked, in document order, and nested
+ * containers are walked after them (depth first, in order): a name is only built for a container
+ * to walk or a value to report, not for each of the thousands of scalars of a batch.
+ */
 function inspect(root: unknown, prefix: string, maxDepth: number): { items: ProblemItem[]; tooDeep: boolean } {
   const items: ProblemItem[] = [];
-  const stack: [unknown, string, number][] = [[root, prefix, 0]];
+  if (typeof root === 'string') return { items: root.includes(NUL) ? [nulItem(prefix)] : [], tooDeep: false };
+  if (!root || typeof root !== 'object') return { items, tooDeep: false };
+  const stack: [object, string, number][] = [[root, prefix, 0]];
   let tooDeep = false;
-  while (stack.length && items.length < 20) {
-    const [value, field, depth] = stack.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes(NUL)) items.push(nulItem(field));
-      continue;
+  const report = (field: string) => items.length < MAX_ITEMS && items.push(nulItem(field));
+  while (stack.length && items.length < MAX_ITEMS) {
+    const [container, field, depth] = stack.pop()!;
+    const nested: [object, string, number][] = [];
+    // A member: a string is checked, a container is queued (or too deep).
+    const visit = (value: unknown, key: string | number) => {
+      if (typeof value === 'string') {
+        if (value.includes(NUL)) report(memberName(field, key));
+      } else if (value && typeof value === 'object') {
+        if (depth + 1 >= maxDepth) tooDeep = true;
+        else nested.push([value, memberName(field, key), depth + 1]);
+      }
+    };
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) visit(container[i], i);
+    } else {
+      for (const key of Object.keys(container)) {
+        if (key.includes(NUL)) report(memberName(field, key));
+        visit((container as Record<string, unknown>)[key], key);
+      }
     }
-    if (!value || typeof value !== 'object') continue;
-    if (depth >= maxDepth) {
-      tooDeep = true;
-      continue;
-    }
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${field}[${i}]`, depth + 1]);
-      continue;
-    }
-    for (const key of Object.keys(value)) {
-      const name = `${field}.${key.replaceAll(NUL, '\\u0000')}`;
-      if (key.includes(NUL)) items.push(nulItem(name));
-      stack.push([(value as Record<string, unknown>)[key], name, depth + 1]);
-    }
+    // Popped in order: the first nested container is walked next.
+    for (let i = nested.length - 1; i >= 0; i--) stack.push(nested[i]);
   }
   return { items, tooDeep };
 }

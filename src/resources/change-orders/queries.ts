@@ -3,7 +3,7 @@ import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, existsById, listJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { JsonParts } from '../../http/json';
 
 type ChangeOrder = Schema<'ChangeOrder'>;
 type IntegrationState = Schema<'IntegrationState'>;
@@ -35,7 +35,7 @@ export const changeOrders: ResourceDef = {
 /** GET /changeOrders returns at most this many per request, whatever `limit` says. */
 export const CHANGE_ORDER_PAGE_CAP = 10;
 
-export function listChangeOrders(db: Queryable, orgId: string, params: ListParams): Promise<Json<ChangeOrder[]>> {
+export function listChangeOrders(db: Queryable, orgId: string, params: ListParams): Promise<JsonParts<ChangeOrder[]>> {
   const q = scoped(db, changeOrders, orgId);
   // Drafts are ignored unless requested.
   if (params.filter.draft === undefined) q.where('co.draft', false);

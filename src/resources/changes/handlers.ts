@@ -1,6 +1,6 @@
 import { ApiError, invalidField } from '../../http/errors';
 import type { Handlers, Schema } from '../../http/handler';
-import { asJson } from '../../http/json';
+import type { JsonParts } from '../../http/json';
 import { decodeCursor } from '../../feed/cursor';
 import { FEED_RESOURCES } from '../../feed/operations';
 import { readChanges } from '../../feed/read';
@@ -37,6 +37,6 @@ export const changeHandlers: Handlers<'listChanges'> = {
     }
     const page = await readChanges(db, orgId, { after, limit: query.limit ?? 100, types: parseTypes(query.types), resource: query.resource });
     if (!page.ok) throw gone();
-    return { status: 200, body: asJson<Schema<'ChangePage'>>(page.json) };
+    return { status: 200, body: page.page as JsonParts<Schema<'ChangePage'>> };
   },
 };

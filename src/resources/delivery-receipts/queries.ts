@@ -4,7 +4,7 @@ import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { JsonParts } from '../../http/json';
 import { attachedFilesSql } from '../files/attachments';
 
 type DeliveryReceipt = Schema<'DeliveryReceipt'>;
@@ -72,7 +72,7 @@ function whereIssues(q: Knex.QueryBuilder, kinds: IssueFilter[] | undefined): vo
   q.whereRaw(`${ISSUES_SQL} && ?::text[]`, [wanted]);
 }
 
-export function listDeliveryReceipts(db: Queryable, orgId: string, params: ListParams, opts: ReceiptListOptions): Promise<Json<DeliveryReceipt[]>> {
+export function listDeliveryReceipts(db: Queryable, orgId: string, params: ListParams, opts: ReceiptListOptions): Promise<JsonParts<DeliveryReceipt[]>> {
   const q = scoped(db, deliveryReceipts, orgId, { includeDeleted: opts.includeDeleted });
   if (opts.orderId) q.where('dr.order_id', opts.orderId);
   whereIssues(q, opts.issueTypes);

@@ -16,7 +16,8 @@ interface ExistingJob {
   default_location_id: string | null;
   default_tax_code_id: string | null;
   state: string;
-  start_date: Date | null;
+  /** ISO 8601 text as PostgreSQL writes it (whatever DateStyle): it only goes back into the upsert. */
+  start_date: string | null;
   /** Type of the job's live default location (null when it has none). */
   location_type: string | null;
 }
@@ -72,7 +73,15 @@ export async function upsertJobs(
       // Locks in code order, as every batch takes them (see inLockOrder in db/batch.ts).
       .orderBy('j.code')
       .forUpdate('j')
-      .select('j.id', 'j.code', 'j.default_location_id', 'j.default_tax_code_id', 'j.state', 'j.start_date', 'l.type as location_type');
+      .select(
+        'j.id',
+        'j.code',
+        'j.default_location_id',
+        'j.default_tax_code_id',
+        'j.state',
+        tx.raw("to_json(j.start_date) #>> '{}' AS start_date"),
+        'l.type as location_type',
+      );
     const byCode = new Map(existing.map((e) => [e.code, e]));
 
     inputs.forEach((input, n) => {
@@ -140,7 +149,7 @@ export async function upsertJobs(
         default_location_id: defaultLocationId,
         default_tax_code_id: pick(input, 'defaultTaxCodeId', input.defaultTaxCodeId ?? null, job?.default_tax_code_id, null),
         state: input.state ?? job?.state ?? 'OPEN',
-        start_date: pick(input, 'startDate', input.startDate ?? null, job?.start_date as string | null | undefined, null),
+        start_date: pick(input, 'startDate', input.startDate ?? null, job?.start_date, null),
       };
     });
     const written = await upsertRecordset<{ id: string; code: string; xmax: string }>(tx, 'jobs', jobRows, {

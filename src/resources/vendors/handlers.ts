@@ -26,11 +26,14 @@ export const vendorHandlers: Handlers<'listVendors' | 'createVendor' | 'upsertVe
 
     deleteVendor: plainHandlers<Schema<'Vendor'>>(q.vendors).remove('idOrCode', missing),
 
-    setVendorLocation: async ({ db, caller, params, body }) => {
+    setVendorLocation: async ({ db, caller, params, body, changes }) => {
       const id = orNotFound(await q.liveVendorId(db, caller.organizationId, params.idOrCode), missing, params.idOrCode);
       if (!(await locationType(db, caller.organizationId, body.locationId))) {
         throw notFound(`body.locationId: no location ${body.locationId} exists in your organization.`);
       }
-      return { status: 200, body: await q.setVendorLocation(db, caller.organizationId, id, body.locationId) };
+      const { vendor, previousLocationId } = await q.setVendorLocation(db, caller.organizationId, id, body.locationId);
+      // The location it leaves lists it no more: the feed reports that location too (src/feed/operations.ts).
+      if (previousLocationId && previousLocationId !== body.locationId) changes.markUpdated([previousLocationId]);
+      return { status: 200, body: vendor };
     },
   };

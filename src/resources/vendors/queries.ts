@@ -70,8 +70,19 @@ export async function updateVendor(db: Knex, orgId: string, idOrCode: string, ch
   });
 }
 
-export async function setVendorLocation(db: Queryable, orgId: string, id: string, locationId: string): Promise<Json<Vendor>> {
-  return (await updateById<Vendor>(db, vendors, orgId, id, { location_id: locationId }))!;
+/**
+ * Moves the vendor to the location; also returns the location it had, whose `vendors` list loses
+ * it (read under the vendor's row lock, so a concurrent move cannot report a stale one).
+ */
+export async function setVendorLocation(
+  db: Queryable,
+  orgId: string,
+  id: string,
+  locationId: string,
+): Promise<{ vendor: Json<Vendor>; previousLocationId: string | null }> {
+  const [previous] = await db('vendors').where({ organization_id: orgId, id }).forUpdate().select('location_id');
+  const vendor = (await updateById<Vendor>(db, vendors, orgId, id, { location_id: locationId }))!;
+  return { vendor, previousLocationId: previous?.location_id ?? null };
 }
 
 /** Vendors by ID, in the order of `ids` (IDs come from the database, so they are inlined safely as uuids). */
