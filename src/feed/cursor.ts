@@ -15,7 +15,11 @@ export function encodeCursor(organizationId: string, position: number): string {
 /** The position a cursor carries, or undefined when it is malformed or another organization's. */
 export function decodeCursor(organizationId: string, cursor: string): number | undefined {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return undefined;
-  const match = /^(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{11})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  const bytes = Buffer.from(cursor, 'base64url');
+  // Only the canonical spelling: a last character differing in bits the decoder ignores (padding
+  // bits) is a hand-edited cursor, not the same one.
+  if (bytes.toString('base64url') !== cursor) return undefined;
+  const match = /^(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{11})$/.exec(bytes.toString('latin1'));
   if (!match) return undefined;
   const position = Number(match[1]);
   if (!Number.isSafeInteger(position) || tagOf(organizationId, position) !== match[2]) return undefined;
