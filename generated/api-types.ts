@@ -1355,7 +1355,7 @@ export interface paths {
         put?: never;
         /**
          * Add tags to an order
-         * @description Adds tags to an order. Each element names an existing tag by `id`, or by its exact, case-sensitive `title`; a title no tag has creates a new tag of type `ORDER` (with `color`, or none). An existing tag gets the given `color` when it differs (an omitted color leaves it as it is). Adding a tag the order already has is not an error. An `id` that matches no tag of the organization is a 404 naming it, and nothing is changed. Tags are not order fields: adding them does not change the order's `updatedAt` or integration state. Returns the tags, in the order given (each once).
+         * @description Adds tags to an order. Each element names an existing tag by `id`, or by its exact, case-sensitive `title`; a title no tag has creates a new tag of type `ORDER` (with `color`, or none). An existing tag gets the given `color` when it differs (an omitted color leaves it as it is); when several elements name the same tag, they apply in order and the last color given wins. Adding a tag the order already has is not an error. An `id` that matches no tag of the organization is a 404 naming it, and nothing is changed. Tags are not order fields: adding them does not change the order's `updatedAt` or integration state. Returns the tags, in the order given (each once).
          */
         post: operations["addOrderTags"];
         delete?: never;

@@ -50,6 +50,48 @@ describe('order tags', () => {
     expect(list.map((t) => t.id)).to.deep.equal([id]);
   });
 
+  it('writes any number of tags with a bounded number of statements; when inputs repeat a tag, the last color wins', async () => {
+    const o = await makeOrder(org);
+    const known = await Promise.all([0, 1, 2].map((n) => insertTag(org.id, `Known ${n}`, { color: '#ff7875' })));
+    const inputs = [
+      ...Array.from({ length: 300 }, (_, n) => ({ title: `Bulk ${String(n).padStart(3, '0')}` })),
+      { title: 'Twice', color: '#69b1ff' },
+      { title: 'Twice', color: '#95de64' },
+      { id: known[0], title: 'ignored', color: '#b37feb' },
+      { title: 'Known 1', color: '#b37feb' },
+      { title: 'Known 1', color: '#ff7875' }, // back to its stored color: no change
+      { title: 'Known 2', color: '#f0f0f0' },
+    ];
+    const db = harness().db;
+    let statements = 0;
+    const count = () => statements++;
+    db.on('query', count);
+    let added: any[];
+    try {
+      added = expectStatus(await org.api.post(`/order/${o}/tags`, inputs), 200).body as any[];
+    } finally {
+      db.removeListener('query', count);
+    }
+    // Authentication, the order, the lookup, one insert, one update, the attachments, the reply, the
+    // feed and the transaction's own statements: never one per tag.
+    expect(statements).to.be.at.most(16);
+    expect(added).to.have.length(300 + 1 + 3);
+    expect(added.slice(0, 3).map((t) => t.title)).to.deep.equal(['Bulk 000', 'Bulk 001', 'Bulk 002']);
+    expect(added.slice(300).map((t) => [t.title, t.color])).to.deep.equal([
+      ['Twice', '#95de64'],
+      ['Known 0', '#b37feb'],
+      ['Known 1', '#ff7875'],
+      ['Known 2', '#f0f0f0'],
+    ]);
+    expect(added[301].id).to.equal(known[0]);
+    const onOrder = expectStatus(await org.api.get(`/order/${o}/tags?limit=1000`), 200).body as any[];
+    expect(onOrder).to.have.length(304);
+    const stored = await db('tags').where({ organization_id: org.id }).whereIn('id', known).orderBy('title').select('color', 'updated_at', 'created_at');
+    expect(stored.map((t) => t.color)).to.deep.equal(['#b37feb', '#ff7875', '#f0f0f0']);
+    // Known 1 ended as it was: not written.
+    expect(stored[1].updated_at.getTime()).to.equal(stored[1].created_at.getTime());
+  });
+
   it('lists with the tag orderBy and filters', async () => {
     const o = await makeOrder(org);
     expectStatus(await org.api.post(`/order/${o}/tags`, [{ title: 'Zeta', color: '#f0f0f0' }, { title: 'Alpha' }, { title: 'Mid', color: '#b37feb' }]), 200);

@@ -19,8 +19,11 @@ export const listOrderTags = (db: Queryable, orgId: string, orderId: string, par
 
 /**
  * Adds the tags to the order: each one matched by id, else by exact title, else created (type
- * ORDER). A given color different from the stored one replaces it. Every id is checked (one query)
- * before anything is written. Returns the tags in input order, each once.
+ * ORDER). A given color different from the stored one replaces it; when several inputs name one
+ * tag, the last color given wins (the inputs apply in order). Every id is checked (one query)
+ * before anything is written, and however many tags the body names, the writes are set-based:
+ * one insert of the new tags, one update of the recolored ones, one insert of the attachments.
+ * Returns the tags in input order, each once.
  */
 export async function addOrderTags(
   tx: Queryable,
@@ -41,26 +44,56 @@ export async function addOrderTags(
     if (t.id !== undefined && !byId.has(t.id)) throw notFound(`body[${i}].id: no tag matches ${t.id}.`);
   });
 
-  const result: string[] = [];
-  for (const input of inputs) {
-    let tag = input.id !== undefined ? byId.get(input.id) : byTitle.get(input.title);
-    if (!tag) {
-      [tag] = await tx('tags')
-        .insert({ organization_id: orgId, title: input.title, type: 'ORDER', color: input.color ?? null })
-        .returning(['id', 'title', 'color']);
-      byId.set(tag!.id, tag!);
-      byTitle.set(tag!.title, tag!);
-      written.created.push(tag!.id);
-    } else if (input.color !== undefined && input.color !== tag.color) {
-      await tx('tags').where({ organization_id: orgId, id: tag.id }).update({ color: input.color, updated_at: tx.fn.now() });
-      tag.color = input.color;
-      written.recolored.push(tag.id);
-    }
-    if (!result.includes(tag!.id)) result.push(tag!.id);
+  // Each input resolved to its tag (a new one is keyed by its title), with the color it ends with.
+  interface Target {
+    tag?: { id: string; color: string | null };
+    title: string;
+    color: string | null;
   }
+  const targets = new Map<string, Target>();
+  const order: Target[] = [];
+  for (const input of inputs) {
+    const tag = input.id !== undefined ? byId.get(input.id) : byTitle.get(input.title);
+    const key = tag ? `id:${tag.id}` : `title:${input.title}`;
+    let target = targets.get(key);
+    if (!target) {
+      target = { tag, title: tag?.title ?? input.title, color: tag ? tag.color : (input.color ?? null) };
+      targets.set(key, target);
+      order.push(target);
+    }
+    if (input.color !== undefined) target.color = input.color;
+  }
+
+  // In title and id order: concurrent requests take their locks in the same order.
+  const recolored = order.filter((t) => t.tag && t.color !== t.tag.color).sort((a, b) => (a.tag!.id < b.tag!.id ? -1 : 1));
+  const fresh = order.filter((t) => !t.tag).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+  if (fresh.length) {
+    const created: { id: string; title: string }[] = (
+      await tx.raw(
+        `INSERT INTO tags (organization_id, title, type, color)
+         SELECT ?, n.title, 'ORDER', n.color FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS n(title, color, ord) ORDER BY n.ord
+         RETURNING id, title`,
+        [orgId, fresh.map((t) => t.title), fresh.map((t) => t.color)] as any,
+      )
+    ).rows;
+    const idOf = new Map(created.map((c) => [c.title, c.id]));
+    for (const t of fresh) t.tag = { id: idOf.get(t.title)!, color: t.color };
+    written.created.push(...fresh.map((t) => t.tag!.id));
+  }
+  if (recolored.length) {
+    await tx.raw(
+      `UPDATE tags t SET color = u.color, updated_at = now()
+         FROM unnest(?::uuid[], ?::text[]) AS u(id, color)
+        WHERE t.organization_id = ? AND t.id = u.id`,
+      [recolored.map((t) => t.tag!.id), recolored.map((t) => t.color), orgId] as any,
+    );
+    written.recolored.push(...recolored.map((t) => t.tag!.id));
+  }
+
+  const result = order.map((t) => t.tag!.id);
   if (result.length) {
     await tx('order_tags')
-      .insert(result.map((tagId) => ({ organization_id: orgId, order_id: orderId, tag_id: tagId })))
+      .insert([...result].sort().map((tagId) => ({ organization_id: orgId, order_id: orderId, tag_id: tagId })))
       .onConflict(['organization_id', 'order_id', 'tag_id'])
       .ignore();
   }
