@@ -13,7 +13,6 @@ import { makeOrder } from './support/purchasing-fixtures';
 import { PART_BYTES } from '../src/db/json';
 import { listJson, scoped } from '../src/db/resource';
 import { jobs } from '../src/resources/jobs/queries';
-import { listBulkItems } from '../src/resources/items/queries';
 import { listParams } from '../src/http/list-params';
 
 /**
@@ -106,26 +105,6 @@ describe('streamed bulk pages (production mode)', function () {
     const page = await (await get('/items?limit=2500')).json();
     expect(page.meta).to.deep.equal({ total: 1300, limit: 2500, offset: 0 });
     expect(page.data).to.have.length(1300);
-  });
-
-  it('cuts a bulk page into parts by bytes, so text beyond Latin-1 never makes a part a large string', async () => {
-    const wide = await newOrg();
-    // An en dash and curly quotes: V8 holds such text two bytes per character.
-    await makeOrder(
-      wide,
-      {},
-      Array.from({ length: 600 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1} – “kiln-dried” fir ${'–'.repeat(200)}` })),
-    );
-    const page = await listBulkItems(db, wide.id, { ...listParams({ limit: 2500 }, { orderBy: 'createdAt' }), cursor: undefined });
-    const parts: string[] = [];
-    for await (const part of page.parts()) parts.push(part);
-    const data = parts.slice(1, -1);
-    expect(data.length).to.be.above(3);
-    // A part ends with the first object that reaches PART_BYTES (UTF-8): one item is under 4 KB here.
-    for (const part of data) expect(Buffer.byteLength(part), 'a part of the page').to.be.below(PART_BYTES + 4096);
-    const body = JSON.parse(parts.join(''));
-    expect(body.data).to.have.length(600);
-    expect(body.data.map((i: { lineNumber: number }) => i.lineNumber)).to.have.members(Array.from({ length: 600 }, (_, i) => i + 1));
   });
 
   it('gives the connection back when the client goes away mid-page', async () => {

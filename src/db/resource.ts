@@ -212,6 +212,9 @@ export interface PageMeta {
   nextCursor?: string | null;
 }
 
+/** Page rows per streamed part: each part is one string of about this many JSON objects. */
+const ROWS_PER_PART = 100;
+
 /**
  * `{"meta":{"total","limit","offset"},"data":[...]}` from ONE statement: the page and the size of
  * the whole filtered set. `filtered` carries the tenancy scope and every filter; `order` sorts the
@@ -220,8 +223,7 @@ export interface PageMeta {
  * page's last row, or null when the page is not full.
  *
  * The statement's first row is the meta (total, page size, last key); the page follows in parts of
- * about PART_BYTES (cut by bytes, like listJson: a part's size does not grow with its rows' text),
- * streamed to the client as they arrive (see JsonStream, streamRows).
+ * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamRows).
  */
 export async function pageWithTotalJson<T>(
   db: Queryable,
@@ -252,10 +254,9 @@ export async function pageWithTotalJson<T>(
     SELECT 0 AS part, (?)::int AS total, (SELECT count(*)::int FROM page) AS n,
       (SELECT json_build_array(__k, __i)::text FROM page OFFSET GREATEST((SELECT count(*) FROM page) - 1, 0) LIMIT 1) AS last, NULL::text AS json
     UNION ALL (
-      SELECT 1 + part_no, NULL, NULL, NULL, string_agg(j, ',' ORDER BY rn)
-      FROM (SELECT j, rn, (sum(octet_length(j)) OVER (ORDER BY rn) - octet_length(j)) / ${PART_BYTES} AS part_no
-              FROM (SELECT row_to_json(x)::text AS j, row_number() OVER () AS rn FROM (SELECT ${apiColumns} FROM page) AS x) AS numbered) AS sized
-      GROUP BY part_no ORDER BY 1)`,
+      SELECT 1 + (rn - 1) / ${ROWS_PER_PART}, NULL, NULL, NULL, string_agg(j, ',' ORDER BY rn)
+      FROM (SELECT row_to_json(x)::text AS j, row_number() OVER () AS rn FROM (SELECT ${apiColumns} FROM page) AS x) AS numbered
+      GROUP BY 1 + (rn - 1) / ${ROWS_PER_PART} ORDER BY 1)`,
     [rows, total],
   );
   const parts = await streamRows(db, statement);

@@ -6,12 +6,12 @@ import type { Queryable } from './knex';
 type Row = Record<string, any>;
 
 /**
- * Rows fetched per round trip. A row of a bulk page is a part of about PART_BYTES (resource.ts,
- * pageWithTotalJson), so a connection holds about BATCH x PART_BYTES of a page at a time, in
- * strings small enough for V8's young generation (json.ts, PART_BYTES); fewer rows per fetch
- * would mean a round trip per 32 KiB of the page.
+ * Rows fetched per round trip: one. A row of a bulk page is a part of a hundred objects
+ * (resource.ts, ROWS_PER_PART), so each connection holds one part at a time; fetching four per
+ * round trip held four, which under 32 concurrent bulk pages took the process's peak memory past
+ * its target (bench/results), for no measurable gain in throughput.
  */
-const BATCH = 4;
+const BATCH = 1;
 
 /**
  * Runs a read through a pg-cursor (a portal fetched BATCH rows at a time) on a connection of the
