@@ -463,6 +463,14 @@ describe('change feed', () => {
       for (const bad of ['nope', 'MTA0MS5hYWFhYWFhYWFhYQ', first[0].cursor.slice(0, -2)]) {
         expect(problemOf(await org.api.get(`/changes?after=${bad}`), 400).errors[0].field).to.equal('query.after');
       }
+      // A cursor with its last character changed is another cursor, even where the change is only in
+      // the bits base64url decoders ignore.
+      const cursor: string = first[0].cursor;
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const statuses = await Promise.all(
+        [...alphabet].filter((ch) => ch !== cursor.at(-1)).map(async (ch) => (await org.api.get(`/changes?after=${cursor.slice(0, -1) + ch}`)).status),
+      );
+      expect(new Set(statuses)).to.deep.equal(new Set([400]));
     });
 
     it('tenancy: an organization sees only its entries; another organization cursor is a 400 like a malformed one', async () => {
