@@ -40,6 +40,46 @@ async function stopWorkers(): Promise<void> {
   for (const w of workers.splice(0)) await w.stop();
 }
 
+/**
+ * eventually(), waiting up to 45 s, and on a timeout saying what the receiver saw, where the
+ * endpoint stands and its queued job: these waits timed out now and then only in the PgBouncer
+ * pass of .ci/run, never alone.
+ */
+async function eventuallyExplained(
+  what: string,
+  done: () => boolean | Promise<boolean>,
+  receiver: Receiver,
+  endpointId: string,
+  path: string,
+  ids: string[],
+): Promise<void> {
+  try {
+    await eventually(what, done, 45_000);
+  } catch (err) {
+    const seen = receiver.requests.filter((r) => r.path === path).map((r) => `${r.id}:${r.answered ?? 'held'}`);
+    const state = await harness()
+      .db('webhook_endpoints')
+      .where({ id: endpointId })
+      .first(
+        'delivered_position',
+        'head_attempts',
+        'next_attempt_at',
+        'lease_owner',
+        'lease_expires_at',
+        'enabled',
+        'failing_since',
+        'last_error',
+        'disabled_at',
+      );
+    const jobs = await harness()
+      .db.raw('SELECT key, run_at, attempts, locked_at, last_error FROM graphile_worker.jobs WHERE key = ?', [`webhook:${endpointId}`])
+      .catch((e: Error) => ({ rows: e.message }));
+    throw new Error(
+      `${(err as Error).message}; expected ${ids.join(', ')}; received ${seen.join(', ')}; endpoint ${JSON.stringify(state)}; jobs ${JSON.stringify(jobs.rows)}`,
+    );
+  }
+}
+
 /** Feed entries written the way every API write writes them (tests do not depend on which API writes emit yet). */
 async function emit(org: TestOrg, n: number, type = 'vendor.updated'): Promise<void> {
   for (let i = 0; i < n; i++) {
@@ -101,22 +141,7 @@ describe('webhook deliveries', function () {
       return { status: 200 };
     };
     await startWorker();
-    try {
-      await eventually('every entry accepted', () => receiver.accepted('/order').length >= expected.length, 45_000);
-    } catch (err) {
-      // What the receiver saw and where the endpoint stands, for a failure seen only in CI.
-      const seen = receiver.requests.filter((r) => r.path === '/order').map((r) => `${r.id}:${r.answered ?? 'held'}`);
-      const state = await harness()
-        .db('webhook_endpoints')
-        .where({ id: endpoint.id })
-        .first('delivered_position', 'head_attempts', 'next_attempt_at', 'lease_owner', 'lease_expires_at', 'enabled');
-      const jobs = await harness()
-        .db.raw('SELECT key, run_at, attempts, locked_at, last_error FROM graphile_worker.jobs WHERE key = ?', [`webhook:${endpoint.id}`])
-        .catch((e: Error) => ({ rows: e.message }));
-      throw new Error(
-        `${(err as Error).message}; expected ${ids.join(', ')}; received ${seen.join(', ')}; endpoint ${JSON.stringify(state)}; jobs ${JSON.stringify(jobs.rows)}`,
-      );
-    }
+    await eventuallyExplained('every entry accepted', () => receiver.accepted('/order').length >= expected.length, receiver, endpoint.id, '/order', ids);
 
     const accepted = receiver.accepted('/order');
     expect(positions(org, accepted)).to.deep.equal(expected.map((e) => e.position));
@@ -211,7 +236,14 @@ describe('webhook deliveries', function () {
     let healthy = false;
     receiver.reply = (r) => (r.id === ids[0] ? { status: 422 } : healthy ? { status: 200 } : { status: 502 });
     await startWorker({ giveUpAfterMs: 150 });
-    await eventually('the endpoint to be disabled', async () => (await org.api.get(`/webhook-endpoints/${endpoint.id}`)).body.status === 'failing');
+    await eventuallyExplained(
+      'the endpoint to be disabled',
+      async () => (await org.api.get(`/webhook-endpoints/${endpoint.id}`)).body.status === 'failing',
+      receiver,
+      endpoint.id,
+      '/giveup',
+      ids,
+    );
     const failing = expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}`), 200).body;
     expect(failing).to.include({ enabled: false, status: 'failing' });
     expect(failing.disabledReason).to.match(/502/);
