@@ -80,19 +80,16 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
   } finally {
     await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
   }
-  // Any job that ran while this run held the lease found it taken and ended: entries committed
-  // meanwhile (their doorbell), or the retry this run scheduled when its due time was short (a
-  // 429 with Retry-After: 0) would otherwise wait for the sweep. So, after letting go, the
-  // endpoint is woken again when it has undelivered entries: at its retry time if one is set (an
-  // equal job still queued is kept as it is).
+  // Entries committed while this run was finishing rang a doorbell this run may have ignored (it
+  // held the lease): look once more after letting go of it.
   const due = await db.raw(
-    `SELECT greatest(e.next_attempt_at, now()) AS run_at FROM webhook_endpoints e
-      WHERE e.id = ? AND e.enabled
+    `SELECT 1 FROM webhook_endpoints e
+      WHERE e.id = ? AND e.enabled AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())
         AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
                       AND (e.types IS NULL OR f.type = ANY(e.types)))`,
     [endpointId],
   );
-  if (due.rows.length && !deps.stopping()) await wake(db, endpointId, due.rows[0].run_at, 'preserve_run_at');
+  if (due.rows.length && !deps.stopping()) await wake(db, endpointId, null, 'preserve_run_at');
 }
 
 async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> {
