@@ -397,6 +397,33 @@ describe('change feed', () => {
     expect((await readAll(org.api, again)).entries.map((e) => e.type)).to.deep.equal(['vendor.updated', 'location.updated']);
   });
 
+  it('a jobs batch reports the locations that list a job only when it renames that job', async () => {
+    const site = expectStatus(await org.api.post('/locations', { name: 'Batch yard', type: 'Jobsite' }), 201).body;
+    const job = expectStatus(await org.api.post('/jobs/batch', { inputs: [{ code: 'J-REN', name: 'Before', defaultLocationId: site.id }] }), 200).body[0];
+    // The same name again (with other fields changed): the location's list of jobs is as it was.
+    let start = await headCursor(org.api);
+    expectStatus(await org.api.post('/jobs/batch', { inputs: [{ code: 'J-REN', name: 'Before', state: 'CLOSED' }] }), 200);
+    expect((await readAll(org.api, start)).entries.map((e) => [e.type, e.id])).to.deep.equal([['job.updated', job.id]]);
+    // A new name: the location lists the job by name, so it changed too (after the job's entry).
+    start = await headCursor(org.api);
+    expectStatus(
+      await org.api.post('/jobs/batch', {
+        inputs: [
+          { code: 'J-NEW', name: 'Another' },
+          { code: 'J-REN', name: 'After' },
+        ],
+      }),
+      200,
+    );
+    const { entries } = await readAll(org.api, start);
+    expect(entries.map((e) => [e.type, e.id === job.id || e.id === site.id ? e.id : 'new'])).to.deep.equal([
+      ['job.created', 'new'],
+      ['job.updated', job.id],
+      ['location.updated', site.id],
+    ]);
+    expect(entries[2].data.jobs).to.deep.include({ id: job.id, code: 'J-REN', name: 'After' });
+  });
+
   describe('reading', () => {
     let first: Change[];
     before(async () => {
@@ -486,6 +513,17 @@ describe('change feed', () => {
   });
 
   describe('retention', () => {
+    it("an organization's entries go with it (through its feed head), and no other organization's", async () => {
+      const [gone, kept] = [await newOrg(), await newOrg()];
+      for (const o of [gone, kept]) expectStatus(await o.api.post('/vendors', { code: 'V-1', name: 'One' }), 201);
+      const db = harness().db;
+      const count = async (orgId: string) => Number((await db('change_feed').where('organization_id', orgId).count({ n: '*' }))[0].n);
+      expect(await count(gone.id)).to.equal(1);
+      await db('organizations').where('id', gone.id).del();
+      expect(await count(gone.id)).to.equal(0);
+      expect(await count(kept.id)).to.equal(1);
+    });
+
     it('prunes entries older than the retention, and a cursor before what is kept is 410 Gone (exactly)', async () => {
       const o = await newOrg();
       const start = await headCursor(o.api);

@@ -42,6 +42,30 @@ describe('jobs batch upsert', () => {
     expect(site.jobs.map((j: any) => j.code)).to.deep.equal([res[1].code]);
   });
 
+  it('replies each job as GET /jobs/{idOrCode} then shows it, in input order, whether or not the batch gives groupIds', async () => {
+    const grouped = expectStatus(await org.api.post('/jobs/batch', { inputs: [{ code: 'R-2', name: 'Grouped', groupIds: [groupId] }] }), 200).body[0];
+    expect(grouped.groups.map((g: any) => g.id)).to.deep.equal([groupId]);
+    // No groupIds: the stored groups stay and show; a new job has none. Codes out of lock order.
+    for (const inputs of [
+      [
+        { code: 'R-3', name: 'New', defaultTaxCodeId: taxCodeId },
+        { code: 'R-2', name: 'Grouped, renamed', state: 'CLOSED' },
+        { code: 'R-1', name: 'New too', startDate: '2026-07-01T00:00:00.000Z' },
+      ],
+      [
+        { code: 'R-1', name: 'New too', groupIds: [groupId] },
+        { code: 'R-2', name: 'Grouped again', groupIds: [] },
+      ],
+    ]) {
+      const reply = expectStatus(await org.api.post('/jobs/batch', { inputs }), 200).body as any[];
+      expect(reply.map((j) => j.code)).to.deep.equal(inputs.map((i) => i.code));
+      for (const job of reply) expect(job).to.deep.equal(expectStatus(await org.api.get(`/jobs/${job.id}`), 200).body);
+    }
+    const [r1, r2] = await Promise.all(['R-1', 'R-2'].map(async (c) => expectStatus(await org.api.get(`/jobs/${c}`), 200).body));
+    expect([r1.groups.length, r2.groups.length]).to.deep.equal([1, 0]);
+    expect(r2).to.include({ id: grouped.id, name: 'Grouped again', state: 'CLOSED' });
+  });
+
   it('updates matched jobs, keeping fields left out, and updates an existing inline default location', async () => {
     const first = expectStatus(
       await org.api.post('/jobs/batch', {

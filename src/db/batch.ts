@@ -1,7 +1,9 @@
 import { ApiError } from '../errors';
 import type { Queryable } from './knex';
 import { rowsPrepared } from './prepared';
-import { quoteIdent } from './columns';
+import { quoteIdent, selectList } from './columns';
+import { Json, asJson } from './json';
+import type { ResourceDef } from './resource';
 
 /**
  * Batches: size checks before anything is examined, every rejected position reported at once in
@@ -118,6 +120,12 @@ export async function upsertRecordset<R = Record<string, unknown>>(
   opts: UpsertOptions,
 ): Promise<R[]> {
   if (!input.length) return [];
+  const { sql, rows } = upsertStatement(table, input, opts);
+  return (await rowsPrepared(db, db.raw(`${sql} RETURNING ${opts.returning.map(quoteIdent).join(', ')}`, [JSON.stringify(rows)]))) as R[];
+}
+
+/** The statement upsertRecordset runs, without its RETURNING clause. */
+function upsertStatement(table: string, input: Record<string, unknown>[], opts: UpsertOptions) {
   const rows = inLockOrder(input, opts.conflict);
   const columns = Object.keys(rows[0]);
   const q = quoteIdent;
@@ -128,10 +136,46 @@ export async function upsertRecordset<R = Record<string, unknown>>(
     .join(', ');
   const sql = `INSERT INTO ${q(table)} (${columns.map(q).join(', ')})
     SELECT ${columns.map(q).join(', ')} FROM json_populate_recordset(NULL::${q(table)}, ?::json)
-    ON CONFLICT ${opts.conflict} DO UPDATE SET ${set}
-    RETURNING ${opts.returning.map(q).join(', ')}`;
-  return (await rowsPrepared(db, db.raw(sql, [JSON.stringify(rows)]))) as R[];
+    ON CONFLICT ${opts.conflict} DO UPDATE SET ${set}`;
+  return { sql, rows };
 }
+
+/**
+ * upsertRecordset and the reply in one statement: the written rows as `def` represents them, in
+ * the order of `order` (values of the text column `key`, which tells the input rows apart). For a
+ * batch whose reply reads nothing that a later statement of the batch writes: the reply is built
+ * from the rows as the upsert leaves them (its RETURNING), and the rest of `def`'s columns read
+ * other tables as they were before the statement. Saves reading the batch back by id.
+ */
+export async function upsertRecordsetReplying<R extends { id: string }, T>(
+  db: Queryable,
+  table: string,
+  input: Record<string, unknown>[],
+  opts: UpsertOptions & { reply: { def: ResourceDef; key: string; order: string[] } },
+): Promise<{ rows: R[]; reply: Json<T[]> }> {
+  const { sql, rows } = upsertStatement(table, input, opts);
+  const { def, key, order } = opts.reply;
+  const q = quoteIdent;
+  const statement = `WITH written AS (${sql} RETURNING *, xmax)
+    SELECT (SELECT json_agg(json_build_object(${opts.returning.map((c) => `'${c}', ${q(c)}`).join(', ')}))::text FROM written) AS rows,
+      (SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM (
+        SELECT ${selectList(def.columns)} FROM written ${def.alias}
+        JOIN unnest(?::text[]) WITH ORDINALITY AS wanted(${q(key)}, position) ON wanted.${q(key)} = ${def.alias}.${q(key)}
+        ORDER BY wanted.position) x) AS json`;
+  const [row] = (await rowsPrepared(db, db.raw(statement, [JSON.stringify(rows), order]))) as { rows: string | null; json: string }[];
+  return { rows: row.rows === null ? [] : (JSON.parse(row.rows) as R[]), reply: asJson<T[]>(row.json) };
+}
+
+/** What a batch upsert reports besides its reply (the change feed's ChangeCollector records it). */
+export interface BatchOutcome {
+  /** Ids the batch inserted rather than updated. */
+  markCreated(ids: Iterable<string>): void;
+  /** Ids of existing rows whose name the batch changed (a batch that knows the previous names). */
+  markRenamed(ids: Iterable<string>): void;
+}
+
+/** For a caller that records no outcome. */
+export const UNRECORDED: BatchOutcome = { markCreated: () => undefined, markRenamed: () => undefined };
 
 /**
  * The ids an upsert inserted rather than updated, given `xmax` in its `returning`: a row version

@@ -89,8 +89,19 @@ export class ChangeCollector {
   /** Ids changed as a side effect the reply does not show (e.g. a tag recolored while put on an order). */
   readonly updated = new Set<string>();
 
+  /**
+   * Ids of existing objects whose name a batch upsert changed. Other objects list them by name
+   * (a location its jobs): only these make those objects change. Undefined until a batch says.
+   */
+  renamed: Set<string> | undefined;
+
   markCreated(ids: Iterable<string>): void {
     for (const id of ids) this.created.add(id);
+  }
+
+  markRenamed(ids: Iterable<string>): void {
+    this.renamed ??= new Set();
+    for (const id of ids) this.renamed.add(id);
   }
 
   markUpdated(ids: Iterable<string>): void {

@@ -149,16 +149,18 @@ const jobsWithLocations =
       .map((j) => j.defaultLocationId);
     const jobEvent = (id: string) => (event === 'upserted' ? (ctx.changes.created.has(id) ? 'created' : 'updated') : event);
     // Locations list their jobs by code and name: a rename shows there too (after the job's entry).
-    const listing =
-      event !== 'created' && renames(ctx.input)
-        ? (
-            await locationsOfJobs(
-              ctx.db,
-              ctx.organizationId,
-              jobs.map((j) => j.id),
-            )
-          ).filter((id) => !touched.includes(id))
-        : [];
+    // A batch says which jobs it renamed; a single write may have renamed its job when it names one.
+    const renamed = ctx.changes.renamed;
+    const listed = event === 'created' ? [] : renamed ? jobs.filter((j) => renamed.has(j.id)) : renames(ctx.input) ? jobs : [];
+    const listing = listed.length
+      ? (
+          await locationsOfJobs(
+            ctx.db,
+            ctx.organizationId,
+            listed.map((j) => j.id),
+          )
+        ).filter((id) => !touched.includes(id))
+      : [];
     return [...(await locationEntries(ctx, touched)), ...jobs.map((j) => entry('job', jobEvent(j.id), j)), ...(await locationEntries(ctx, listing))];
   };
 

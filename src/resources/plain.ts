@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller';
+import type { BatchOutcome } from '../db/batch';
 import type { Db } from '../db/knex';
 import { ResourceDef, existsById, listJson, oneByIdJson, oneByIdOrCodeJson, scoped } from '../db/resource';
 import { insertOne, rowOf, softDeleteByIdOrCode, updateByIdOrCode } from '../db/resource-writes';
@@ -84,8 +85,8 @@ export const createdBy =
 
 /** A batch upsert (`POST /jobs/batch`): 200 with the objects; those it inserted enter the feed as created, the others as updated. */
 export const upsertedBy =
-  <I, T>(upsert: (db: Db, orgId: string, inputs: I[], onInserted: (ids: string[]) => void) => Promise<T>) =>
+  <I, T>(upsert: (db: Db, orgId: string, inputs: I[], outcome: BatchOutcome) => Promise<T>) =>
   async ({ db, caller, body, changes }: Base & { body: { inputs: I[] }; changes: ChangeCollector }) => ({
     status: 200 as const,
-    body: await upsert(db, caller.organizationId, body.inputs, (ids) => changes.markCreated(ids)),
+    body: await upsert(db, caller.organizationId, body.inputs, changes),
   });

@@ -1,18 +1,19 @@
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
-import { PositionErrors, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
+import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, upsertRecordset, upsertRecordsetReplying } from '../../db/batch';
 import { existingIds, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { attachToJob } from '../locations/attachments';
 import { WAREHOUSE_TYPE_MESSAGE } from '../locations/queries';
-import { jobsInOrder, replaceJobGroups } from './queries';
+import { jobs, jobsInOrder, replaceJobGroups } from './queries';
 
 type JobUpsert = Schema<'JobUpsert'>;
 
 interface ExistingJob {
   id: string;
   code: string;
+  name: string;
   default_location_id: string | null;
   default_tax_code_id: string | null;
   state: string;
@@ -32,12 +33,7 @@ const pick = <T>(input: object, key: string, given: T, stored: T | undefined, fa
  * POST /jobs/batch: all elements are checked first (foreign IDs with one query per kind), then the
  * whole batch is written with a handful of set-based statements, in one transaction.
  */
-export async function upsertJobs(
-  db: Knex,
-  orgId: string,
-  inputs: JobUpsert[],
-  onInserted: (ids: string[]) => void = () => undefined,
-): Promise<Json<Schema<'Job'>[]>> {
+export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], outcome: BatchOutcome = UNRECORDED): Promise<Json<Schema<'Job'>[]>> {
   checkBatchSize(inputs);
   return db.transaction(async (tx) => {
     const errors = new PositionErrors();
@@ -76,6 +72,7 @@ export async function upsertJobs(
       .select(
         'j.id',
         'j.code',
+        'j.name',
         'j.default_location_id',
         'j.default_tax_code_id',
         'j.state',
@@ -152,13 +149,24 @@ export async function upsertJobs(
         start_date: pick(input, 'startDate', input.startDate ?? null, job?.start_date, null),
       };
     });
-    const written = await upsertRecordset<{ id: string; code: string; xmax: string }>(tx, 'jobs', jobRows, {
+    type Written = { id: string; code: string; xmax: string };
+    const upsert = {
       conflict: '(organization_id, code)',
       update: ['name', 'default_location_id', 'default_tax_code_id', 'state', 'start_date'],
       returning: ['id', 'code', 'xmax'],
-    });
-    onInserted(insertedIds(written));
+    };
+    // The reply shows each job's groups: when the batch replaces groups it is read back at the end;
+    // otherwise nothing after the upsert changes it, and the upsert builds it.
+    const { rows: written, reply } = inputs.some((i) => i.groupIds)
+      ? { rows: await upsertRecordset<Written>(tx, 'jobs', jobRows, upsert), reply: undefined }
+      : await upsertRecordsetReplying<Written, Schema<'Job'>>(tx, 'jobs', jobRows, {
+          ...upsert,
+          reply: { def: jobs, key: 'code', order: inputs.map((i) => i.code) },
+        });
+    outcome.markCreated(insertedIds(written));
     const idByCode = new Map(written.map((r) => [r.code, r.id]));
+    // The code is the key and cannot change: a job is renamed when its name does.
+    outcome.markRenamed(inputs.filter((i) => byCode.has(i.code) && byCode.get(i.code)!.name !== i.name).map((i) => idByCode.get(i.code)!));
 
     const attached = ordered.flatMap((input) => {
       const locationId = locationIdByCode.get(input.code) ?? input.defaultLocationId;
@@ -166,10 +174,13 @@ export async function upsertJobs(
     });
     await attachToJob(tx, orgId, attached);
     await replaceJobGroups(tx, orgId, new Map(ordered.filter((i) => i.groupIds).map((i) => [idByCode.get(i.code)!, i.groupIds!])));
-    return jobsInOrder(
-      tx,
-      orgId,
-      inputs.map((i) => idByCode.get(i.code)!),
+    return (
+      reply ??
+      jobsInOrder(
+        tx,
+        orgId,
+        inputs.map((i) => idByCode.get(i.code)!),
+      )
     );
   });
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { PositionErrors, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
+import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { findJobs } from './job-lookup';
@@ -13,12 +13,7 @@ type Phase = Schema<'Phase'>;
  * anything is written; then one INSERT ... ON CONFLICT statement on the live-phase unique index
  * writes the whole batch, and one statement reads it back in input order.
  */
-export async function upsertPhases(
-  db: Db,
-  orgId: string,
-  inputs: PhaseUpsert[],
-  onInserted: (ids: string[]) => void = () => undefined,
-): Promise<Json<Phase[]>> {
+export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[], outcome: BatchOutcome = UNRECORDED): Promise<Json<Phase[]>> {
   checkBatchSize(inputs);
   const errors = new PositionErrors();
   const jobs = await findJobs(
@@ -63,7 +58,7 @@ export async function upsertPhases(
       keepWhenNull: ['default_gl_code'],
       returning: ['id', 'job_id', 'code', 'xmax'],
     });
-    onInserted(insertedIds(written));
+    outcome.markCreated(insertedIds(written));
     const idOf = new Map(written.map((w) => [JSON.stringify([w.job_id, w.code]), w.id]));
     return phasesInOrder(
       tx,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PositionErrors, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
+import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { vendorsInOrder } from './queries';
@@ -9,7 +9,7 @@ export async function upsertVendors(
   db: Knex,
   orgId: string,
   inputs: Schema<'VendorUpsert'>[],
-  onInserted: (ids: string[]) => void = () => undefined,
+  outcome: BatchOutcome = UNRECORDED,
 ): Promise<Json<Schema<'Vendor'>[]>> {
   checkBatchSize(inputs);
   const errors = new PositionErrors();
@@ -25,7 +25,7 @@ export async function upsertVendors(
       inputs.map((i) => ({ organization_id: orgId, code: i.code, name: i.name })),
       { conflict: '(organization_id, code) WHERE deleted_at IS NULL', update: ['name'], returning: ['id', 'code', 'xmax'] },
     );
-    onInserted(insertedIds(rows));
+    outcome.markCreated(insertedIds(rows));
     const idByCode = new Map(rows.map((r) => [r.code, r.id]));
     return vendorsInOrder(
       tx,
