@@ -10,6 +10,7 @@ import { FEED_BY_HANDLER, FEED_EXCLUDED, FEED_OPERATIONS } from '../src/feed/ope
 import { pruneChangeFeed, retentionDays } from '../src/feed/retention';
 import { checkFeedSettings } from '../src/feed/settings';
 import { encodeCursor } from '../src/feed/cursor';
+import { ChangeCollector } from '../src/feed/append';
 import { recordChangeOrder, snapshotOrder } from '../src/resources/change-orders/store';
 import { updateOrder } from '../src/resources/orders/store';
 
@@ -395,6 +396,25 @@ describe('change feed', () => {
     const again = await headCursor(org.api);
     expectStatus(await org.api.post('/vendors/MOVER-1/location', { locationId: b.id }), 200);
     expect((await readAll(org.api, again)).entries.map((e) => e.type)).to.deep.equal(['vendor.updated', 'location.updated']);
+  });
+
+  it("a tag taken off an order: the tombstone's deletedAt is the transaction's time, from PostgreSQL's clock like every deletedAt", async () => {
+    await harness().db.transaction(async (trx) => {
+      // Later than the transaction's start: a clock read now would differ from it.
+      await trx.raw('SELECT pg_sleep(0.05)');
+      const ctx = {
+        db: trx,
+        organizationId: org.id,
+        status: 200,
+        params: { orderId: 'o-1', tagId: 't-1' },
+        query: {},
+        input: undefined,
+        changes: new ChangeCollector(),
+      };
+      const [tombstone] = await FEED_OPERATIONS.removeOrderTag!(true, ctx);
+      const { now } = (await trx.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0];
+      expect(tombstone.data).to.deep.equal({ id: 't-1', orderId: 'o-1', deletedAt: now });
+    });
   });
 
   it('a jobs batch reports the locations that list a job only when it renames that job', async () => {

@@ -85,6 +85,9 @@ const upserted =
   (reply: { id: string }[], { changes }) =>
     reply.map((o) => entry(resource, changes.created.has(o.id) ? 'created' : 'updated', o));
 
+/** The write transaction's time as the API writes timestamps (what its rows store as created_at, deleted_at). */
+const transactionTime = async (db: Queryable): Promise<string> => (await db.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0].now;
+
 const present = (ids: unknown[]): string[] => [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
 
 /**
@@ -95,7 +98,7 @@ const present = (ids: unknown[]): string[] => [...new Set(ids.filter((id): id is
 async function locationEntries({ db, organizationId }: EmitContext, ids: unknown[]): Promise<ChangeEntry[]> {
   const wanted = present(ids);
   if (!wanted.length) return [];
-  const now: string = (await db.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0].now;
+  const now = await transactionTime(db);
   const found: { id: string; createdAt: string }[] = JSON.parse(await locationsInOrder(db, organizationId, wanted));
   return found.map((l) => entry('location', l.createdAt === now ? 'created' : 'updated', l));
 }
@@ -244,7 +247,10 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
       .map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
     ...reply.map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
   ],
-  removeOrderTag: (_reply, { params }) => [entry('order_tag', 'deleted', { id: params.tagId, orderId: params.orderId, deletedAt: new Date().toISOString() })],
+  // The tag leaves the order's row with it (nothing is soft-deleted): the transaction's time, as a soft delete's deletedAt is.
+  removeOrderTag: async (_reply, { db, params }) => [
+    entry('order_tag', 'deleted', { id: params.tagId, orderId: params.orderId, deletedAt: await transactionTime(db) }),
+  ],
 
   createNotification: one('notification', 'created'),
   // The reply lists the ids changed; the notifications are read back in the transaction, in one statement.
