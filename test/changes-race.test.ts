@@ -173,10 +173,11 @@ describe('change feed under concurrent writers (two instances)', () => {
 
     it('killed in the middle of its upsert statement (waiting on a row it shares with another writer)', async function () {
       this.timeout(60_000);
-      expectStatus(await org.api.post('/vendors', { code: 'KILL-MID-500', name: 'Held' }), 201);
+      // A vendor another transaction is inserting: the batch's locking read of the stored vendors
+      // does not see it, and its upsert waits on that code's index entry with 500 rows written.
       await killWhileWaiting(
         'KILL-MID',
-        (tx) => tx.raw(`SELECT id FROM vendors WHERE organization_id = ? AND code = 'KILL-MID-500' FOR UPDATE`, [org.id]),
+        (tx) => tx.raw(`INSERT INTO vendors (organization_id, code, name) VALUES (?, 'KILL-MID-500', 'Held')`, [org.id]),
         /INSERT INTO "vendors"/,
       );
     });

@@ -444,6 +444,23 @@ describe('change feed', () => {
     expect(entries[2].data.jobs).to.deep.include({ id: job.id, code: 'J-REN', name: 'After' });
   });
 
+  it('a vendors batch reports the location of a vendor only when it renames that vendor', async () => {
+    const yard = expectStatus(await org.api.post('/locations', { name: 'Vendor yard', type: 'Warehouse' }), 201).body;
+    const vendor = expectStatus(await org.api.post('/vendors/batch', { inputs: [{ code: 'V-REN', name: 'Before' }] }), 200).body[0];
+    expectStatus(await org.api.post('/vendors/V-REN/location', { locationId: yard.id }), 200);
+    let start = await headCursor(org.api);
+    expectStatus(await org.api.post('/vendors/batch', { inputs: [{ code: 'V-REN', name: 'Before' }] }), 200);
+    expect((await readAll(org.api, start)).entries.map((e) => [e.type, e.id])).to.deep.equal([['vendor.updated', vendor.id]]);
+    start = await headCursor(org.api);
+    expectStatus(await org.api.post('/vendors/batch', { inputs: [{ code: 'V-REN', name: 'After' }] }), 200);
+    const { entries } = await readAll(org.api, start);
+    expect(entries.map((e) => [e.type, e.id])).to.deep.equal([
+      ['vendor.updated', vendor.id],
+      ['location.updated', yard.id],
+    ]);
+    expect(entries[1].data.vendors).to.deep.include({ id: vendor.id, code: 'V-REN', name: 'After' });
+  });
+
   describe('reading', () => {
     let first: Change[];
     before(async () => {

@@ -182,3 +182,14 @@ export const UNRECORDED: BatchOutcome = { markCreated: () => undefined, markRena
  * the statement inserted has xmax 0, one it updated carries the statement's own lock.
  */
 export const insertedIds = (rows: { id: string; xmax: string | number }[]): string[] => rows.filter((r) => String(r.xmax) === '0').map((r) => r.id);
+
+/**
+ * The ids of rows an upsert updated (see insertedIds) with another name than before, by code:
+ * `before` holds the names the batch read (and locked) first, `given` the names it wrote. A row it
+ * had not read (inserted by another transaction in between) counts as renamed: it cannot tell.
+ */
+export const renamedIds = (
+  rows: { id: string; code: string; xmax: string | number }[],
+  before: ReadonlyMap<string, string>,
+  given: ReadonlyMap<string, string>,
+): string[] => rows.filter((r) => String(r.xmax) !== '0' && before.get(r.code) !== given.get(r.code)).map((r) => r.id);

@@ -113,6 +113,12 @@ async function jobAndVendorEntries({ db, organizationId }: EmitContext, jobIds: 
 /** Whether a write may have changed an object's code or name, which locations show in their `jobs` / `vendors` lists. */
 const renames = (input: any): boolean => Array.isArray(input?.inputs) || (input && typeof input === 'object' && ('code' in input || 'name' in input));
 
+/** The objects of a reply whose code or name the write changed: a batch says which; a single write may have when it gives one. */
+function renamedOf<T extends { id: string }>(objects: T[], ctx: EmitContext): T[] {
+  const renamed = ctx.changes.renamed;
+  return renamed ? objects.filter((o) => renamed.has(o.id)) : renames(ctx.input) ? objects : [];
+}
+
 /** Locations listing these jobs (attached or as their default). */
 async function locationsOfJobs(db: Queryable, organizationId: string, jobIds: string[]): Promise<string[]> {
   const rows: { id: string }[] = await db
@@ -137,8 +143,14 @@ const vendorsWithLocations =
   async (reply, ctx) => {
     const vendors: { id: string; location: { id: string } | null }[] = Array.isArray(reply) ? reply : [reply];
     const entries = vendors.map((v) => entry('vendor', event === 'upserted' ? (ctx.changes.created.has(v.id) ? 'created' : 'updated') : event, v));
-    const listed = event === 'deleted' || renames(ctx.input) ? vendors.map((v) => v.location?.id) : [];
-    return [...entries, ...(await locationEntries(ctx, listed))];
+    const listed = event === 'deleted' ? vendors : renamedOf(vendors, ctx);
+    return [
+      ...entries,
+      ...(await locationEntries(
+        ctx,
+        listed.map((v) => v.location?.id),
+      )),
+    ];
   };
 
 /** A job write that may have created, or attached, its default location: that location first, then the job(s). */
@@ -152,9 +164,7 @@ const jobsWithLocations =
       .map((j) => j.defaultLocationId);
     const jobEvent = (id: string) => (event === 'upserted' ? (ctx.changes.created.has(id) ? 'created' : 'updated') : event);
     // Locations list their jobs by code and name: a rename shows there too (after the job's entry).
-    // A batch says which jobs it renamed; a single write may have renamed its job when it names one.
-    const renamed = ctx.changes.renamed;
-    const listed = event === 'created' ? [] : renamed ? jobs.filter((j) => renamed.has(j.id)) : renames(ctx.input) ? jobs : [];
+    const listed = event === 'created' ? [] : renamedOf(jobs, ctx);
     const listing = listed.length
       ? (
           await locationsOfJobs(

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
-import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, upsertRecordset, upsertRecordsetReplying } from '../../db/batch';
+import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, renamedIds, upsertRecordset, upsertRecordsetReplying } from '../../db/batch';
 import { existingIds, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -166,7 +166,7 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
     outcome.markCreated(insertedIds(written));
     const idByCode = new Map(written.map((r) => [r.code, r.id]));
     // The code is the key and cannot change: a job is renamed when its name does.
-    outcome.markRenamed(inputs.filter((i) => byCode.has(i.code) && byCode.get(i.code)!.name !== i.name).map((i) => idByCode.get(i.code)!));
+    outcome.markRenamed(renamedIds(written, new Map(existing.map((e) => [e.code, e.name])), new Map(inputs.map((i) => [i.code, i.name]))));
 
     const attached = ordered.flatMap((input) => {
       const locationId = locationIdByCode.get(input.code) ?? input.defaultLocationId;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
+import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, renamedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { vendorsInOrder } from './queries';
@@ -19,6 +19,15 @@ export async function upsertVendors(
   );
   errors.throwIfAny();
   return db.transaction(async (tx) => {
+    // The names before, to tell which vendors the batch renames (locations list them by name).
+    // Locked in code order, the order the upsert takes its locks in (inLockOrder).
+    const before: { code: string; name: string }[] = await tx('vendors')
+      .where('organization_id', orgId)
+      .whereNull('deleted_at')
+      .whereRaw('code = ANY(?::text[])', [inputs.map((i) => i.code)])
+      .orderBy('code')
+      .forUpdate()
+      .select('code', 'name');
     const rows = await upsertRecordset<{ id: string; code: string; xmax: string }>(
       tx,
       'vendors',
@@ -26,6 +35,7 @@ export async function upsertVendors(
       { conflict: '(organization_id, code) WHERE deleted_at IS NULL', update: ['name'], returning: ['id', 'code', 'xmax'] },
     );
     outcome.markCreated(insertedIds(rows));
+    outcome.markRenamed(renamedIds(rows, new Map(before.map((v) => [v.code, v.name])), new Map(inputs.map((i) => [i.code, i.name]))));
     const idByCode = new Map(rows.map((r) => [r.code, r.id]));
     return vendorsInOrder(
       tx,
