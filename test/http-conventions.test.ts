@@ -27,6 +27,15 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
     expect(res.text).to.equal('');
+    // With the length of the body GET sends, for a list page and for one object.
+    expectStatus(await org.api.post('/tax-codes', { code: 'HEAD-1', description: 'Länge', taxPercent: 0.05 }), 201);
+    for (const path of ['/tax-codes', '/tax-codes/HEAD-1']) {
+      const [head, got] = [await org.api.request('HEAD', path), await org.api.get(path)];
+      expect(head.text, path).to.equal('');
+      expect(head.headers.get('content-length'), path)
+        .to.equal(String(Buffer.byteLength(got.text)))
+        .and.to.equal(got.headers.get('content-length'));
+    }
   });
 
   itDirect('answers a wrong method with 405 and Allow', PRISM.outsideContract('PUT /tax-codes'), async () => {
