@@ -20,7 +20,8 @@ export async function upsertVendors(
   errors.throwIfAny();
   return db.transaction(async (tx) => {
     // The names before, to tell which vendors the batch renames (locations list them by name).
-    // Locked in code order, the order the upsert takes its locks in (inLockOrder).
+    // Locked in one order (by code) in every batch, as the jobs batch does: two batches naming the
+    // same vendors queue on the first one instead of deadlocking; the upsert then finds them held.
     const before: { code: string; name: string }[] = await tx('vendors')
       .where('organization_id', orgId)
       .whereNull('deleted_at')
