@@ -2,7 +2,7 @@ import { ApiError } from '../errors';
 import type { Queryable } from './knex';
 import { rowsPrepared } from './prepared';
 import { quoteIdent, selectList } from './columns';
-import { Json, asJson } from './json';
+import { Json, ROWS_OF_X_AS_JSON_ARRAY, asJson } from './json';
 import type { ResourceDef } from './resource';
 
 /**
@@ -158,7 +158,7 @@ export async function upsertRecordsetReplying<R extends { id: string }, T>(
   const q = quoteIdent;
   const statement = `WITH written AS (${sql} RETURNING *, xmax)
     SELECT (SELECT json_agg(json_build_object(${opts.returning.map((c) => `'${c}', ${q(c)}`).join(', ')}))::text FROM written) AS rows,
-      (SELECT coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') FROM (
+      (SELECT ${ROWS_OF_X_AS_JSON_ARRAY} FROM (
         SELECT ${selectList(def.columns)} FROM written ${def.alias}
         JOIN unnest(?::text[]) WITH ORDINALITY AS wanted(${q(key)}, position) ON wanted.${q(key)} = ${def.alias}.${q(key)}
         ORDER BY wanted.position) x) AS json`;

@@ -8,6 +8,9 @@ export type Json<T> = string & { readonly __jsonOf: T };
 export const asJson = <T>(text: string): Json<T> => text as Json<T>;
 export const jsonOf = <T>(value: T): Json<T> => JSON.stringify(value) as Json<T>;
 
+/** SQL: the rows of the subquery aliased `x`, in its order, as one JSON array text (`[]` for none). */
+export const ROWS_OF_X_AS_JSON_ARRAY = "coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]')";
+
 /**
  * A large JSON document (a bulk page) sent in parts as PostgreSQL produces them, so the process
  * never holds a whole 2,500-row page: `head`, the elements joined by commas, `tail`. `close()`

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Json, JsonParts, JsonStream, PART_BYTES, asJson } from './json';
+import { Json, JsonParts, JsonStream, PART_BYTES, ROWS_OF_X_AS_JSON_ARRAY, asJson } from './json';
 import { Columns, isUuid, quoteIdent, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
@@ -97,7 +97,7 @@ export async function allJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryB
     .clone()
     .select(db.raw(selectList(def.columns)))
     .orderByRaw(orderBy);
-  const row = await firstRowPrepared(db, db.select(db.raw(`coalesce('[' || string_agg(row_to_json(x)::text, ',') || ']', '[]') AS json`)).from(rows.as('x')));
+  const row = await firstRowPrepared(db, db.select(db.raw(`${ROWS_OF_X_AS_JSON_ARRAY} AS json`)).from(rows.as('x')));
   return asJson<T[]>(row!.json);
 }
 
