@@ -4216,7 +4216,7 @@ export interface components {
             lineNumber: number;
             /**
              * Format: double
-             * @description Quantity.
+             * @description Quantity. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 1200
              */
             quantity?: number | null;
@@ -4269,7 +4269,7 @@ export interface components {
             unitDiscount?: number | null;
             /**
              * Format: double
-             * @description Unit price (per hundred for unit `C`, per thousand for `M`); null for an unpriced line.
+             * @description Unit price (per hundred for unit `C`, per thousand for `M`); null for an unpriced line. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 86.5
              */
             unitPrice?: number | null;
@@ -4367,13 +4367,13 @@ export interface components {
             notes?: string | null;
             /**
              * Format: double
-             * @description Dollar discount subtracted from the order total.
+             * @description Dollar discount subtracted from the order total. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 150
              */
             discount?: number | null;
             /**
              * Format: double
-             * @description Dollar shipping cost added to the order total.
+             * @description Dollar shipping cost added to the order total. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 85
              */
             shippingCost?: number | null;
@@ -4493,13 +4493,13 @@ export interface components {
             notes?: string | null;
             /**
              * Format: double
-             * @description Dollar discount subtracted from the order total.
+             * @description Dollar discount subtracted from the order total. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 150
              */
             discount?: number | null;
             /**
              * Format: double
-             * @description Dollar shipping cost added to the order total.
+             * @description Dollar shipping cost added to the order total. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 85
              */
             shippingCost?: number | null;
@@ -5061,7 +5061,7 @@ export interface components {
             lineNumber?: number;
             /**
              * Format: double
-             * @description Quantity.
+             * @description Quantity. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 1200
              */
             quantity?: number | null;
@@ -5114,7 +5114,7 @@ export interface components {
             unitDiscount?: number | null;
             /**
              * Format: double
-             * @description Unit price (per hundred for unit `C`, per thousand for `M`); null for an unpriced line.
+             * @description Unit price (per hundred for unit `C`, per thousand for `M`); null for an unpriced line. At most 10^12 in absolute value, so derived prices and totals stay finite.
              * @example 86.5
              */
             unitPrice?: number | null;
@@ -6015,12 +6015,12 @@ export interface components {
         /**
          * @description A bill-of-materials item to create (BillOfMaterialsItemInput). The field rules
          *     (`estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0; `description` not the
-         *     literal string `'null'`) are checked for every element and reported per position, so
+         *     literal string `'null'` and at most 1000 characters) are checked for every element and reported per position, so
          *     `estimatedQuantity` and `unitPrice` accept any JSON value here and are checked by the service.
          */
         BillOfMaterialsItemCreate: {
             /**
-             * @description Description; cannot be the literal string `'null'`.
+             * @description Description, at most 1000 characters; cannot be the literal string `'null'`.
              * @example 3/4 in. EMT conduit, 10 ft sticks
              */
             description: string;
@@ -6060,13 +6060,13 @@ export interface components {
         /**
          * @description Changes to a bill-of-materials item (BillOfMaterialsItemInput); only the given fields change.
          *     The field rules (`estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0;
-         *     `description` not the literal string `'null'`) are checked by the service, which names the field
+         *     `description` not the literal string `'null'` and at most 1000 characters) are checked by the service, which names the field
          *     and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any JSON
          *     value here.
          */
         BillOfMaterialsItemUpdate: {
             /**
-             * @description Description; cannot be the literal string `'null'`.
+             * @description Description, at most 1000 characters; cannot be the literal string `'null'`.
              * @example 3/4 in. EMT conduit, 10 ft sticks
              */
             description?: string;
@@ -9217,7 +9217,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+         * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
          * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
          */
         IdempotencyKey: string;
@@ -11708,7 +11708,7 @@ export interface components {
          */
         OrderPathId: string;
         /**
-         * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order.
+         * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
          * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
          */
         IfMatch: string;
@@ -15372,7 +15372,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description `invalid_request`, `unsupported_grant_type` or `invalid_scope`. */
+            /** @description `invalid_request`, `unsupported_grant_type` or `invalid_scope`. Any malformed request is an `invalid_request`: a body that is not a form, larger than 16 KB or in a charset other than UTF-8, a parameter given twice or holding a NUL byte. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15639,7 +15639,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16005,7 +16005,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16306,7 +16306,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16420,7 +16420,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16811,7 +16811,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17080,7 +17080,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17308,7 +17308,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17446,7 +17446,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17766,7 +17766,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18229,7 +18229,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18316,7 +18316,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18721,7 +18721,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18910,7 +18910,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18999,7 +18999,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19497,7 +19497,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19896,7 +19896,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20364,7 +20364,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20869,7 +20869,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21272,7 +21272,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21638,7 +21638,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21949,7 +21949,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order.
+                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
                  * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22032,12 +22032,12 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order.
+                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
                  * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22377,7 +22377,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -22952,7 +22952,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23209,7 +23209,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23601,7 +23601,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23949,7 +23949,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24153,7 +24153,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -25667,7 +25667,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26028,7 +26028,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26257,7 +26257,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again.
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

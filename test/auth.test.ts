@@ -4,6 +4,7 @@ import { harness } from './support/harness';
 import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { createClient, deleteClient, rotateApiKey } from '../src/admin/provision';
 import { itDirect, PRISM } from './support/proxy';
+import { rawCall } from './support/raw-http';
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = 'application/x-www-form-urlencoded';
@@ -100,6 +101,29 @@ describe('authentication', () => {
       expect(res.text).not.to.include(org.clientSecret);
       expect(res.text).not.to.match(/at .*\.js:\d+/);
     });
+
+    itDirect(
+      'answers every malformed token request in the OAuth format (400 invalid_request), whatever refused it',
+      PRISM.invalidRequest('a JSON body, a latin1 form and a NUL byte'),
+      async () => {
+        const cases: { raw: string; contentType: string }[] = [
+          // A NUL byte: refused by the input guard before the handler.
+          { raw: form({ grant_type: 'client_credentials', client_id: 'x\u0000', client_secret: 'y' }), contentType: FORM },
+          // A charset the body parser does not read.
+          { raw: 'grant_type=client_credentials', contentType: `${FORM}; charset=latin1` },
+          // Malformed JSON: refused by the body parser.
+          { raw: '{"grant_type":', contentType: 'application/json' },
+        ];
+        for (const c of cases) {
+          const res = await anonymous().post('/oauth2/token', undefined, c);
+          expect(res.status, `${c.contentType} ${c.raw}: ${res.text}`).to.equal(400);
+          expect(res.headers.get('content-type')).to.match(/^application\/json/);
+          expect(res.headers.get('cache-control')).to.equal('no-store');
+          expect(res.body.error).to.equal('invalid_request');
+          expect(res.body.error_description).to.be.a('string').and.have.length.above(0);
+        }
+      },
+    );
   });
 
   describe('bearer credentials', () => {
@@ -108,6 +132,26 @@ describe('authentication', () => {
       problemOf(res, 401);
       expect(res.headers.get('www-authenticate')).to.equal('Bearer');
     });
+
+    itDirect(
+      'refuses two Authorization headers with a 400 invalid_request (RFC 6750 3.1), in either order, not the first one',
+      PRISM.noBearer('two Authorization headers (Prism reads one)'),
+      async () => {
+        const second = await newOrg();
+        for (const [a, b] of [
+          [org.apiKey, second.apiKey],
+          [second.apiKey, org.apiKey],
+          [org.apiKey, org.apiKey],
+        ]) {
+          const res = await rawCall('GET', '/tax-codes', ['Authorization', `Bearer ${a}`, 'Authorization', `Bearer ${b}`]);
+          expect(res.status, res.text).to.equal(400);
+          expect(res.headers['content-type']).to.match(/^application\/problem\+json/);
+          expect(res.body.errors[0]).to.include({ field: 'header.Authorization', rule: 'single' });
+          expect(res.headers['www-authenticate']).to.match(/^Bearer error="invalid_request"/);
+        }
+        expect((await rawCall('GET', '/tax-codes', ['Authorization', `Bearer ${org.apiKey}`])).status).to.equal(200);
+      },
+    );
 
     it('rejects a malformed bearer token and an unknown key with error="invalid_token"', async () => {
       for (const header of ['Bearer a b', 'Bearer pk_unknown']) {

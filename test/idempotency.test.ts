@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { itDirect, PRISM } from './support/proxy';
+import { rawCall } from './support/raw-http';
 
 const ORDER = { purchaseOrderNumber: 'IDEM-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
 
@@ -35,6 +36,17 @@ describe('Idempotency-Key on POST', () => {
     const quoted = expectStatus(await org.api.post('/orders', { ...ORDER, purchaseOrderNumber: 'IDEM-A' }, { headers: { 'Idempotency-Key': '"k-422"' } }), 201);
     expect(quoted.headers.get('idempotent-replayed')).to.equal('true');
     expect(await countOrders(org.id, 'IDEM-B')).to.equal(0);
+  });
+
+  it('refuses two Idempotency-Key headers (400) instead of taking them as one key, and writes nothing', async () => {
+    const body = JSON.stringify({ ...ORDER, purchaseOrderNumber: 'IDEM-TWO' });
+    const headers = ['Authorization', `Bearer ${org.apiKey}`, 'Content-Type', 'application/json'];
+    const res = await rawCall('POST', '/orders', [...headers, 'Idempotency-Key', 'a', 'Idempotency-Key', 'b'], body);
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.errors[0]).to.include({ field: 'header.Idempotency-Key', rule: 'single' });
+    expect(await countOrders(org.id, 'IDEM-TWO')).to.equal(0);
+    // One header holding a comma is one key, as before.
+    expect((await rawCall('POST', '/orders', [...headers, 'Idempotency-Key', 'a, b'], body)).status).to.equal(201);
   });
 
   it('creates exactly one order under 20 concurrent identical requests; the others replay or get 409', async () => {

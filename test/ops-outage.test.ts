@@ -76,6 +76,33 @@ describe('ops: database outages and runaway queries', function () {
       }
     });
 
+    it('answers 503 while the database refuses connections (ALLOW_CONNECTIONS false), and recovers by itself', async () => {
+      expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token: apiKey })).status).to.equal(200);
+      const admin = new pg.Client({ connectionString: server.adminUrl });
+      await admin.connect();
+      try {
+        // As an operator closing a database for maintenance: no new sessions, the open ones ended.
+        await admin.query('ALTER DATABASE outage WITH ALLOW_CONNECTIONS false');
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'outage'`);
+        for (let round = 0; round < 2; round++) {
+          const [read] = await Promise.all([
+            expectUnavailable(instance.baseUrl, 'GET', '/tax-codes', apiKey),
+            expectUnavailable(instance.baseUrl, 'POST', '/tax-codes', apiKey),
+          ]);
+          expect(read.detail).to.match(/database is unavailable/);
+        }
+      } finally {
+        await admin.query('ALTER DATABASE outage WITH ALLOW_CONNECTIONS true');
+        await admin.end();
+      }
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = (await call(instance.baseUrl, 'GET', '/tax-codes', { token: apiKey })).status;
+        if (status !== 200) await sleep(100);
+      }
+      expect(status, 'answers again without a restart').to.equal(200);
+    });
+
     it('answers 503 with Retry-After within 2 s while it is down, /readyz says why, and recovers by itself', async () => {
       expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token: apiKey })).status).to.equal(200);
       expect((await call(instance.baseUrl, 'GET', '/readyz')).status).to.equal(200);

@@ -65,6 +65,18 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     expect((await org.api.get(`/orders/${id}`)).headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
   });
 
+  it('takes If-Match "*" alone, a list holding the current tag, and refuses "*" in a list (400: not valid If-Match)', async () => {
+    const created = expectStatus(await org.api.post('/orders', NEW_ORDER), 201);
+    const id = created.body.id;
+    const etag = created.headers.get('etag')!;
+    expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'star' }, { headers: { 'If-Match': '*' } }), 200);
+    const current = (await org.api.get(`/orders/${id}`)).headers.get('etag')!;
+    expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'listed' }, { headers: { 'If-Match': `${etag}, ${current}` } }), 200);
+    const p = problemOf(await org.api.patch(`/orders/${id}`, { notes: 'mixed' }, { headers: { 'If-Match': '*, "x"' } }), 400);
+    expect(p.errors[0]).to.include({ field: 'header.If-Match', rule: 'format' });
+    expect((await org.api.get(`/orders/${id}`)).body.notes).to.equal('listed');
+  });
+
   it('refuses a PATCH with a stale If-Match (412) and writes nothing', async () => {
     const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
     expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'first' }), 200);

@@ -36,6 +36,36 @@ describe('order tags', () => {
     expect(await harness().db('tags').where({ organization_id: org.id, title: 'Long lead' }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
   });
 
+  it('takes a tag another request created meanwhile as found, never failing on its title (keeps its color unless one is given)', async () => {
+    const db = harness().db;
+    for (const [title, color, expected] of [
+      ['Raced plain', undefined, '#ff7875'],
+      ['Raced colored', '#95de64', '#95de64'],
+    ] as const) {
+      const o = await makeOrder(org);
+      // Another request's transaction creates the title and has not committed: this request does
+      // not see it, and its insert of the title waits on it.
+      const other = await db.transaction();
+      try {
+        const [{ id }] = await other('tags').insert({ organization_id: org.id, title, type: 'ORDER', color: '#ff7875' }).returning('id');
+        const pending = org.api.post(`/order/${o}/tags`, [{ title, ...(color ? { color } : {}) }]);
+        let waiting = false;
+        for (let i = 0; i < 200 && !waiting; i++) {
+          const rows = await db('pg_stat_activity').where({ wait_event_type: 'Lock' }).whereILike('query', '%INSERT INTO tags%').select('pid');
+          waiting = rows.length > 0;
+          if (!waiting) await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(waiting, 'the request waits on the uncommitted title').to.equal(true);
+        await other.commit();
+        const [tag] = expectStatus(await pending, 200).body;
+        expect(tag).to.include({ id, title, color: expected });
+      } finally {
+        if (!other.isCompleted()) await other.rollback();
+      }
+      expect(await harness().db('tags').where({ organization_id: org.id, title }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
+    }
+  });
+
   it('matches an existing tag by title and updates its color only when a different one is given', async () => {
     const id = await insertTag(org.id, 'Fragile', { color: '#ff7875' });
     const o = await makeOrder(org);

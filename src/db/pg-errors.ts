@@ -6,7 +6,15 @@ interface PgError {
   code?: string;
   detail?: string;
   constraint?: string;
+  table?: string;
   message?: string;
+}
+
+/** `items_organization_id_vendor_part_number_id_index` of `items` -> `vendor_part_number`. */
+function indexedColumn(table: string | undefined, index: string | undefined): string | undefined {
+  if (!table || !index) return undefined;
+  const m = new RegExp(`^${table}_organization_id_(.+?)(?:_id)?_(?:index|unique)$`).exec(index);
+  return m?.[1];
 }
 
 /** Maps PostgreSQL and connection errors to API errors, in one place. */
@@ -38,6 +46,16 @@ export function fromDatabaseError(err: unknown): ApiError {
       // Text PostgreSQL cannot store (a NUL byte): the request pipeline refuses these first
       // (src/http/input-guard.ts); this is the backstop for any other way in.
       return badRequest('A text value contains a character that cannot be stored (a NUL byte, \\u0000).');
+    case '54000': {
+      // index row size 3048 exceeds btree version 4 maximum 2704 for index "cost_categories_organization_id_description_id_index"
+      // A text that fits its field's maxLength (characters) can still be too long for its index
+      // (bytes): up to 4 bytes a character in UTF-8. The index names the field (knex's names:
+      // table, then columns, organization_id first and id last).
+      const column = indexedColumn(e.table, e.constraint);
+      const field = column ? `body.${camel(column)}` : undefined;
+      const message = `${field ? field + ': ' : ''}text too long to be indexed (more than about 2,600 bytes in UTF-8); shorten it.`;
+      return badRequest([{ message, ...(field ? { field, rule: 'maxLength' } : {}) }]);
+    }
     case '40001':
     case '40P01':
       return unavailable('The request conflicted with a concurrent change; retry it.');
@@ -45,9 +63,20 @@ export function fromDatabaseError(err: unknown): ApiError {
       // statement_timeout (DB_STATEMENT_TIMEOUT_MS): the database gave up on a runaway statement.
       return unavailable('The request took too long in the database and was cancelled; retry later.');
     case '57P01':
+    case '57P02':
     case '57P03':
     case '53300':
+    case '08000':
+    case '08001':
+    case '08003':
+    case '08004':
+    case '08006':
       return unavailable();
+    case '55000':
+      // The database refuses connections (ALLOW_CONNECTIONS false, during maintenance): an outage,
+      // not a bug. Other 55000 errors (an object not in the state a statement needs) are ours.
+      if (/not currently accepting connections/.test(e.message ?? '')) return unavailable();
+      break;
   }
   const msg = String(e.message ?? '');
   if (/ECONNREFUSED|ETIMEDOUT|Knex: Timeout acquiring a connection|Connection terminated|timeout exceeded when trying to connect/.test(msg)) {

@@ -53,6 +53,9 @@ export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: 
     verbose: true,
     strict: false,
     coerceTypes: isParams ? 'array' : false,
+    // A JSON number beyond the double range (1e309) parses as Infinity: not a number the service
+    // can store or send back (JSON has no Infinity).
+    strictNumbers: true,
     useDefaults: isParams,
   });
   addFormats(ajv);

@@ -1,3 +1,4 @@
+import { repeatedHeader } from './raw-headers';
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Request } from 'express';
@@ -34,6 +35,8 @@ export interface IdempotentReply {
 export function idempotencyKeyOf(req: Request): string | undefined {
   const raw = req.headers[IDEMPOTENCY_HEADER];
   if (raw === undefined) return undefined;
+  // Two keys are not one key (node would join them with ", ").
+  if (repeatedHeader(req, IDEMPOTENCY_HEADER)) throw invalidField('header.Idempotency-Key', 'single', 'give one Idempotency-Key header, not several');
   const value = (Array.isArray(raw) ? raw.join(',') : raw).trim();
   const key = /^".*"$/.test(value) ? value.slice(1, -1) : value;
   if (!key || key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(key)) {

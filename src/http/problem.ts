@@ -10,8 +10,19 @@ export function sendProblem(err: unknown, req: Request, res: Response): void {
     // Logged for the operator (src/ops/log.ts); the client only sees the request id.
     logUnexpected(res, err);
   }
+  if (res.headersSent) {
+    res.locals.onProblem?.(problem.status);
+    return void res.end();
+  }
+  // The token endpoint answers in OAuth's own format (RFC 6749 5.2) whatever refused the request
+  // (a body the parsers refuse, a NUL byte): every malformed token request is an invalid_request.
+  // Its 401 is the handler's, its 429 the shared problem.
+  if (res.locals.operationId === 'issueToken' && problem.status >= 400 && problem.status < 500 && problem.status !== 401 && problem.status !== 429) {
+    res.locals.onProblem?.(400);
+    res.status(400).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    return void res.json({ error: 'invalid_request', error_description: problem.detail });
+  }
   res.locals.onProblem?.(problem.status);
-  if (res.headersSent) return void res.end();
   res.status(problem.status);
   for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');

@@ -26,6 +26,10 @@ export interface BomItemInput {
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
+/** As the contract's other descriptions (and as JSON Schema's maxLength counts: code points). */
+const DESCRIPTION_MAX = 1000;
+const characters = (s: string) => (s.length <= DESCRIPTION_MAX ? s.length : [...s].length);
+
 export function checkBomItem(input: BomItemInput, creating: boolean): RuleViolation[] {
   const out: RuleViolation[] = [];
   const q = input.estimatedQuantity;
@@ -42,6 +46,8 @@ export function checkBomItem(input: BomItemInput, creating: boolean): RuleViolat
     else if (p < 0) out.push({ field: 'unitPrice', rule: 'minimum', message: 'must be greater than or equal to 0' });
   }
   if (input.description === 'null') out.push({ field: 'description', rule: 'not', message: "cannot be the literal string 'null'" });
+  else if (typeof input.description === 'string' && characters(input.description) > DESCRIPTION_MAX)
+    out.push({ field: 'description', rule: 'maxLength', message: `must NOT have more than ${DESCRIPTION_MAX} characters` });
   return out;
 }
 

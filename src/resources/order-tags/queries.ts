@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/knex';
 import { ListParams } from '../../db/list';
 import { allJson, listJson, scoped } from '../../db/resource';
 import { tags } from '../tags/queries';
-import { notFound } from '../../http/errors';
+import { notFound, unavailable } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 
@@ -49,6 +49,8 @@ export async function addOrderTags(
     tag?: { id: string; color: string | null };
     title: string;
     color: string | null;
+    /** Whether an input gave a color (else a tag found keeps its own). */
+    colorGiven: boolean;
   }
   const targets = new Map<string, Target>();
   const order: Target[] = [];
@@ -57,29 +59,58 @@ export async function addOrderTags(
     const key = tag ? `id:${tag.id}` : `title:${input.title}`;
     let target = targets.get(key);
     if (!target) {
-      target = { tag, title: tag?.title ?? input.title, color: tag ? tag.color : (input.color ?? null) };
+      target = { tag, title: tag?.title ?? input.title, color: tag ? tag.color : (input.color ?? null), colorGiven: false };
       targets.set(key, target);
       order.push(target);
     }
-    if (input.color !== undefined) target.color = input.color;
+    if (input.color !== undefined) {
+      target.color = input.color;
+      target.colorGiven = true;
+    }
   }
 
-  // In title and id order: concurrent requests take their locks in the same order.
-  const recolored = order.filter((t) => t.tag && t.color !== t.tag.color).sort((a, b) => (a.tag!.id < b.tag!.id ? -1 : 1));
+  // New titles first, in title order (concurrent requests take their locks in the same order). A
+  // title another request created since the read above (and committed) is taken as found: both
+  // requests name one tag, neither fails on the title's uniqueness.
   const fresh = order.filter((t) => !t.tag).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
   if (fresh.length) {
     const created: { id: string; title: string }[] = (
       await tx.raw(
         `INSERT INTO tags (organization_id, title, type, color)
          SELECT ?, n.title, 'ORDER', n.color FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS n(title, color, ord) ORDER BY n.ord
+         ON CONFLICT (organization_id, title) DO NOTHING
          RETURNING id, title`,
         [orgId, fresh.map((t) => t.title), fresh.map((t) => t.color)] as any,
       )
     ).rows;
     const idOf = new Map(created.map((c) => [c.title, c.id]));
-    for (const t of fresh) t.tag = { id: idOf.get(t.title)!, color: t.color };
-    written.created.push(...fresh.map((t) => t.tag!.id));
+    const raced = fresh.filter((t) => !idOf.has(t.title));
+    const found: { id: string; title: string; color: string | null }[] = raced.length
+      ? await tx('tags')
+          .where('organization_id', orgId)
+          .whereIn(
+            'title',
+            raced.map((t) => t.title),
+          )
+          .select('id', 'title', 'color')
+      : [];
+    const foundOf = new Map(found.map((t) => [t.title, t]));
+    for (const t of fresh) {
+      const id = idOf.get(t.title);
+      if (id) {
+        t.tag = { id, color: t.color };
+        written.created.push(id);
+      } else {
+        const tag = foundOf.get(t.title);
+        // Created and deleted again by others between the two statements: as a deadlock, retried by the caller.
+        if (!tag) throw unavailable('The request conflicted with a concurrent change; retry it.');
+        t.tag = tag;
+        if (!t.colorGiven) t.color = tag.color;
+      }
+    }
   }
+  // Then the recolored ones, in id order (the same order in every request).
+  const recolored = order.filter((t) => t.tag && t.color !== t.tag.color).sort((a, b) => (a.tag!.id < b.tag!.id ? -1 : 1));
   if (recolored.length) {
     await tx.raw(
       `UPDATE tags t SET color = u.color, updated_at = now()

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { isUuid } from '../../db/columns';
-import { ApiError } from '../../http/errors';
+import { ApiError, invalidField } from '../../http/errors';
 import type { Caller } from '../../http/handler';
 import type { ChangeCollector } from '../../feed/append';
 import { getChangeOrder } from '../change-orders/queries';
@@ -42,7 +42,10 @@ export function checkIfMatch(req: Request, order: LockedOrder): void {
   if (header === undefined) return;
   const current = etagOf(order.id, order.version);
   const tags = header.split(',').map(opaque);
-  if (tags.includes('*') || tags.includes(opaque(current))) return;
+  if (tags.length === 1 && tags[0] === '*') return;
+  // RFC 9110 13.1.1: If-Match is "*" or a list of entity tags, not both.
+  if (tags.includes('*')) throw invalidField('header.If-Match', 'format', 'is "*" alone or a list of entity tags, not both');
+  if (tags.includes(opaque(current))) return;
   const message = `header.If-Match: the order changed since ${header}; its current ETag is ${current} (version ${order.version})`;
   throw new ApiError(412, 'precondition-failed', 'Precondition failed', [{ message, field: 'header.If-Match', rule: 'current-etag' }]);
 }

@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { insertJob, insertVendor } from './support/purchasing-fixtures';
+import { makeJob } from './support/release-fixtures';
+import { itDirect, PRISM } from './support/proxy';
+
+/**
+ * Values at and past the limits of what the service can store: numbers beyond the double range,
+ * products of bounded numbers, and text longer than an index entry holds. Each is a 400 naming the
+ * field, with nothing written, never a 500 (a database error) or a stored value no read can send.
+ */
+
+const BASE = { distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
+
+/** Deterministic text that compresses badly: `n` characters drawn from a range of code points. */
+function scrambled(n: number, first: number, size: number, seed = 7): string {
+  let s = seed >>> 0;
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    out.push(String.fromCodePoint(first + (s % size)));
+  }
+  return out.join('');
+}
+/** 1000 CJK ideographs: 1000 characters (within a 1000-character maxLength), 3000 bytes of UTF-8. */
+const WIDE_1000 = scrambled(1000, 0x4e00, 20000);
+
+describe('input limits', () => {
+  let org: TestOrg;
+  let refs: { job: string; vendor: string };
+
+  before(async () => {
+    org = await newOrg();
+    refs = { job: await insertJob(org.id), vendor: await insertVendor(org.id) };
+  });
+
+  const ordersNumbered = async (po: string) =>
+    expectStatus(await org.api.get(`/orders?filter[purchaseOrderNumber]=${encodeURIComponent(po)}`), 200).body as unknown[];
+
+  itDirect(
+    'answers a JSON number beyond the double range (1e309) with a 400 naming the field, and writes nothing',
+    PRISM.invalidRequest('a number JSON parsers read as Infinity'),
+    async () => {
+      const po = `PO-INF-${Date.now()}`;
+      for (const [field, literal] of [
+        ['discount', '1e309'],
+        ['shippingCost', '-1e309'],
+      ]) {
+        const raw = JSON.stringify({ ...BASE, purchaseOrderNumber: po, jobId: refs.job, vendorId: refs.vendor }).replace(/}$/, `,"${field}":${literal}}`);
+        const p = problemOf(await org.api.post('/orders', undefined, { raw, contentType: 'application/json' }), 400);
+        expect(p.errors.map((e: any) => e.field)).to.deep.equal([`body.${field}`]);
+      }
+      expect(await ordersNumbered(po)).to.deep.equal([]);
+
+      const order = expectStatus(
+        await org.api.post('/orders', { ...BASE, purchaseOrderNumber: po, items: [{ lineNumber: 1, quantity: 2, unitPrice: 5 }] }),
+        201,
+      ).body;
+      const [item] = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
+      const p = problemOf(await org.api.patch(`/items/${item.id}`, undefined, { raw: '{"unitPrice":1e309}', contentType: 'application/json' }), 400);
+      expect(p.errors[0].field).to.equal('body.unitPrice');
+      const added = problemOf(
+        await org.api.post(`/orders/${order.id}/items`, undefined, { raw: '[{"lineNumber":2,"quantity":-1e309}]', contentType: 'application/json' }),
+        400,
+      );
+      expect(added.errors[0].field).to.equal('body[0].quantity');
+      const after = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
+      expect(after.map((i: { unitPrice: number; extPrice: number }) => [i.unitPrice, i.extPrice])).to.deep.equal([[5, 10]]);
+    },
+  );
+
+  itDirect(
+    'bounds quantities, prices, discounts and shipping costs at 10^12, so derived prices and totals stay finite numbers',
+    PRISM.invalidRequest('a quantity above its maximum'),
+    async () => {
+      const po = `PO-BIG-${Date.now()}`;
+      // Finite, but its product with a price is not (1e308 x 10 overflows a double).
+      const p = problemOf(await org.api.post('/orders', { ...BASE, purchaseOrderNumber: po, items: [{ lineNumber: 1, quantity: 1e308, unitPrice: 10 }] }), 400);
+      expect(p.errors.map((e: any) => [e.field, e.rule])).to.deep.equal([['body.items[0].quantity', 'maximum']]);
+      problemOf(await org.api.post('/orders', { ...BASE, purchaseOrderNumber: po, discount: -1e13 }), 400);
+      expect(await ordersNumbered(po)).to.deep.equal([]);
+
+      // The largest values are taken, and every read sends them back as numbers.
+      const order = expectStatus(
+        await org.api.post('/orders', {
+          ...BASE,
+          purchaseOrderNumber: po,
+          shippingCost: 1e12,
+          items: [{ lineNumber: 1, quantity: 1e12, unitPrice: -1e12 }],
+        }),
+        201,
+      ).body;
+      expect(order.shippingCost).to.equal(1e12);
+      const [item] = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
+      expect(item.extPrice).to.equal(-1e24);
+      const patched = problemOf(await org.api.patch(`/items/${item.id}`, { quantity: 1.5e12 }), 400);
+      expect(patched.errors[0]).to.include({ field: 'body.quantity', rule: 'maximum' });
+    },
+  );
+
+  itDirect(
+    'refuses text over the maxLength of indexed fields (PO number, UPC, vendor part number, tag title, BOM item description) with a 400',
+    PRISM.invalidRequest('text over its maxLength'),
+    async () => {
+      const long = (n: number) => 'x'.repeat(n);
+      const po = problemOf(await org.api.post('/orders', { ...BASE, purchaseOrderNumber: long(101) }), 400);
+      expect(po.errors[0]).to.include({ field: 'body.purchaseOrderNumber', rule: 'maxLength' });
+      const order = expectStatus(await org.api.post('/orders', { ...BASE, purchaseOrderNumber: long(100) }), 201).body;
+      for (const field of ['universalProductCode', 'vendorPartNumber']) {
+        const p = problemOf(await org.api.post(`/orders/${order.id}/items`, [{ lineNumber: 1, [field]: long(201) }]), 400);
+        expect(p.errors[0]).to.include({ field: `body[0].${field}`, rule: 'maxLength' });
+      }
+      const tag = problemOf(await org.api.post(`/order/${order.id}/tags`, [{ title: long(101) }]), 400);
+      expect(tag.errors[0]).to.include({ field: 'body[0].title', rule: 'maxLength' });
+
+      await makeJob(org, 'J-LIMITS');
+      const bom = expectStatus(await org.api.post('/jobs/J-LIMITS/billOfMaterials'), 201).body.id;
+      const b = problemOf(
+        await org.api.post(`/billOfMaterials/${bom}/items`, { billOfMaterialsItems: [{ description: long(1001), estimatedQuantity: 1 }] }),
+        400,
+      );
+      expect(b.errors[0].message).to.match(/^Position 0: .*description.*1000 characters/);
+      expectStatus(await org.api.post(`/billOfMaterials/${bom}/items`, { billOfMaterialsItems: [{ description: long(1000), estimatedQuantity: 1 }] }), 201);
+    },
+  );
+
+  it('answers text within its maxLength but too long in bytes for its index with a 400 naming the field, and writes nothing', async () => {
+    const code = `CC-WIDE-${Date.now()}`;
+    const p = problemOf(await org.api.post('/global-categories', { code, description: WIDE_1000 }), 400);
+    expect(p.errors[0]).to.include({ field: 'body.description', rule: 'maxLength' });
+    expect(p.errors[0].message).to.match(/too long to be indexed/);
+    problemOf(await org.api.get(`/global-categories/${code}`), 404);
+    // The same text in a field without an index is stored as given.
+    const order = expectStatus(await org.api.post('/orders', { ...BASE, purchaseOrderNumber: `PO-WIDE-${Date.now()}`, notes: WIDE_1000 }), 201).body;
+    expect(order.notes).to.equal(WIDE_1000);
+  });
+});
