@@ -285,7 +285,7 @@ async function main() {
       metric: 'rps',
     },
     { id: 'orders100', label: 'GET /orders?limit=100', path: '/orders?limit=100', target: 0.9, metric: 'rps' },
-    { id: 'job', label: 'GET /jobs/:code', path: '/jobs/J-1002', target: 0.8, metric: 'rps' },
+    { id: 'job', label: 'GET /jobs/:code', path: '/jobs/J-1002', target: 0.8, peerTarget: 1.0, metric: 'rps' },
     { id: 'releases500', label: 'GET /releases?limit=500', path: '/releases?limit=500', target: 0.9, metric: 'rps' },
     {
       id: 'batch',

@@ -65,15 +65,31 @@ export function command(dir, { url, pool, port }) {
 const pageQuery = (organizationId, limit) =>
   `limit=${limit}&where.or=${encodeURIComponent(`(organizationId.eq=${organizationId})`)}&orderby.createdAt=desc&orderby.id=desc&totalCount=true`;
 
+/** The job the single-read row reads (bench/run.mjs: `GET /jobs/J-1002`). */
+const JOB_CODE = 'J-1002';
+
 /** The peer's request for a benchmark row, or undefined when it has none. */
 export function request(id, organizationId) {
   if (id === 'items500') return `/items?${pageQuery(organizationId, 500)}`;
   if (id === 'invoiceItems500') return `/invoiceItems?${pageQuery(organizationId, 500)}`;
+  // The single read by code: the jobs table's key is (organization id, id), so Platformatic's read by
+  // primary key is not the service's read by code; its list filtered on the organization and the
+  // code is the same index lookup. One job row, as it is stored (no groups).
+  if (id === 'job') return `/jobs?limit=1&where.code.eq=${JOB_CODE}&where.or=${encodeURIComponent(`(organizationId.eq=${organizationId})`)}`;
   return undefined;
 }
 
-/** Problems with the peer's answer to a row, given the service's: as many rows, and an exact total (which counts what it does not exclude). */
+/**
+ * Problems with the peer's answer to a row, given the service's: for a page as many rows, and an
+ * exact total (which counts what it does not exclude); for the single read, the same job.
+ */
 export function check(service, peer) {
+  if (!Array.isArray(service.body?.data)) {
+    const job = Array.isArray(peer.body) ? peer.body[0] : undefined;
+    return peer.body?.length === 1 && job.id === service.body?.id && job.code === service.body?.code
+      ? []
+      : [`not the job: ${JSON.stringify(peer.body).slice(0, 200)}`];
+  }
   if (!Array.isArray(peer.body)) return [`not a list: ${JSON.stringify(peer.body).slice(0, 200)}`];
   if (peer.body.length !== service.body?.data?.length) return [`${peer.body.length} rows, the service ${service.body?.data?.length}`];
   if (!(Number(peer.totalHeader) >= service.body.meta.total)) return [`X-Total-Count ${peer.totalHeader}, the service's meta.total ${service.body.meta.total}`];
