@@ -3689,7 +3689,8 @@ export interface components {
         /**
          * @description A cost category. Scopes: global (no job, no phase), job-level (a job), phase-level (a phase of a
          *     job). `jobId`/`jobCode` are set for job- and phase-level categories, `phaseId`/`phaseCode` for
-         *     phase-level ones; null where not applicable.
+         *     phase-level ones; null where not applicable. The same references also come as the objects `job`
+         *     and `phase` (`id`, `code`), as the spec lists them (`job.id`, `job.code`, `phase.id`, `phase.code`).
          */
         CostCategory: {
             /**
@@ -3742,6 +3743,38 @@ export interface components {
              * @example 03-300
              */
             phaseCode: string | null;
+            /**
+             * @description The associated job (job- and phase-level categories); null for a global category.
+             * @example {
+             *       "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+             *       "code": "J-1042"
+             *     }
+             */
+            job: {
+                /**
+                 * Format: uuid
+                 * @description ID of the job (as `jobId`).
+                 */
+                id: string;
+                /** @description Code of the job (as `jobCode`). */
+                code: string;
+            } | null;
+            /**
+             * @description The associated phase (phase-level categories only); null otherwise.
+             * @example {
+             *       "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+             *       "code": "03-300"
+             *     }
+             */
+            phase: {
+                /**
+                 * Format: uuid
+                 * @description ID of the phase (as `phaseId`).
+                 */
+                id: string;
+                /** @description Code of the phase (as `phaseCode`). */
+                code: string;
+            } | null;
             /**
              * Format: date-time
              * @description When the category was deleted; null when not deleted.
@@ -19867,6 +19900,8 @@ export interface operations {
                      *         "jobCode": null,
                      *         "phaseId": null,
                      *         "phaseCode": null,
+                     *         "job": null,
+                     *         "phase": null,
                      *         "deletedAt": null
                      *       },
                      *       {
@@ -19879,6 +19914,8 @@ export interface operations {
                      *         "jobCode": null,
                      *         "phaseId": null,
                      *         "phaseCode": null,
+                     *         "job": null,
+                     *         "phase": null,
                      *         "deletedAt": null
                      *       }
                      *     ]
@@ -19936,6 +19973,8 @@ export interface operations {
                      *       "jobCode": null,
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": null,
+                     *       "phase": null,
                      *       "deletedAt": null
                      *     }
                      */
@@ -20015,6 +20054,8 @@ export interface operations {
                      *       "jobCode": null,
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": null,
+                     *       "phase": null,
                      *       "deletedAt": null
                      *     }
                      */
@@ -20062,6 +20103,8 @@ export interface operations {
                      *       "jobCode": null,
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": null,
+                     *       "phase": null,
                      *       "deletedAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -20149,6 +20192,8 @@ export interface operations {
                      *       "jobCode": null,
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": null,
+                     *       "phase": null,
                      *       "deletedAt": null
                      *     }
                      */
@@ -20246,6 +20291,14 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *         "phaseCode": "03-300",
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": {
+                     *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *           "code": "03-300"
+                     *         },
                      *         "deletedAt": null
                      *       },
                      *       {
@@ -20258,6 +20311,14 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *         "phaseCode": "03-300",
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": {
+                     *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *           "code": "03-300"
+                     *         },
                      *         "deletedAt": null
                      *       }
                      *     ]
@@ -20334,6 +20395,14 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *         "phaseCode": "03-300",
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": {
+                     *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *           "code": "03-300"
+                     *         },
                      *         "deletedAt": null
                      *       },
                      *       {
@@ -20346,6 +20415,14 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *         "phaseCode": "03-300",
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": {
+                     *           "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *           "code": "03-300"
+                     *         },
                      *         "deletedAt": null
                      *       }
                      *     ]
@@ -20415,6 +20492,14 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *       "phaseCode": "03-300",
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "code": "03-300"
+                     *       },
                      *       "deletedAt": null
                      *     }
                      */
@@ -20505,6 +20590,14 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *       "phaseCode": "03-300",
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "code": "03-300"
+                     *       },
                      *       "deletedAt": null
                      *     }
                      */
@@ -20562,6 +20655,14 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *       "phaseCode": "03-300",
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "code": "03-300"
+                     *       },
                      *       "deletedAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -20659,6 +20760,14 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
                      *       "phaseCode": "03-300",
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "code": "03-300"
+                     *       },
                      *       "deletedAt": null
                      *     }
                      */
@@ -20756,6 +20865,11 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": null,
                      *         "phaseCode": null,
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": null,
                      *         "deletedAt": null
                      *       },
                      *       {
@@ -20768,6 +20882,11 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": null,
                      *         "phaseCode": null,
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": null,
                      *         "deletedAt": null
                      *       }
                      *     ]
@@ -20839,6 +20958,11 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": null,
                      *         "phaseCode": null,
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": null,
                      *         "deletedAt": null
                      *       },
                      *       {
@@ -20851,6 +20975,11 @@ export interface operations {
                      *         "jobCode": "J-1042",
                      *         "phaseId": null,
                      *         "phaseCode": null,
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "code": "J-1042"
+                     *         },
+                     *         "phase": null,
                      *         "deletedAt": null
                      *       }
                      *     ]
@@ -20915,6 +21044,11 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": null,
                      *       "deletedAt": null
                      *     }
                      */
@@ -21000,6 +21134,11 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": null,
                      *       "deletedAt": null
                      *     }
                      */
@@ -21052,6 +21191,11 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": null,
                      *       "deletedAt": "2026-11-21T10:00:00.000Z"
                      *     }
                      */
@@ -21144,6 +21288,11 @@ export interface operations {
                      *       "jobCode": "J-1042",
                      *       "phaseId": null,
                      *       "phaseCode": null,
+                     *       "job": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "code": "J-1042"
+                     *       },
+                     *       "phase": null,
                      *       "deletedAt": null
                      *     }
                      */

@@ -12,12 +12,14 @@ type Category = {
   jobCode: string | null;
   phaseId: string | null;
   phaseCode: string | null;
+  job: { id: string; code: string } | null;
+  phase: { id: string; code: string } | null;
   deletedAt: string | null;
   createdAt: string;
   updatedAt: string;
 };
 
-const keys = ['id', 'createdAt', 'code', 'description', 'updatedAt', 'jobId', 'jobCode', 'phaseId', 'phaseCode', 'deletedAt'];
+const keys = ['id', 'createdAt', 'code', 'description', 'updatedAt', 'jobId', 'jobCode', 'phaseId', 'phaseCode', 'job', 'phase', 'deletedAt'];
 
 describe('cost categories', () => {
   let org: TestOrg;
@@ -48,6 +50,15 @@ describe('cost categories', () => {
     const p = expectStatus(await org.api.post(`/jobs/J-1042/phases/${phase.id}/categories`, { code: 'SUB', description: 'Concrete subcontract' }), 201)
       .body as Category;
     expect(p).to.include({ jobId: job.id, jobCode: 'J-1042', phaseId: phase.id, phaseCode: '03-300' });
+    // The spec's job.id/job.code and phase.id/phase.code, as objects (null where not applicable).
+    expect([g, j, p].map((c) => [c.job, c.phase])).to.deep.equal([
+      [null, null],
+      [{ id: job.id, code: 'J-1042' }, null],
+      [
+        { id: job.id, code: 'J-1042' },
+        { id: phase.id, code: '03-300' },
+      ],
+    ]);
   });
 
   itDirect('requires a description', PRISM.invalidRequest('a category without description'), async () => {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
-import { col, idCol, tsCol } from '../../db/columns';
+import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, listJson, oneByIdJson, resolveIdWithin, scoped } from '../../db/resource';
 import { codeInUse, insertOne, rowOf, softDeleteById, updateById } from '../../db/resource-writes';
@@ -30,6 +30,9 @@ export const costCategories: ResourceDef = {
     jobCode: col('ccj.code'),
     phaseId: idCol('cc.phase_id'),
     phaseCode: col('ccp.code'),
+    // The spec lists the references as job.id/job.code and phase.id/phase.code: both forms are sent.
+    job: expr(`CASE WHEN cc.job_id IS NULL THEN NULL ELSE json_build_object('id', cc.job_id, 'code', ccj.code) END`),
+    phase: expr(`CASE WHEN cc.phase_id IS NULL THEN NULL ELSE json_build_object('id', cc.phase_id, 'code', ccp.code) END`),
     deletedAt: tsCol('cc.deleted_at'),
   },
   writable: ['code', 'description'],
