@@ -1,13 +1,9 @@
+import type { Violation } from '../../errors';
+
 /**
  * The bill-of-materials field rules, checked by the service (not the schema) so that single
  * writes name the field and the rule, and batches report them per position.
  */
-export interface RuleViolation {
-  field: string;
-  rule: string;
-  message: string;
-}
-
 export interface WbsValue {
   structureType: string;
   value: string;
@@ -26,8 +22,8 @@ export interface BomItemInput {
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-export function checkBomItem(input: BomItemInput, creating: boolean): RuleViolation[] {
-  const out: RuleViolation[] = [];
+export function checkBomItem(input: BomItemInput, creating: boolean): Violation[] {
+  const out: Violation[] = [];
   const q = input.estimatedQuantity;
   if (q === undefined) {
     if (creating) out.push({ field: 'estimatedQuantity', rule: 'required', message: 'is required' });
