@@ -224,9 +224,11 @@ export interface paths {
          *     `defaultLocation` updates the job's current default location, or creates one when it has none.
          *     An empty list (`Invalid input, list cannot be empty`) or more than 1000 elements
          *     (`Invalid input, list cannot be greater than 1000`) is a `400` before any element is examined.
-         *     If any element is invalid nothing is saved and one `400` names every rejected element in a line
-         *     `Position <n>: ...` (zero-based): the same code twice, both `defaultLocationId` and
-         *     `defaultLocation`, or a location, tax code or group ID that is not the organization's.
+         *     If any element is invalid nothing is saved and one `400` names every rejected element in
+         *     `errors[0].message`, one line `Position <n>: ...` each (zero-based, in position order; see
+         *     "Batches" under Errors in the guide): a rule of the schema, as
+         *     `Position 1: name: is required (rule required)`; the same code twice; both `defaultLocationId`
+         *     and `defaultLocation`; or a location, tax code or group ID that is not the organization's.
          *     The response lists the jobs in input order.
          */
         post: operations["upsertJobs"];
@@ -535,8 +537,10 @@ export interface paths {
          *     (`Invalid input, list cannot be empty`) or more than 1000 elements
          *     (`Invalid input, list cannot be greater than 1000`) is a `400` before any element is
          *     examined. If any element is invalid nothing is saved and one `400` names every rejected
-         *     element in a line `Position <n>: ...` (zero-based), for example the same code twice. The
-         *     response lists the vendors in input order.
+         *     element in `errors[0].message`, one line `Position <n>: ...` each (zero-based, in position
+         *     order; see "Batches" under Errors in the guide): a rule of the schema, as
+         *     `Position 1: name: is required (rule required)`, or the same code twice. The response lists
+         *     the vendors in input order.
          */
         post: operations["upsertVendors"];
         delete?: never;
@@ -654,11 +658,12 @@ export interface paths {
          *
          *     An empty list (`Invalid input, list cannot be empty`) or more than 1000 elements
          *     (`Invalid input, list cannot be greater than 1000`) is rejected before any element is
-         *     examined. Then every element is checked (required `code` and `description`, the job exists in
-         *     the organization, `jobId` and `jobCode` name the same job, the same code does not appear twice
-         *     in one scope); if any element is rejected nothing is saved and one 400 lists every rejected
-         *     element in `errors[0].message`, one line per element, `Position <n>: <reason>` with the
-         *     zero-based index in `inputs`.
+         *     examined. Then every element is checked (the rules of the schema, required `code` and
+         *     `description`, the job exists in the organization, `jobId` and `jobCode` name the same job,
+         *     the same code does not appear twice in one scope); if any element is rejected nothing is saved
+         *     and one 400 lists every rejected element in `errors[0].message`, one line per element,
+         *     `Position <n>: <reason>` with the zero-based index in `inputs`, in position order (a rule of
+         *     the schema reads `<field>: <message> (rule <rule>)`; see "Batches" under Errors in the guide).
          *
          *     Returns the phases in the order of `inputs`.
          */
@@ -1624,9 +1629,10 @@ export interface paths {
          * @description Creates the given items (at most 1000 per request) in one transaction and returns them in the
          *     order given. `unitOfMeasure` defaults to `EA`. Field rules: `estimatedQuantity` is a number,
          *     >= 0 and a whole number; `unitPrice` is a number >= 0; `description` cannot be the literal
-         *     string `'null'`. If any element is rejected nothing is created, and one 400 reports every
-         *     rejected element on its own line prefixed `Position <n>: ` (zero-based), naming the field and
-         *     the rule. An empty list is `Invalid input, list cannot be empty`; more than 1000 elements is
+         *     string `'null'`. If any element is rejected (by these rules or by the schema) nothing is
+         *     created, and one 400 reports every rejected element in `errors[0].message`, on its own line
+         *     prefixed `Position <n>: ` (zero-based, in position order), naming the field and the rule (see
+         *     "Batches" under Errors in the guide). An empty list is `Invalid input, list cannot be empty`; more than 1000 elements is
          *     `Invalid input, list cannot be greater than 1000`.
          */
         post: operations["createBillOfMaterialsItems"];
@@ -1695,9 +1701,10 @@ export interface paths {
          *
          *     Otherwise every rejected element is reported in one 400 whose `errors[0].message` has one line
          *     per rejected element, separated by newlines, each prefixed `Position <n>: ` with the zero-based
-         *     index in `inputs` (an item not found in the organization or deleted, or a field rule violated:
-         *     `estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0; `description` not the
-         *     literal string `'null'`).
+         *     index in `inputs`, in position order (an item not found in the organization or deleted, a
+         *     field rule violated: `estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0;
+         *     `description` not the literal string `'null'`; or a rule of the schema, as
+         *     `input.description: must be a string (rule type)`; see "Batches" under Errors in the guide).
          */
         patch: operations["updateBillOfMaterialsItems"];
         trace?: never;
@@ -16544,7 +16551,32 @@ export interface operations {
                     "application/json": components["schemas"]["Job"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was saved): `errors[0].message` names every one, one line `Position <n>: ...` each. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "3 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 1: name: is required (rule required)\nPosition 2: state: must be one of OPEN, CLOSED (got \"WEIRD\") (rule enum)\nPosition 3: defaultTaxCodeId: no tax code 0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a exists in your organization"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
             403: {
@@ -18434,7 +18466,32 @@ export interface operations {
                     "application/json": components["schemas"]["Vendor"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was saved): `errors[0].message` names every one, one line `Position <n>: ...` each. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "3 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 1: name: is required (rule required)\nPosition 2: name: must NOT have fewer than 1 characters (rule minLength)\nPosition 3: code V-FERGUSON appears more than once in the batch (first at position 0)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
             403: {
@@ -19100,7 +19157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"][];
                 };
             };
-            /** @description The list is empty or longer than 1000, or one or more elements were rejected (nothing was saved). */
+            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was saved): `errors[0].message` names every one, one line `Position <n>: ...` each. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -19114,11 +19171,11 @@ export interface operations {
                      *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "2 elements were rejected.",
+                     *       "detail": "3 elements were rejected.",
                      *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                      *       "errors": [
                      *         {
-                     *           "message": "Position 1: jobCode J-9999 does not match a job\nPosition 3: code 03-300 of job J-1042 appears more than once in the batch (first at position 2)"
+                     *           "message": "Position 1: jobId: must be a string (rule type)\nPosition 2: jobCode J-9999 does not match a job\nPosition 4: code 03-300 of job J-1042 appears more than once in the batch (first at position 3)"
                      *         }
                      *       ]
                      *     }
@@ -24291,7 +24348,32 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterialsItem"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was created): `errors[0].message` names every one, one line `Position <n>: ...` each. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "2 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 1: estimatedQuantity: must be a whole number (rule integer); description: cannot be the literal string 'null' (rule not)\nPosition 2: estimatedQuantity: is required (rule required)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -24421,7 +24503,32 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterialsItem"][];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was created): `errors[0].message` names every one, one line `Position <n>: ...` each. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "2 elements were rejected.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Position 1: estimatedQuantity: must be a whole number (rule integer); description: cannot be the literal string 'null' (rule not)\nPosition 2: estimatedQuantity: is required (rule required)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The credential may only read (its scopes lack `write`), or the operation is not enabled for the organization. */
             403: {
@@ -24782,11 +24889,11 @@ export interface operations {
                      *       "type": "/problems/validation-failed",
                      *       "title": "Validation failed",
                      *       "status": 400,
-                     *       "detail": "2 elements were rejected.",
+                     *       "detail": "3 elements were rejected.",
                      *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                      *       "errors": [
                      *         {
-                     *           "message": "Position 0: input.estimatedQuantity: must be a whole number (rule integer)\nPosition 3: billOfMaterialsItem 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42 not found"
+                     *           "message": "Position 0: input.estimatedQuantity: must be a whole number (rule integer)\nPosition 2: input.description: must be a string (rule type)\nPosition 3: billOfMaterialsItem 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42 not found"
                      *         }
                      *       ]
                      *     }

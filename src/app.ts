@@ -15,7 +15,7 @@ import { loadContract } from './http/contract';
 import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
 import { GENERATED_DIR } from './paths';
-import { allHandlers } from './resources';
+import { allHandlers, BATCH_LISTS } from './resources';
 import { withFeed } from './feed/emit';
 import { rateLimiter } from './http/rate-limit';
 import { fairShare, fairShareLimit } from './http/fair-share';
@@ -89,6 +89,7 @@ export async function createApp({
       db,
       validateResponses: config.mode === 'test',
       validationFailFor: { issueToken: tokenValidationFail },
+      batchLists: BATCH_LISTS,
     },
     withFeed(allHandlers(jwtSecret)),
   );

@@ -8,6 +8,13 @@ export interface ProblemItem {
   rule?: string;
 }
 
+/** A rule an input breaks: the field (`code`, `defaultLocation.name`), the rule (`required`) and what is wrong (`is required`). */
+export interface Violation {
+  field: string;
+  rule: string;
+  message: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

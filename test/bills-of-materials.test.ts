@@ -101,7 +101,24 @@ describe('bills of materials', () => {
           .and.include('estimatedQuantity')
           .and.include('unitPrice');
         const missing = problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [{ description: 'no qty' }] }), 400);
-        expect(missing.errors[0].field).to.equal('body.billOfMaterialsItems[0].estimatedQuantity');
+        // A rule of the schema (estimatedQuantity required) is reported in the same format, with the others.
+        expect(missing.errors).to.deep.equal([{ message: 'Position 0: estimatedQuantity: is required (rule required)' }]);
+        const mixed = problemOf(
+          await org.api.post(`/billOfMaterials/${bomId}/items`, {
+            billOfMaterialsItems: [
+              { description: 'ok', estimatedQuantity: 1 },
+              { description: 7, estimatedQuantity: 1 },
+              { description: 'ok', estimatedQuantity: -1 },
+              { description: 'ok', estimatedQuantity: 1, workBreakdownStructureValues: 'Level 2' },
+            ],
+          }),
+          400,
+        );
+        expect(mixed.errors[0].message.split('\n')).to.deep.equal([
+          'Position 1: description: must be a string (rule type)',
+          'Position 2: estimatedQuantity: must be greater than or equal to 0 (rule minimum)',
+          'Position 3: workBreakdownStructureValues: must be an array (rule type)',
+        ]);
         expect(expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length).to.equal(before);
         expect(problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [] }), 400).errors[0].message).to.equal(
           'Invalid input, list cannot be empty',
@@ -273,6 +290,33 @@ describe('bills of materials', () => {
       const list = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${items[0].id}`), 200).body;
       expect(list[0].estimatedQuantity).to.equal(1);
     });
+
+    itDirect(
+      'names the elements the schema rejects in the same 400 as missing items and broken field rules',
+      PRISM.invalidRequest('a numeric description, an unknown property, an element without input'),
+      async () => {
+        const p = problemOf(
+          await patch([
+            { billOfMaterialsItemId: items[0].id, input: { description: 5 } },
+            { billOfMaterialsItemId: MISSING_ID, input: { estimatedQuantity: 1 } },
+            { billOfMaterialsItemId: items[1].id, input: { estimatedQuantity: 2, colour: 'red' } },
+            { billOfMaterialsItemId: 'no input' },
+            { billOfMaterialsItemId: items[2].id, input: { unitPrice: -1 } },
+          ]),
+          400,
+        );
+        expect(p.errors).to.have.length(1);
+        expect(p.errors[0].message.split('\n')).to.deep.equal([
+          'Position 0: input.description: must be a string (rule type)',
+          `Position 1: billOfMaterialsItem ${MISSING_ID} not found`,
+          'Position 2: input.colour: unknown property colour (rule additionalProperties)',
+          'Position 3: input: is required (rule required)',
+          'Position 4: input.unitPrice: must be greater than or equal to 0 (rule minimum)',
+        ]);
+        const list = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${items[0].id}`), 200).body;
+        expect(list[0].description).to.equal('Batch A');
+      },
+    );
 
     it('rejects a deleted or foreign item by position', async () => {
       expectStatus(await org.api.delete(`/billOfMaterialsItem/${items[2].id}`), 200);

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { MISSING_ID } from './support/tenancy';
+import { itDirect, PRISM } from './support/proxy';
 
 describe('jobs batch upsert', () => {
   let org: TestOrg;
@@ -121,4 +123,52 @@ describe('jobs batch upsert', () => {
     expect(lines[2]).to.contain('more than once');
     problemOf(await org.api.get('/jobs/P-OK'), 404);
   });
+
+  itDirect(
+    'names the elements the schema rejects by position, in the same 400 as the ones its own checks reject, and saves nothing',
+    PRISM.invalidRequest('elements without a name, with an unknown state, an empty name, a list that is not one, an element that is not an object'),
+    async () => {
+      const inputs = [
+        { code: 'S-OK', name: 'Fine' },
+        { code: 'S-1' },
+        { code: 'S-2', name: 'Weird state', state: 'WEIRD' },
+        { code: 'S-3', name: 'Unknown tax code', defaultTaxCodeId: MISSING_ID },
+        { code: 'S-4', name: '', groupIds: 'not a list', defaultLocation: { city: 'Lodi' } },
+        'not a job',
+        { code: 'S-OK', name: 'Duplicate of position 0' },
+      ];
+      const p = problemOf(await org.api.post('/jobs/batch', { inputs }), 400);
+      expect(p.errors).to.have.length(1);
+      expect(p.errors[0].message.split('\n')).to.deep.equal([
+        'Position 1: name: is required (rule required)',
+        'Position 2: state: must be one of OPEN, CLOSED (got "WEIRD") (rule enum)',
+        `Position 3: defaultTaxCodeId: no tax code ${MISSING_ID} exists in your organization`,
+        'Position 4: name: must NOT have fewer than 1 characters (rule minLength); defaultLocation.name: is required (rule required); groupIds: must be an array (rule type)',
+        'Position 5: must be an object (rule type)',
+        'Position 6: code S-OK appears more than once in the batch (first at position 0)',
+      ]);
+      expect(p.detail).to.equal('6 elements were rejected.');
+      problemOf(await org.api.get('/jobs/S-OK'), 404);
+      problemOf(await org.api.get('/jobs/S-3'), 404);
+    },
+  );
+
+  itDirect(
+    'answers errors of the request itself in the general format, without the errors of its elements',
+    PRISM.invalidRequest('no inputs, inputs not a list, an unknown body property, an element without a name'),
+    async () => {
+      const missing = problemOf(await org.api.post('/jobs/batch', {}), 400);
+      expect(missing.errors).to.deep.equal([{ message: 'body.inputs: is required', field: 'body.inputs', rule: 'required' }]);
+      const notList = problemOf(await org.api.post('/jobs/batch', { inputs: { code: 'J', name: 'x' } }), 400);
+      expect(notList.errors).to.deep.equal([{ message: 'body.inputs: must be an array', field: 'body.inputs', rule: 'type' }]);
+      // Another property of the body is the request's error; the bad element is not reported with it.
+      const extra = problemOf(await org.api.post('/jobs/batch', { inputs: [{ code: 'J' }], colour: 'red' }), 400);
+      expect(extra.errors).to.deep.equal([{ message: 'body.colour: unknown property colour', field: 'body.colour', rule: 'additionalProperties' }]);
+      // The size checks come before the elements, even schema-invalid ones.
+      const tooMany = Array.from({ length: 1001 }, (_, i) => (i === 3 ? { code: 'X' } : { code: `X${i}`, name: 'x' }));
+      expect(problemOf(await org.api.post('/jobs/batch', { inputs: tooMany }), 400).errors).to.deep.equal([
+        { message: 'Invalid input, list cannot be greater than 1000' },
+      ]);
+    },
+  );
 });

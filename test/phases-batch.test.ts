@@ -101,6 +101,36 @@ describe('phases: batch upsert', () => {
     expect(await phaseCount()).to.equal(before);
   });
 
+  itDirect(
+    'names the elements the schema rejects with those its own checks reject, one line per position, and saves nothing',
+    PRISM.invalidRequest('a numeric jobId, a description too long, an unknown property'),
+    async () => {
+      const before = await phaseCount();
+      const p = problemOf(
+        await org.api.post('/global-phases/batch', {
+          inputs: [
+            { code: 'SV-0', description: 'fine' },
+            { code: 'SV-1', description: 'job id not a string', jobId: 42 },
+            { code: 'SV-2', description: 'x'.repeat(1001), colour: 'red' },
+            { code: 'SV-3', description: 'unknown job', jobCode: 'J-0000' },
+            { description: 'no code' },
+            { code: 'SV-0', description: 'duplicate of position 0' },
+          ],
+        }),
+        400,
+      );
+      expect(p.errors).to.have.length(1);
+      expect(p.errors[0].message.split('\n')).to.deep.equal([
+        'Position 1: jobId: must be a string (rule type)',
+        'Position 2: colour: unknown property colour (rule additionalProperties); description: must NOT have more than 1000 characters (rule maxLength)',
+        'Position 3: jobCode J-0000 does not match a job',
+        'Position 4: code is required',
+        'Position 5: global code SV-0 appears more than once in the batch (first at position 0)',
+      ]);
+      expect(await phaseCount()).to.equal(before);
+    },
+  );
+
   it('reports the same code twice in one job scope as a position error, not a 500', async () => {
     const p = problemOf(
       await org.api.post('/global-phases/batch', {

@@ -108,6 +108,35 @@ describe('vendors', () => {
     expect(charlie).to.include({ id: res[0].id, name: 'Charlie Electric Supply' });
   });
 
+  itDirect(
+    'batch: elements the schema rejects are named by position with the duplicates, in one 400, and nothing is saved',
+    PRISM.invalidRequest('elements without a name, with an empty or too long name, a numeric code, null'),
+    async () => {
+      const p = problemOf(
+        await org.api.post('/vendors/batch', {
+          inputs: [
+            { code: 'VS-A', name: 'ok' },
+            { code: 'VS-B' },
+            { code: 'VS-C', name: '' },
+            { code: 'VS-A', name: 'duplicate' },
+            null,
+            { code: 7, name: 'x'.repeat(201) },
+          ],
+        }),
+        400,
+      );
+      expect(p.errors).to.have.length(1);
+      expect(p.errors[0].message.split('\n')).to.deep.equal([
+        'Position 1: name: is required (rule required)',
+        'Position 2: name: must NOT have fewer than 1 characters (rule minLength)',
+        'Position 3: code VS-A appears more than once in the batch (first at position 0)',
+        'Position 4: must be an object (rule type)',
+        'Position 5: code: must be a string (rule type); name: must NOT have more than 200 characters (rule maxLength)',
+      ]);
+      problemOf(await org.api.get('/vendors/VS-A'), 404);
+    },
+  );
+
   it('answers another organization’s vendor like a missing one', async () => {
     const intruder = await newOrg();
     const v = expectStatus(await org.api.post('/vendors', { code: 'V-PRIV', name: 'Private' }), 201).body;

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors';
+import { ApiError, type Violation } from '../errors';
 import type { Queryable } from './knex';
 import { rowsPrepared } from './prepared';
 import { quoteIdent, selectList } from './columns';
@@ -8,7 +8,8 @@ import type { ResourceDef } from './resource';
 /**
  * Batches: size checks before anything is examined, every rejected position reported at once in
  * the spec's format (one error whose message has a line `Position <n>: ...` per rejected element,
- * zero-based), and a set-based upsert that writes the whole batch in one statement.
+ * zero-based, whatever rejected it: the contract's schema or the batch's own checks), and a
+ * set-based upsert that writes the whole batch in one statement.
  */
 export const BATCH_LIMIT = 1000;
 
@@ -29,6 +30,34 @@ export function checkBatchSize(list: unknown[]): void {
   if (list.length > BATCH_LIMIT) throw batchProblem(`Invalid input, list cannot be greater than ${BATCH_LIMIT}`);
 }
 
+/**
+ * The elements of a batch's list that the contract's schema rejected, by position, with their
+ * violations (fields inside the element). src/http/backend.ts hands them to the operation instead
+ * of answering, so that one 400 names them together with the batch's own rejections.
+ */
+export type RejectedElements = ReadonlyMap<number, readonly Violation[]>;
+
+export const NONE_REJECTED: RejectedElements = new Map();
+
+/** An element of a batch's list and its (zero-based) position in it. */
+export interface Positioned<T> {
+  input: T;
+  position: number;
+}
+
+/**
+ * The start of a batch's element checks, after its request-level ones: every position the schema
+ * rejected, in `errors` with its violations, and the elements it accepted, with their positions,
+ * for the batch's own checks (references, duplicates in the batch). A rejected element is not
+ * examined further: it may not even be an object. The batch throws `errors` once it has checked
+ * the accepted ones, so whatever it writes after that has no rejected element.
+ */
+export function checkElements<T>(inputs: T[], rejected: RejectedElements): { errors: PositionErrors; accepted: Positioned<T>[] } {
+  const errors = new PositionErrors();
+  for (const [position, violations] of rejected) for (const v of violations) errors.addViolation(position, v);
+  return { errors, accepted: inputs.flatMap((input, position) => (rejected.has(position) ? [] : [{ input, position }])) };
+}
+
 /** Collects `Position <n>: ...` lines; throws one 400 with all of them. */
 export class PositionErrors {
   private readonly lines = new Map<number, string[]>();
@@ -39,6 +68,11 @@ export class PositionErrors {
     this.lines.set(position, list);
   }
 
+  /** A broken rule: `<field>: <message> (rule <rule>)` (without the field for the element itself). */
+  addViolation(position: number, { field, rule, message }: Violation): void {
+    this.add(position, `${field ? `${field}: ` : ''}${message} (rule ${rule})`);
+  }
+
   has(position: number): boolean {
     return this.lines.has(position);
   }
@@ -47,15 +81,15 @@ export class PositionErrors {
     return this.lines.size;
   }
 
-  /** Marks every position whose key was already seen earlier in the batch. */
-  addDuplicates(keys: (string | undefined)[], describe: (key: string) => string): void {
+  /** Marks every position whose key was already seen at an earlier position (keys in position order). */
+  addDuplicates(keys: { position: number; key: string | undefined }[], describe: (key: string) => string): void {
     const first = new Map<string, number>();
-    keys.forEach((key, i) => {
-      if (key === undefined) return;
+    for (const { position, key } of keys) {
+      if (key === undefined) continue;
       const seen = first.get(key);
-      if (seen === undefined) first.set(key, i);
-      else this.add(i, `${describe(key)} appears more than once in the batch (first at position ${seen})`);
-    });
+      if (seen === undefined) first.set(key, position);
+      else this.add(position, `${describe(key)} appears more than once in the batch (first at position ${seen})`);
+    }
   }
 
   throwIfAny(): void {

@@ -6,13 +6,14 @@ import type { Db } from '../db/knex';
 import { ApiError, badRequest, methodNotAllowed, notFound } from './errors';
 import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
-import { toProblemItems } from './validation-errors';
+import { byElement, toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
 import { JsonParts, JsonStream } from './json';
 import { sendParts, sendWhole } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
 import { idempotent } from './idempotency';
 import { assertScopes } from '../auth/scopes';
+import { NONE_REJECTED, type RejectedElements } from '../db/batch';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -30,6 +31,12 @@ export interface BackendDeps {
   validateResponses: boolean;
   /** Answers a request whose validation failed, when an operation has its own error format. */
   validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response) => void>>;
+  /**
+   * The batches, by the property of their body that holds the list (`inputs`): the elements of the
+   * list that the schema rejects are the operation's to report, with its own rejections, in the
+   * batch format (one 400 whose `errors[0].message` has a line `Position <n>: ...` per element).
+   */
+  batchLists?: Partial<Record<OperationId, string>>;
 }
 
 /**
@@ -123,14 +130,22 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
       );
     },
     validationFail: async (c: Context, req: Request, res: Response) => {
-      const own = deps.validationFailFor?.[c.operation.operationId as OperationId];
+      const operationId = c.operation.operationId as OperationId;
+      const own = deps.validationFailFor?.[operationId];
       if (own) return own(req, res);
-      throw badRequest(toProblemItems(c.validation.errors as any));
+      const list = deps.batchLists?.[operationId];
+      if (!list) throw badRequest(toProblemItems(c.validation.errors as any));
+      // A batch: errors of the request itself are answered here, as any request's; errors only
+      // inside elements go to the operation, which reports them with the elements it rejects.
+      const { request, elements } = byElement(c.validation.errors as any, list);
+      if (request.length) throw badRequest(toProblemItems(request));
+      return operations.get(operationId)!(c, req, res, elements);
     },
   });
 
+  const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<unknown>>();
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, async (c: Context, req: Request, res: Response) => {
+    const operation = async (c: Context, req: Request, res: Response, rejected: RejectedElements) => {
       const caller: Caller | undefined = res.locals.caller;
       assertScopes(caller, c.operation as any);
       let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
@@ -144,6 +159,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
             params: c.request.params ?? {},
             query: c.request.query ?? {},
             body: c.request.requestBody,
+            rejected,
             req,
             res,
           });
@@ -192,7 +208,9 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
       // Node sets the length of a body it sends; a HEAD answer sends none, and tells it all the same (RFC 9110 9.3.2).
       if (req.method === 'HEAD') res.setHeader('Content-Length', Buffer.byteLength(text));
       return res.end(text);
-    });
+    };
+    operations.set(operationId, operation);
+    api.register(operationId, (c: Context, req: Request, res: Response) => operation(c, req, res, NONE_REJECTED));
   }
 
   await api.init();

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { components, operations } from '../../generated/api-types';
 import type { Db } from '../db/knex';
+import type { RejectedElements } from '../db/batch';
 import type { Json, JsonParts, JsonStream } from './json';
 import type { Caller } from '../auth/caller';
 import type { ChangeCollector } from '../feed/append';
@@ -61,6 +62,12 @@ export interface Ctx<Id extends OperationId> {
   params: PathParams<Id>;
   query: QueryParams<Id>;
   body: RequestBody<Id>;
+  /**
+   * For a batch (BATCH_LISTS, resources/index.ts): the elements of its list the contract's schema
+   * rejected, by position, for the operation to report with its own rejections (db/batch.ts
+   * checkElements). Empty for every other request.
+   */
+  rejected: RejectedElements;
   req: Request;
   res: Response;
 }

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { ProblemItem } from './errors';
+import type { ProblemItem, Violation } from './errors';
 
 /**
  * ajv errors -> problem items that name the field and the rule, e.g.
@@ -50,17 +50,55 @@ function describe(err: ErrorObject): { field: string; message: string } {
   }
 }
 
-export function toProblemItems(errors: ErrorObject[] | null | undefined): ProblemItem[] {
+/** Each ajv error as a violation (field, rule, message), duplicates dropped. */
+function violationsOf(errors: ErrorObject[]): Violation[] {
   const seen = new Set<string>();
-  const items: ProblemItem[] = [];
-  for (const err of errors ?? []) {
+  const out: Violation[] = [];
+  for (const err of errors) {
     // A parse error from openapi-backend (malformed JSON) has its own keyword.
     const rule = err.keyword === 'parse' ? 'json' : err.keyword;
     const { field, message } = err.keyword === 'parse' ? { field: 'body', message: 'is not valid JSON' } : describe(err);
     const key = `${field}|${rule}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    items.push({ message: `${field}: ${message}`, field, rule });
+    out.push({ field, rule, message });
   }
+  return out;
+}
+
+export function toProblemItems(errors: ErrorObject[] | null | undefined): ProblemItem[] {
+  const items = violationsOf(errors ?? []).map(({ field, rule, message }) => ({ message: `${field}: ${message}`, field, rule }));
   return items.length ? items : [{ message: 'request: is invalid' }];
+}
+
+/**
+ * The errors of a request whose body holds a batch's list (`body.<list>`), split: those inside
+ * an element, by position, each with its field inside the element (`name`, `defaultLocation.name`;
+ * '' for the element itself, e.g. one that is not an object); and the request's own, as they are
+ * (the list itself missing or not an array, another body property, a header).
+ */
+export function byElement(errors: ErrorObject[], list: string): { request: ErrorObject[]; elements: Map<number, Violation[]> } {
+  const inElement = new RegExp(`^/requestBody/${list}/(\\d+)(?=/|$)`);
+  const request: ErrorObject[] = [];
+  const grouped = new Map<number, ErrorObject[]>();
+  for (const err of errors) {
+    const m = inElement.exec(err.instancePath);
+    if (!m) {
+      request.push(err);
+      continue;
+    }
+    const position = Number(m[1]);
+    const group = grouped.get(position) ?? [];
+    group.push(err);
+    grouped.set(position, group);
+  }
+  const elements = new Map<number, Violation[]>();
+  for (const [position, errs] of grouped) {
+    const prefix = `body.${list}[${position}]`;
+    elements.set(
+      position,
+      violationsOf(errs).map((v) => ({ ...v, field: v.field.slice(prefix.length).replace(/^\./, '') })),
+    );
+  }
+  return { request, elements };
 }

@@ -1,4 +1,4 @@
-import type { HandlerMap } from '../http/handler';
+import type { HandlerMap, OperationId } from '../http/handler';
 import { tokenHandlers } from '../auth/token';
 import { healthHandlers } from '../ops/health';
 import { taxCodeHandlers } from './tax-codes/handlers';
@@ -39,6 +39,19 @@ import { invoiceItemHandlers } from './invoice-items/handlers';
 import { changeHandlers } from './changes/handlers';
 // --- imports: webhooks ---
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
+
+/**
+ * The batches, by the body property that holds their list: elements of it that the contract's
+ * schema rejects are handed to the operation (`rejected`), which names them in one 400 with the
+ * elements its own checks reject, one line `Position <n>: ...` each (db/batch.ts).
+ */
+export const BATCH_LISTS: Partial<Record<OperationId, string>> = {
+  upsertJobs: 'inputs',
+  upsertVendors: 'inputs',
+  upsertPhases: 'inputs',
+  updateBillOfMaterialsItems: 'inputs',
+  createBillOfMaterialsItems: 'billOfMaterialsItems',
+};
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing

@@ -1,5 +1,5 @@
 import type { Caller } from '../auth/caller';
-import type { BatchOutcome } from '../db/batch';
+import type { BatchOutcome, RejectedElements } from '../db/batch';
 import type { Db } from '../db/knex';
 import { ResourceDef, existsById, listJson, oneByIdJson, oneByIdOrCodeJson, scoped } from '../db/resource';
 import { insertOne, rowOf, softDeleteByIdOrCode, updateByIdOrCode } from '../db/resource-writes';
@@ -83,10 +83,13 @@ export const createdBy =
   <B, T>(create: (db: Db, orgId: string, body: B) => Promise<T>) =>
   async ({ db, caller, body }: Base & { body: B }) => ({ status: 201 as const, body: await create(db, caller.organizationId, body) });
 
-/** A batch upsert (`POST /jobs/batch`): 200 with the objects; those it inserted enter the feed as created, the others as updated. */
+/**
+ * A batch upsert (`POST /jobs/batch`): 200 with the objects; those it inserted enter the feed as
+ * created, the others as updated. Its list is `inputs` (BATCH_LISTS in resources/index.ts).
+ */
 export const upsertedBy =
-  <I, T>(upsert: (db: Db, orgId: string, inputs: I[], outcome: BatchOutcome) => Promise<T>) =>
-  async ({ db, caller, body, changes }: Base & { body: { inputs: I[] }; changes: ChangeCollector }) => ({
+  <I, T>(upsert: (db: Db, orgId: string, inputs: I[], outcome: BatchOutcome, rejected: RejectedElements) => Promise<T>) =>
+  async ({ db, caller, body, changes, rejected }: Base & { body: { inputs: I[] }; changes: ChangeCollector; rejected: RejectedElements }) => ({
     status: 200 as const,
-    body: await upsert(db, caller.organizationId, body.inputs, changes),
+    body: await upsert(db, caller.organizationId, body.inputs, changes, rejected),
   });

@@ -1,4 +1,4 @@
-import { batchProblem, checkBatchSize, PositionErrors } from '../../db/batch';
+import { batchProblem, checkBatchSize, checkElements } from '../../db/batch';
 import { isUuid } from '../../db/columns';
 import { badRequest, notFound } from '../../http/errors';
 import { existsById } from '../../db/resource';
@@ -38,12 +38,12 @@ export const billOfMaterialsHandlers: Handlers<
     orderBy: 'createdAt',
   }),
 
-  createBillOfMaterialsItems: async ({ db, caller, params, body }) => {
+  createBillOfMaterialsItems: async ({ db, caller, params, body, rejected }) => {
     const inputs = body.billOfMaterialsItems as BomItemInput[];
     checkBatchSize(inputs);
     if (!(await existsById(db, q.billsOfMaterials, caller.organizationId, params.billOfMaterialsId))) throw missingBom(params.billOfMaterialsId);
-    const errors = new PositionErrors();
-    inputs.forEach((input, i) => checkBomItem(input, true).forEach((v) => errors.add(i, `${v.field}: ${v.message} (rule ${v.rule})`)));
+    const { errors, accepted } = checkElements(inputs, rejected);
+    accepted.forEach(({ input, position }) => checkBomItem(input, true).forEach((v) => errors.addViolation(position, v)));
     errors.throwIfAny();
     const created = await db.transaction((tx) => q.createItems(tx, caller.organizationId, params.billOfMaterialsId, inputs));
     return { status: 201, body: created };
@@ -67,24 +67,28 @@ export const billOfMaterialsHandlers: Handlers<
   deleteBillOfMaterialsItem: ({ db, caller, params }) =>
     okOrNotFound(q.deleteItem(db, caller.organizationId, params.billOfMaterialsItemId), missingItem, params.billOfMaterialsItemId),
 
-  updateBillOfMaterialsItems: async ({ db, caller, body }) => {
+  updateBillOfMaterialsItems: async ({ db, caller, body, rejected }) => {
     const inputs = body.inputs;
     checkBatchSize(inputs);
-    // A duplicate ID is a request-level error, raised before any element is examined.
+    // A duplicate ID is a request-level error, raised before any element is examined (an element
+    // the schema rejected counts too when its ID is a string).
     const seen = new Set<string>();
-    for (const { billOfMaterialsItemId: id } of inputs) {
+    for (const element of inputs) {
+      const id: unknown = (element as { billOfMaterialsItemId?: unknown } | null)?.billOfMaterialsItemId;
+      if (typeof id !== 'string') continue;
       if (seen.has(id)) throw batchProblem(`Invalid input, duplicate billOfMaterialsItemId ${id}`);
       seen.add(id);
     }
+    const { errors, accepted } = checkElements(inputs, rejected);
     const updated = await db.transaction(async (tx) => {
-      const ids = inputs.map((e) => e.billOfMaterialsItemId);
-      const found = await q.lockItems(tx, caller.organizationId, ids.filter(isUuid));
-      const errors = new PositionErrors();
-      inputs.forEach((e, i) => {
-        if (!found.has(e.billOfMaterialsItemId)) errors.add(i, `billOfMaterialsItem ${e.billOfMaterialsItemId} not found`);
-        checkBomItem(e.input as BomItemInput, false).forEach((v) => errors.add(i, `input.${v.field}: ${v.message} (rule ${v.rule})`));
+      const found = await q.lockItems(tx, caller.organizationId, accepted.map(({ input }) => input.billOfMaterialsItemId).filter(isUuid));
+      accepted.forEach(({ input: e, position }) => {
+        if (!found.has(e.billOfMaterialsItemId)) errors.add(position, `billOfMaterialsItem ${e.billOfMaterialsItemId} not found`);
+        checkBomItem(e.input as BomItemInput, false).forEach((v) => errors.addViolation(position, { ...v, field: `input.${v.field}` }));
       });
+      // Past this point every element was accepted.
       errors.throwIfAny();
+      const ids = inputs.map((e) => e.billOfMaterialsItemId);
       const changes = inputs.map((e) => ({ current: found.get(e.billOfMaterialsItemId)!, input: e.input as BomItemInput }));
       await q.updateItems(tx, caller.organizationId, changes);
       return q.itemsInOrder(tx, caller.organizationId, ids);

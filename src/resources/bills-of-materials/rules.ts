@@ -1,13 +1,9 @@
+import type { Violation } from '../../errors';
+
 /**
  * The bill-of-materials field rules, checked by the service (not the schema) so that single
  * writes name the field and the rule, and batches report them per position.
  */
-export interface RuleViolation {
-  field: string;
-  rule: string;
-  message: string;
-}
-
 export interface WbsValue {
   structureType: string;
   value: string;
@@ -30,8 +26,8 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const DESCRIPTION_MAX = 1000;
 const characters = (s: string) => (s.length <= DESCRIPTION_MAX ? s.length : [...s].length);
 
-export function checkBomItem(input: BomItemInput, creating: boolean): RuleViolation[] {
-  const out: RuleViolation[] = [];
+export function checkBomItem(input: BomItemInput, creating: boolean): Violation[] {
+  const out: Violation[] = [];
   const q = input.estimatedQuantity;
   if (q === undefined) {
     if (creating) out.push({ field: 'estimatedQuantity', rule: 'required', message: 'is required' });

@@ -1,6 +1,17 @@
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
-import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, renamedIds, upsertRecordset, upsertRecordsetReplying } from '../../db/batch';
+import {
+  BatchOutcome,
+  NONE_REJECTED,
+  RejectedElements,
+  UNRECORDED,
+  checkBatchSize,
+  checkElements,
+  insertedIds,
+  renamedIds,
+  upsertRecordset,
+  upsertRecordsetReplying,
+} from '../../db/batch';
 import { existingIds, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -33,39 +44,45 @@ const pick = <T>(input: object, key: string, given: T, stored: T | undefined, fa
  * POST /jobs/batch: all elements are checked first (foreign IDs with one query per kind), then the
  * whole batch is written with a handful of set-based statements, in one transaction.
  */
-export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], outcome: BatchOutcome = UNRECORDED): Promise<Json<Schema<'Job'>[]>> {
+export async function upsertJobs(
+  db: Knex,
+  orgId: string,
+  inputs: JobUpsert[],
+  outcome: BatchOutcome = UNRECORDED,
+  rejected: RejectedElements = NONE_REJECTED,
+): Promise<Json<Schema<'Job'>[]>> {
   checkBatchSize(inputs);
   return db.transaction(async (tx) => {
-    const errors = new PositionErrors();
+    const { errors, accepted } = checkElements(inputs, rejected);
     errors.addDuplicates(
-      inputs.map((i) => i.code),
+      accepted.map(({ input, position }) => ({ position, key: input.code })),
       (code) => `code ${code}`,
     );
     const locations = await existingIds(
       tx,
       'locations',
       orgId,
-      inputs.map((i) => i.defaultLocationId),
+      accepted.map(({ input }) => input.defaultLocationId),
       { softDelete: true },
     );
     const taxCodes = await existingIds(
       tx,
       'tax_codes',
       orgId,
-      inputs.flatMap((i) => [i.defaultTaxCodeId, i.defaultLocation?.defaultTaxCodeId]),
+      accepted.flatMap(({ input }) => [input.defaultTaxCodeId, input.defaultLocation?.defaultTaxCodeId]),
       { softDelete: true },
     );
     const groups = await existingIds(
       tx,
       'groups',
       orgId,
-      inputs.flatMap((i) => i.groupIds ?? []),
+      accepted.flatMap(({ input }) => input.groupIds ?? []),
       { softDelete: true },
     );
     const existing: ExistingJob[] = await tx('jobs as j')
       .leftJoin('locations as l', (on) => on.on('l.organization_id', 'j.organization_id').andOn('l.id', 'j.default_location_id').andOnNull('l.deleted_at'))
       .where('j.organization_id', orgId)
-      .whereRaw('j.code = ANY(?::text[])', [[...new Set(inputs.map((i) => i.code))]])
+      .whereRaw('j.code = ANY(?::text[])', [[...new Set(accepted.map(({ input }) => input.code))]])
       // Locks in code order, as every batch takes them (see inLockOrder in db/batch.ts).
       .orderBy('j.code')
       .forUpdate('j')
@@ -81,7 +98,7 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
       );
     const byCode = new Map(existing.map((e) => [e.code, e]));
 
-    inputs.forEach((input, n) => {
+    accepted.forEach(({ input, position: n }) => {
       if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined)
         errors.add(n, 'give either defaultLocationId or defaultLocation, not both');
       if (input.defaultLocationId && !locations.has(input.defaultLocationId.toLowerCase()))
@@ -97,6 +114,7 @@ export async function upsertJobs(db: Knex, orgId: string, inputs: JobUpsert[], o
       const newType = input.defaultLocation?.type;
       if (current === 'Warehouse' && newType && newType !== 'Warehouse') errors.add(n, `defaultLocation.type: ${WAREHOUSE_TYPE_MESSAGE}`);
     });
+    // Past this point every element was accepted (`accepted` is all of `inputs`).
     errors.throwIfAny();
 
     // Written in code order: every statement below then takes its row locks in the same order in

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex';
-import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, upsertRecordset } from '../../db/batch';
+import { BatchOutcome, NONE_REJECTED, RejectedElements, UNRECORDED, checkBatchSize, checkElements, insertedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { findJobs } from './job-lookup';
@@ -13,19 +13,25 @@ type Phase = Schema<'Phase'>;
  * anything is written; then one INSERT ... ON CONFLICT statement on the live-phase unique index
  * writes the whole batch, and one statement reads it back in input order.
  */
-export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[], outcome: BatchOutcome = UNRECORDED): Promise<Json<Phase[]>> {
+export async function upsertPhases(
+  db: Db,
+  orgId: string,
+  inputs: PhaseUpsert[],
+  outcome: BatchOutcome = UNRECORDED,
+  rejected: RejectedElements = NONE_REJECTED,
+): Promise<Json<Phase[]>> {
   checkBatchSize(inputs);
-  const errors = new PositionErrors();
+  const { errors, accepted } = checkElements(inputs, rejected);
   const jobs = await findJobs(
     db,
     orgId,
-    inputs.map((i) => i.jobId).filter((v): v is string => typeof v === 'string'),
-    inputs.map((i) => i.jobCode).filter((v): v is string => typeof v === 'string'),
+    accepted.map(({ input }) => input.jobId).filter((v): v is string => typeof v === 'string'),
+    accepted.map(({ input }) => input.jobCode).filter((v): v is string => typeof v === 'string'),
   );
   const byId = new Map(jobs.map((j) => [j.id, j]));
   const byCode = new Map(jobs.map((j) => [j.code, j]));
 
-  const rows = inputs.map((input, i) => {
+  const rows = accepted.map(({ input, position: i }) => {
     if (typeof input.code !== 'string' || input.code.trim() === '') errors.add(i, 'code is required');
     if (typeof input.description !== 'string') errors.add(i, 'description is required');
     const viaId = input.jobId == null ? undefined : byId.get(input.jobId.toLowerCase());
@@ -43,12 +49,13 @@ export async function upsertPhases(db: Db, orgId: string, inputs: PhaseUpsert[],
     };
   });
   errors.addDuplicates(
-    rows.map((r) => (typeof r.code === 'string' ? JSON.stringify([r.job_id, r.code]) : undefined)),
+    rows.map((r, k) => ({ position: accepted[k].position, key: typeof r.code === 'string' ? JSON.stringify([r.job_id, r.code]) : undefined })),
     (key) => {
       const [jobId, code] = JSON.parse(key) as [string | null, string];
       return jobId ? `code ${code} of job ${byId.get(jobId)?.code}` : `global code ${code}`;
     },
   );
+  // Past this point every element was accepted: `rows` follows `inputs`.
   errors.throwIfAny();
 
   return db.transaction(async (tx) => {

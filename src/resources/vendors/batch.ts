@@ -1,5 +1,15 @@
 import type { Knex } from 'knex';
-import { BatchOutcome, PositionErrors, UNRECORDED, checkBatchSize, insertedIds, renamedIds, upsertRecordset } from '../../db/batch';
+import {
+  BatchOutcome,
+  NONE_REJECTED,
+  RejectedElements,
+  UNRECORDED,
+  checkBatchSize,
+  checkElements,
+  insertedIds,
+  renamedIds,
+  upsertRecordset,
+} from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { vendorsInOrder } from './queries';
@@ -10,11 +20,12 @@ export async function upsertVendors(
   orgId: string,
   inputs: Schema<'VendorUpsert'>[],
   outcome: BatchOutcome = UNRECORDED,
+  rejected: RejectedElements = NONE_REJECTED,
 ): Promise<Json<Schema<'Vendor'>[]>> {
   checkBatchSize(inputs);
-  const errors = new PositionErrors();
+  const { errors, accepted } = checkElements(inputs, rejected);
   errors.addDuplicates(
-    inputs.map((i) => i.code),
+    accepted.map(({ input, position }) => ({ position, key: input.code })),
     (code) => `code ${code}`,
   );
   errors.throwIfAny();
