@@ -24,10 +24,14 @@ export const httpRequestDuration = new Histogram({
   registers: [registry],
 });
 
-/** Incremented by the rate limiter for every request it refuses (429). */
+/**
+ * One per request refused with 429 by a rate limit, labelled with the policy that refused it (the
+ * names of the RateLimit-Policy header: org-burst, org-hourly, credential-burst, credential-hourly,
+ * token-failures; where several did, the one with the longest wait). A fixed set: no ids.
+ */
 export const rateLimitRejections = new Counter({
   name: 'rate_limit_rejections_total',
-  help: 'Requests refused by a rate limit, by limit.',
+  help: 'Requests refused by a rate limit (429), by rate-limit policy.',
   labelNames: ['limit'] as const,
   registers: [registry],
 });

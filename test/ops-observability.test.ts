@@ -7,6 +7,8 @@ import { listen } from '../src/http/server';
 import { anonymous, newOrg, type TestOrg } from './support/client';
 import { call, startCompiledServer, startInstance, type Instance } from './support/instance';
 import { onlyDirect } from './support/proxy';
+import { harness } from './support/harness';
+import { setRateLimits } from '../src/admin/rate-limits';
 
 /** A pino destination that keeps every line. */
 function capture() {
@@ -134,6 +136,39 @@ describe('ops: request logs and metrics', () => {
     ]) {
       expect(text).to.match(new RegExp(`^# TYPE ${name} `, 'm'));
     }
+  });
+
+  it('counts every rate-limit refusal in rate_limit_rejections_total by policy: API burst and hourly limits and the token endpoint', async () => {
+    const rejections = async () => {
+      const text = (await call(instance.baseUrl, 'GET', '/metrics', { token: METRICS_TOKEN })).text;
+      const count = (limit: string) => Number(new RegExp(`^rate_limit_rejections_total\\{limit="${limit}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { burst: count('org-burst'), hourly: count('org-hourly'), token: count('token-failures'), all: text };
+    };
+    const before = await rejections();
+    const bursty = await newOrg();
+    await setRateLimits(harness().db, bursty.id, { burst: 2, hourly: 1000 });
+    const burstAnswers = await Promise.all(Array.from({ length: 6 }, () => call(instance.baseUrl, 'GET', '/tax-codes', { token: bursty.apiKey })));
+    const burstRefused = burstAnswers.filter((a) => a.status === 429).length;
+    expect(burstRefused).to.be.above(0);
+    const hourlyOrg = await newOrg();
+    await setRateLimits(harness().db, hourlyOrg.id, { burst: 1000, hourly: 1 });
+    for (let i = 0; i < 3; i++) await call(instance.baseUrl, 'GET', '/tax-codes', { token: hourlyOrg.apiKey });
+    const wrong = new URLSearchParams({ grant_type: 'client_credentials', client_id: bursty.clientId, client_secret: 'cs_wrong' }).toString();
+    const token = () =>
+      fetch(instance.baseUrl + '/oauth2/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: wrong });
+    for (let i = 0; i < 10; i++) expect((await token()).status).to.equal(401);
+    expect((await token()).status).to.equal(429);
+    expect((await token()).status).to.equal(429);
+    const after = await rejections();
+    expect(after.burst - before.burst).to.equal(burstRefused);
+    expect(after.hourly - before.hourly).to.equal(2);
+    expect(after.token - before.token).to.equal(2);
+    // Labels are the policies only (never an organization or a credential).
+    const labels = [...after.all.matchAll(/^rate_limit_rejections_total\{(.*)\} /gm)].map((m) => m[1]);
+    expect(
+      labels.every((l) => /^limit="(org|credential)-(burst|hourly)"$|^limit="token-failures"$/.test(l)),
+      labels.join('; '),
+    ).to.equal(true);
   });
 
   it('without METRICS_TOKEN, /metrics does not exist', async function () {

@@ -5,6 +5,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex';
 import { libraryPool, type PoolLike } from '../db/prepared';
 import { ApiError } from './errors';
+import { rateLimitRejections } from '../metrics';
 import { CoalescedConsumer } from './coalesced-consume';
 import type { Caller } from './handler';
 
@@ -21,7 +22,8 @@ import type { Caller } from './handler';
  * Every authenticated answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
  * ratelimit-headers draft, structured-field lists: `"name";q=<quota>;w=<window s>` and
  * `"name";r=<remaining>;t=<seconds to reset>`); a request over a limit is answered 429 with
- * `Retry-After` and a problem body, and does not reach the database otherwise.
+ * `Retry-After` and a problem body, and does not reach the database otherwise. Every refusal
+ * counts once in `rate_limit_rejections_total{limit="<window>"}`.
  */
 export interface Limits {
   burst: number;
@@ -163,7 +165,9 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
       );
       const limited = results.map((x, i) => ({ ...x, w: windows[i] })).filter((x) => x.limited);
       if (!limited.length) return next();
-      const wait = Math.max(...limited.map((x) => x.msBeforeNext));
+      const longest = limited.reduce((a, b) => (b.msBeforeNext > a.msBeforeNext ? b : a));
+      rateLimitRejections.inc({ limit: longest.w.name });
+      const wait = longest.msBeforeNext;
       const names = limited.map((x) => x.w.name).join(', ');
       next(tooManyRequests(wait, `Rate limit exceeded (${names}).`));
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Db } from '../db/knex';
+import { rateLimitRejections } from '../metrics';
 import { LimiterSet, policyHeader, stateHeader, tooManyRequests } from './rate-limit';
 
 /**
@@ -36,6 +37,7 @@ export async function checkTokenFailures(db: Db, req: Request, res: Response, cl
   const resetMs = state?.msBeforeNext ?? 0;
   setHeaders(res, FAILURES_PER_MINUTE - used, resetMs);
   if (used >= FAILURES_PER_MINUTE) {
+    rateLimitRejections.inc({ limit: POLICY });
     throw tooManyRequests(resetMs, `Too many failed client authentications for ${clientId} from your address.`);
   }
 }
