@@ -93,6 +93,48 @@ describe('rate limits', function () {
     expect(row.points).to.be.within(7, 20);
   });
 
+  it('a request refused by the burst limit does not count against the hourly quota (a refused request has no effect)', async () => {
+    const org = await newOrg();
+    await setRateLimits(harness().db, org.id, { burst: 3, hourly: 100 });
+    const hourlyLeft = (res: { headers: Headers }) => Number(/"org-hourly";r=(\d+);/.exec(res.headers.get('ratelimit')!)![1]);
+    const nextSecond = () => new Promise((r) => setTimeout(r, 1100));
+    let accepted = 0;
+    // Ten at once, then ten one after another: each time, more than the burst allows.
+    const atOnce = await Promise.all(Array.from({ length: 10 }, () => org.api.get('/tax-codes')));
+    accepted += atOnce.filter((a) => a.status === 200).length;
+    expect(atOnce.filter((a) => a.status === 429).length).to.be.above(0);
+    await nextSecond();
+    let refused = 0;
+    for (let i = 0; i < 10; i++) {
+      const res = await org.api.get('/tax-codes');
+      if (res.status === 200) accepted++;
+      else {
+        expect(problemOf(res, 429).detail).to.match(/org-burst/);
+        refused++;
+        // The refusal tells the hourly remainder without itself.
+        expect(hourlyLeft(res)).to.equal(100 - accepted);
+      }
+    }
+    expect(refused).to.be.above(0);
+    await nextSecond();
+    const last = expectStatus(await org.api.get('/tax-codes'), 200);
+    expect(hourlyLeft(last)).to.equal(100 - accepted - 1);
+  });
+
+  it('a request refused by the hourly quota does not count against the burst', async () => {
+    const org = await newOrg();
+    await setRateLimits(harness().db, org.id, { burst: 2, hourly: 1 });
+    expectStatus(await org.api.get('/tax-codes'), 200);
+    const refused = problemOf(await org.api.get('/tax-codes'), 429);
+    expect(refused.detail).to.match(/org-hourly/);
+    const row = await harness()
+      .db('rate_limits')
+      .where({ key: `rl:org:${org.id}:1` })
+      .first('points', 'expire');
+    // Only the accepted request is in the burst window (unless the second already began anew).
+    expect(row.points).to.be.at.most(1);
+  });
+
   it('an organization given more than the defaults holds each credential to the defaults', async () => {
     const org = await newOrg();
     const hourly = Number(process.env.RATE_LIMIT_HOURLY);

@@ -1,8 +1,9 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 
-/** The part of rate-limiter-flexible's limiter this uses: `consume(key, points)`. */
+/** The part of rate-limiter-flexible's limiter this uses: `consume(key, points)` and `reward(key, points)`. */
 export interface Consumer {
   consume(key: string, points: number): Promise<RateLimiterRes>;
+  reward(key: string, points: number): Promise<RateLimiterRes>;
 }
 
 /** One request's count in a window: what is left after it, when the window resets, whether it is over. */
@@ -39,6 +40,17 @@ export const LEASE_HORIZON_MS = 50;
 export const LEASE_MAX_SHARE = 20;
 /** Keys tracked at most (leases and pace); past it the bookkeeping starts afresh. */
 const MAX_KEYS = 10_000;
+/**
+ * A position is given back only while its window has at least this long to run: a reward that
+ * reached the store after the window reset would count as a negative point in the next window.
+ */
+export const GIVE_BACK_MARGIN_MS = 100;
+
+/** The highest position this instance handed out (or saw refused) in a key's current window. */
+interface Known {
+  used: number;
+  until: number;
+}
 
 /**
  * Counts a key's requests against one window in PostgreSQL (rate-limiter-flexible's
@@ -67,6 +79,11 @@ export class CoalescedConsumer {
 
   private readonly pace = new Map<string, Pace>();
 
+  private readonly known = new Map<string, Known>();
+
+  /** Positions given back and not yet rewarded in the store, per key (one reward per key per tick). */
+  private readonly givingBack = new Map<string, { n: number; until: number }>();
+
   private readonly maxLease: number;
 
   constructor(
@@ -88,6 +105,72 @@ export class CoalescedConsumer {
     });
   }
 
+  /**
+   * The key's window as this instance last saw it, without counting anything: the remainder after
+   * the last position it handed out, and `limited` when the window is used up (a request now would
+   * be refused). Undefined when this instance has not counted the key in its current window.
+   */
+  peek(key: string): Counted | undefined {
+    const known = this.known.get(key);
+    const now = this.now();
+    if (!known || known.until <= now) return undefined;
+    return { remainingPoints: Math.max(0, this.quota - known.used), msBeforeNext: known.until - now, limited: known.used >= this.quota };
+  }
+
+  /**
+   * Gives back the position `counted` took: its request was refused by another window, and a
+   * refused request has no effect. A position of a key holding a lease returns to the lease (no
+   * statement: the store already counts it); otherwise the store is rewarded, one statement per key
+   * for all the positions given back in the same tick. Answers the window's state without the
+   * request (its remainder one more). Nothing is given back once the window has (almost) reset.
+   *
+   * rate-limiter-flexible blocks a key in memory when its count reaches the quota
+   * (inMemoryBlockOnConsumed): a position given back after that (the very last one, taken by a
+   * request another window refused at the same moment) stays unused by this instance until the
+   * window resets.
+   */
+  giveBack(key: string, counted: Counted): Counted {
+    const now = this.now();
+    const until = now + counted.msBeforeNext;
+    if (counted.limited || counted.msBeforeNext < GIVE_BACK_MARGIN_MS) return counted;
+    const known = this.known.get(key);
+    if (known && known.until > now) known.used = Math.max(0, known.used - 1);
+    const lease = this.leases.get(key);
+    if (lease && lease.until > now) {
+      // The positions after the one given back move down by one: the lease hands out one more.
+      lease.next--;
+    } else {
+      const pending = this.givingBack.get(key);
+      if (pending) {
+        pending.n++;
+        pending.until = Math.min(pending.until, until);
+      } else {
+        this.givingBack.set(key, { n: 1, until });
+        // After the current tick: the requests of one batch are decided together.
+        setImmediate(() => this.reward(key));
+      }
+    }
+    return { ...counted, remainingPoints: Math.min(this.quota, counted.remainingPoints + 1) };
+  }
+
+  private reward(key: string): void {
+    const pending = this.givingBack.get(key)!;
+    this.givingBack.delete(key);
+    if (pending.until - this.now() < GIVE_BACK_MARGIN_MS) return;
+    // A failure leaves the count one higher than the requests served, as a refused request used to.
+    this.limiter.reward(key, pending.n).catch(() => undefined);
+  }
+
+  /** Records the position `used` handed out (or refused) in the key's window ending at `until`. */
+  private note(key: string, used: number, until: number): void {
+    const known = this.known.get(key);
+    const position = Math.min(used, this.quota);
+    if (known && known.until > this.now()) {
+      known.used = Math.max(known.used, position);
+      known.until = until;
+    } else this.known.set(key, { used: position, until });
+  }
+
   /** The key's next leased position, if it holds one still valid. */
   private fromLease(key: string): Counted | undefined {
     const lease = this.leases.get(key);
@@ -96,6 +179,7 @@ export class CoalescedConsumer {
     if (lease.until > now && lease.next <= lease.last) {
       const position = lease.next++;
       this.served(key);
+      this.note(key, position, lease.until);
       return { remainingPoints: this.quota - position, msBeforeNext: lease.until - now, limited: false };
     }
     this.leases.delete(key);
@@ -113,6 +197,7 @@ export class CoalescedConsumer {
     if (this.pace.size >= MAX_KEYS && !pace) {
       this.pace.clear();
       this.leases.clear();
+      this.known.clear();
     }
     this.pace.set(key, { at: now, served: 0 });
     if (!pace || this.maxLease <= 1) return n;
@@ -129,6 +214,7 @@ export class CoalescedConsumer {
     const settle = (res: RateLimiterRes) => {
       // A key rate-limiter-flexible blocks in memory is refused without a count (consumedPoints 0).
       const before = res.consumedPoints > 0 ? res.consumedPoints - points : this.quota;
+      this.note(key, before + n, this.now() + res.msBeforeNext);
       batch.forEach((w, i) => {
         const used = before + i + 1;
         w.resolve({ remainingPoints: Math.max(0, this.quota - used), msBeforeNext: res.msBeforeNext, limited: used > this.quota });

@@ -6,7 +6,7 @@ import type { Db } from '../db/knex';
 import { libraryPool, type PoolLike } from '../db/prepared';
 import { ApiError } from './errors';
 import { rateLimitRejections } from '../metrics';
-import { CoalescedConsumer } from './coalesced-consume';
+import { CoalescedConsumer, type Counted } from './coalesced-consume';
 import type { Caller } from './handler';
 
 /**
@@ -22,8 +22,13 @@ import type { Caller } from './handler';
  * Every authenticated answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
  * ratelimit-headers draft, structured-field lists: `"name";q=<quota>;w=<window s>` and
  * `"name";r=<remaining>;t=<seconds to reset>`); a request over a limit is answered 429 with
- * `Retry-After` and a problem body, and does not reach the database otherwise. Every refusal
- * counts once in `rate_limit_rejections_total{limit="<window>"}`.
+ * `Retry-After` and a problem body, and does not reach the database otherwise.
+ *
+ * A refused request has no effect (api/guides.md, Rate limits): it counts against none of the
+ * windows. Once this instance has seen a window used up, its requests are refused before any
+ * window counts them; a request refused by one window while counted by the others (the first ones
+ * past a limit, or a window filled by another instance) gives its position back to the others.
+ * Every refusal counts once in `rate_limit_rejections_total{limit="<window>"}`.
  */
 export interface Limits {
   burst: number;
@@ -157,7 +162,17 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
         if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
         if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
       }
-      const results = await Promise.all(windows.map((w) => limiters.coalesced(w.quota, w.seconds).consume(`${w.scope}:${w.id}:${w.seconds}`)));
+      const consumers = windows.map((w) => limiters.coalesced(w.quota, w.seconds));
+      const keys = windows.map((w) => `${w.scope}:${w.id}:${w.seconds}`);
+      const seen = consumers.map((c, i) => c.peek(keys[i]));
+      let results: Counted[];
+      if (seen.some((x) => x?.limited)) {
+        // A window known to be used up: refused before anything is counted.
+        results = seen.map((x, i) => x ?? { remainingPoints: windows[i].quota, msBeforeNext: 0, limited: false });
+      } else {
+        results = await Promise.all(consumers.map((c, i) => c.consume(keys[i])));
+        if (results.some((x) => x.limited)) results = results.map((x, i) => consumers[i].giveBack(keys[i], x));
+      }
       res.setHeader('RateLimit-Policy', policyHeader(windows));
       res.setHeader(
         'RateLimit',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { CoalescedConsumer, Consumer, LEASE_HORIZON_MS } from '../../src/http/coalesced-consume';
+import { CoalescedConsumer, Consumer, GIVE_BACK_MARGIN_MS, LEASE_HORIZON_MS } from '../../src/http/coalesced-consume';
 
 /**
  * A stand-in for rate-limiter-flexible's limiter that counts like its PostgreSQL store (consumed
@@ -10,7 +10,14 @@ import { CoalescedConsumer, Consumer, LEASE_HORIZON_MS } from '../../src/http/co
 function countingStore(quota: number) {
   const counts = new Map<string, number>();
   const calls: { key: string; points: number; answer(): void; fail(err: unknown): void }[] = [];
+  const rewards: { key: string; points: number }[] = [];
   const limiter: Consumer = {
+    reward: (key, points) => {
+      rewards.push({ key, points });
+      const consumed = (counts.get(key) ?? 0) - points;
+      counts.set(key, consumed);
+      return Promise.resolve(new RateLimiterRes(Math.max(0, quota - consumed), 1000, consumed, false));
+    },
     consume: (key, points) =>
       new Promise((resolve, reject) => {
         calls.push({
@@ -27,7 +34,7 @@ function countingStore(quota: number) {
         });
       }),
   };
-  return { limiter, calls, counts };
+  return { limiter, calls, counts, rewards };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -76,7 +83,7 @@ describe('coalesced consume (unit)', () => {
   });
 
   it('refuses the whole batch when the limiter blocks the key in memory (no count)', async () => {
-    const blocked: Consumer = { consume: () => Promise.reject(new RateLimiterRes(0, 500)) };
+    const blocked: Consumer = { consume: () => Promise.reject(new RateLimiterRes(0, 500)), reward: () => Promise.reject(new Error('unused')) };
     const c = new CoalescedConsumer(blocked, 3);
     const counted = await Promise.all([c.consume('k'), c.consume('k')]);
     expect(counted.every((x) => x.limited && x.msBeforeNext === 500)).to.equal(true);
@@ -99,6 +106,76 @@ describe('coalesced consume (unit)', () => {
     const later = c.consume('k');
     calls[2].answer();
     expect((await later).limited).to.equal(false);
+  });
+
+  describe('peek and giveBack (a request refused by another window has no effect on this one)', () => {
+    it('peek tells the last known state without counting, limited once the quota is used up', async () => {
+      const { limiter, calls } = countingStore(2);
+      const c = new CoalescedConsumer(limiter, 2);
+      expect(c.peek('k')).to.equal(undefined);
+      const first = c.consume('k');
+      calls[0].answer();
+      await first;
+      expect(c.peek('k')).to.include({ remainingPoints: 1, limited: false });
+      await settle();
+      const second = c.consume('k');
+      calls[1].answer();
+      await second;
+      expect(c.peek('k')).to.include({ remainingPoints: 0, limited: true });
+      expect(calls).to.have.length(2);
+    });
+
+    it('gives the positions of one tick back to the store in one reward; the next request takes the freed position', async () => {
+      const { limiter, calls, counts, rewards } = countingStore(10);
+      const c = new CoalescedConsumer(limiter, 10);
+      const first = c.consume('k');
+      const rest = Array.from({ length: 3 }, () => c.consume('k'));
+      calls[0].answer();
+      await settle();
+      calls[1].answer();
+      const counted = await Promise.all([first, ...rest]);
+      // The last two were refused elsewhere: their remainder is told without them.
+      expect(c.giveBack('k', counted[2]).remainingPoints).to.equal(8);
+      expect(c.giveBack('k', counted[3]).remainingPoints).to.equal(7);
+      await settle();
+      expect(rewards).to.deep.equal([{ key: 'k', points: 2 }]);
+      expect(counts.get('k')).to.equal(2);
+      expect(c.peek('k')).to.include({ remainingPoints: 8 });
+      const next = c.consume('k');
+      calls[2].answer();
+      expect((await next).remainingPoints).to.equal(7);
+    });
+
+    it('gives a position back to the lease of its key without a statement', async () => {
+      const { limiter, calls, rewards } = countingStore(100_000);
+      const c = new CoalescedConsumer(limiter, 100_000, () => 1_000_000);
+      const one = async () => {
+        const p = c.consume('k');
+        calls[calls.length - 1].answer();
+        return p;
+      };
+      await one();
+      const leasing = await one(); // at once: takes a lease
+      expect(calls[1].points).to.be.above(1);
+      const statements = calls.length;
+      expect(c.giveBack('k', leasing).remainingPoints).to.equal(99_999);
+      const next = await c.consume('k');
+      expect(next.remainingPoints).to.equal(99_998);
+      await settle();
+      expect(calls).to.have.length(statements);
+      expect(rewards).to.deep.equal([]);
+    });
+
+    it('gives nothing back for a refused position or a window about to reset', async () => {
+      const { limiter, rewards } = countingStore(10);
+      const c = new CoalescedConsumer(limiter, 10);
+      const refused = { remainingPoints: 0, msBeforeNext: 500, limited: true };
+      expect(c.giveBack('k', refused)).to.deep.equal(refused);
+      const late = { remainingPoints: 3, msBeforeNext: GIVE_BACK_MARGIN_MS - 1, limited: false };
+      expect(c.giveBack('k', late)).to.deep.equal(late);
+      await settle();
+      expect(rewards).to.deep.equal([]);
+    });
   });
 
   describe('leases', () => {
