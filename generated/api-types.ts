@@ -7572,7 +7572,9 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Event types to deliver (`resource.event`, as in the change feed); omitted or null delivers every type.
+             * @description Event types to deliver, as in the change feed: `<resource>.<event>` of a resource the feed
+             *     reports (`resource` of `GET /changes`), e.g. `vendor.updated`; any other is refused with `400`
+             *     (the rule of `GET /changes?types=`). Omitted or null delivers every type.
              * @example [
              *       "vendor.created",
              *       "vendor.updated",
@@ -7608,7 +7610,8 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Event types to deliver; null delivers every type.
+             * @description Event types to deliver, under the same rule as at creation (`<resource>.<event>` of a
+             *     resource the change feed reports; any other is refused with `400`); null delivers every type.
              * @example [
              *       "vendor.updated"
              *     ]

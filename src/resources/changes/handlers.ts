@@ -2,11 +2,9 @@ import { ApiError, invalidField } from '../../http/errors';
 import type { Handlers, Schema } from '../../http/handler';
 import type { JsonParts } from '../../http/json';
 import { decodeCursor } from '../../feed/cursor';
-import { FEED_RESOURCES } from '../../feed/operations';
 import { readChanges } from '../../feed/read';
 import { retentionDays } from '../../feed/retention';
-
-const TYPE_RE = new RegExp(`^(${FEED_RESOURCES.join('|')})\\.[a-z_]+$`);
+import { checkChangeTypes } from '../../feed/types';
 
 /** `types` as given: repeated, comma-separated, or both. */
 function parseTypes(given: string[] | undefined): string[] | undefined {
@@ -15,8 +13,7 @@ function parseTypes(given: string[] | undefined): string[] | undefined {
     .flatMap((t) => t.split(','))
     .map((t) => t.trim())
     .filter(Boolean);
-  const bad = types.find((t) => !TYPE_RE.test(t));
-  if (bad !== undefined) throw invalidField('query.types', 'enum', `${bad} is not a change type (<resource>.<event>, e.g. vendor.updated)`);
+  checkChangeTypes('query.types', types);
   return types;
 }
 

@@ -1,6 +1,7 @@
 import { invalidField, notFound } from '../../http/errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { decodeCursor, encodeCursor } from '../../feed/cursor';
+import { checkChangeTypes } from '../../feed/types';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
 import { webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';
@@ -36,6 +37,7 @@ export const webhookEndpointHandlers: Handlers<
   }),
 
   createWebhookEndpoint: async ({ db, caller, body, changes }) => {
+    if (body.types) checkChangeTypes('body.types', body.types);
     await checkUrl(body.url);
     const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, body);
     const endpoint = q.endpointJson(row);
@@ -49,6 +51,7 @@ export const webhookEndpointHandlers: Handlers<
   },
 
   updateWebhookEndpoint: async ({ db, caller, params, body, changes }) => {
+    if (body.types) checkChangeTypes('body.types', body.types);
     if (body.url !== undefined) await checkUrl(body.url);
     const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, body), missing, params.id);
     const endpoint = q.endpointJson(row);
