@@ -97,6 +97,32 @@ describe('admin CLI', function () {
     expect((await admin('help', 'org', 'show')).stdout).to.match(/^Usage: npm run admin -- org show --org <organizationId>/);
   });
 
+  it('a command group with --help lists its commands (exit 0); a group without a command is an error listing them (exit 2)', async () => {
+    const general = (await admin('--help')).stdout;
+    const groups = new Map<string, string[]>();
+    for (const [, name] of general.matchAll(/^ {2}([a-z-]+ [a-z-]+)\s{2,}/gm)) {
+      const group = name.split(' ')[0];
+      groups.set(group, [...(groups.get(group) ?? []), name]);
+    }
+    expect([...groups.keys()]).to.include.members(['org', 'client', 'api-key', 'demo', 'vendor']);
+    for (const [group, commands] of groups) {
+      const help = await admin(group, '--help');
+      expect(help.code, `${group} --help: ${help.stderr}`).to.equal(0);
+      expect(help.stdout).to.match(new RegExp(`^Usage: npm run admin -- ${group} <command>`));
+      const listed = [...help.stdout.matchAll(/^ {2}([a-z-]+ [a-z-]+)\s{2,}/gm)].map((m) => m[1]);
+      expect(listed, group).to.deep.equal(commands);
+      expect((await admin(group, '-h')).stdout).to.equal(help.stdout);
+      expect((await admin('help', group)).stdout).to.equal(help.stdout);
+      const bare = await admin(group);
+      expect(bare.code, group).to.equal(2);
+      expect(bare.stdout).to.equal('');
+      expect(bare.stderr).to.equal(`error: ${group} needs a command\n\n${help.stdout}`);
+    }
+    const unknown = await admin('org', 'frobnicate');
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.match(/^error: unknown command org frobnicate\n\nUsage: npm run admin -- org <command>/);
+  });
+
   it("org setting prints one object, the organization's settings after the change, however many settings it is given", async () => {
     const created = JSON.parse((await admin('org', 'create', '--name', 'Cobalt Creek Builders', '--admin-email', 'ines.ward@cobaltcreek.example')).stdout);
     const id: string = created.organization.id;

@@ -145,18 +145,43 @@ function commandHelp(name: string): string {
   return [`Usage: ${usageOf(name, c)}`, '', c.summary, ...(options.length ? ['', 'Options:', ...options] : [])].join('\n') + '\n';
 }
 
-function generalHelp(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+/** The command groups: the first word of the commands of two words (`org`, `client`, ...). */
+const GROUPS = new Set(
+  Object.keys(COMMANDS)
+    .filter((n) => n.includes(' '))
+    .map((n) => n.split(' ')[0]),
+);
+
+/** A usage line, the commands named, and the closing note. */
+function listHelp(usage: string, names: string[]): string {
+  const width = Math.max(...names.map((n) => n.length));
   return (
     [
-      'Usage: npm run admin -- <command> [options]   (`npm run admin -- <command> --help` for its options)',
+      `Usage: ${usage}`,
       '',
       'Commands:',
-      ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`),
+      ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
       '',
       'Works against DATABASE_URL, or the embedded PostgreSQL when it is unset. Prints JSON.',
     ].join('\n') + '\n'
   );
+}
+
+function generalHelp(): string {
+  return listHelp('npm run admin -- <command> [options]   (`npm run admin -- <command> --help` for its options)', Object.keys(COMMANDS));
+}
+
+/** The commands of a group (`org --help`). */
+function groupHelp(group: string): string {
+  const names = Object.keys(COMMANDS).filter((n) => n.startsWith(group + ' '));
+  return listHelp(`npm run admin -- ${group} <command> [options]   (\`npm run admin -- ${group} <command> --help\` for its options)`, names);
+}
+
+/** The help that fits the arguments: the command's, its group's, or the general one. */
+function helpFor(argv: string[]): string {
+  const named = findCommand(argv);
+  if (named) return commandHelp(named.name);
+  return GROUPS.has(argv[0]) ? groupHelp(argv[0]) : generalHelp();
 }
 
 function parseOptions(args: string[], command: Command): Record<string, string> {
@@ -190,18 +215,19 @@ function findCommand(argv: string[]): { name: string; args: string[] } | undefin
 async function main(argv: string[]): Promise<string> {
   const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
   if (argv.length === 0) throw new UsageError('a command is required');
-  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    const named = findCommand(argv.slice(1));
-    return named ? commandHelp(named.name) : generalHelp();
-  }
+  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') return helpFor(argv.slice(1));
   const found = findCommand(argv);
-  if (!found)
+  if (!found) {
+    // A group with --help (`org --help`): its commands; without a command of it: an error with them.
+    if (GROUPS.has(argv[0]) && wantsHelp(argv.slice(1))) return groupHelp(argv[0]);
+    if (GROUPS.has(argv[0]) && (argv.length === 1 || argv[1].startsWith('-'))) throw new UsageError(`${argv[0]} needs a command`);
     throw new UsageError(
       `unknown command ${argv
         .filter((a) => !a.startsWith('-'))
         .slice(0, 2)
         .join(' ')}`,
     );
+  }
   if (wantsHelp(found.args)) return commandHelp(found.name);
   const command = COMMANDS[found.name];
   const opts = parseOptions(found.args, command);
@@ -221,8 +247,7 @@ main(process.argv.slice(2)).then(
   },
   (err) => {
     if (err instanceof UsageError) {
-      const named = findCommand(process.argv.slice(2));
-      process.stderr.write(`error: ${err.message}\n\n${named ? commandHelp(named.name) : generalHelp()}`);
+      process.stderr.write(`error: ${err.message}\n\n${helpFor(process.argv.slice(2))}`);
       process.exit(2);
     }
     if (err instanceof ConfigError) {
