@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /**
@@ -27,4 +28,21 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Content-Type-Options: nosniff\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * A request node parsed but the service does not take (no Host, an unknown Expect), answered
+ * before express with the problem body of every other error; the connection is closed.
+ */
+export function answerProblem(res: ServerResponse, status: number, slug: string, message: string): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify({ type: `/problems/${slug}`, title: STATUS_CODES[status], status, detail: message, requestId, errors: [{ message }] });
+  res.writeHead(status, {
+    'Content-Type': 'application/problem+json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  res.end(body);
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type express from 'express';
 import { SERVER_OPTIONS } from './timeouts';
-import { answerClientError } from './client-error';
+import { answerClientError, answerProblem } from './client-error';
 
 /**
  * The HTTP server for an express app, with requests and responses created as express's own.
@@ -27,7 +27,20 @@ export function createHttpServer(app: express.Express): http.Server {
     madeFor.set(app, classes);
   }
   // The app's server options (timeouts bounding slow clients, see timeouts.ts) apply to its server.
-  const server = http.createServer({ ...classes, ...(app.get(SERVER_OPTIONS) as http.ServerOptions | undefined) }, app);
+  // Node answers an HTTP/1.1 request without Host (RFC 9112 3.2) and an Expect it does not know
+  // with a bare status line; here they get the problem body every other error has.
+  const server = http.createServer(
+    { ...classes, requireHostHeader: false, ...(app.get(SERVER_OPTIONS) as http.ServerOptions | undefined) },
+    (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+        return answerProblem(res, 400, 'bad-request', 'An HTTP/1.1 request must carry a Host header.');
+      }
+      app(req, res);
+    },
+  );
+  server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) =>
+    answerProblem(res, 417, 'expectation-failed', 'Only "Expect: 100-continue" is supported.'),
+  );
   server.on('clientError', answerClientError);
   return server;
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { listen } from '../../src/http/server';
 
@@ -73,6 +73,39 @@ describe('unit: http server', () => {
       }
       expect(sameShape(seen[1].res, seen[2].res), 'responses share one shape').to.equal(true);
       expect(sameShape(seen[1].req, seen[2].req), 'requests share one shape').to.equal(true);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('answers a request without Host and an unknown Expect with a problem body, as every other error', async () => {
+    const app = express();
+    app.get('/x', (_req, res) => void res.json({ ok: true }));
+    const server = await listen(app, 0, '127.0.0.1');
+    const port = (server.address() as AddressInfo).port;
+    // Raw: fetch always sends Host and never an Expect of its own.
+    const ask = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', reject);
+      });
+    try {
+      for (const [request, status, type] of [
+        ['GET /x HTTP/1.1\r\n\r\n', 400, '/problems/bad-request'],
+        ['GET /x HTTP/1.1\r\nHost: a\r\nExpect: bogus\r\n\r\n', 417, '/problems/expectation-failed'],
+      ] as const) {
+        const answer = await ask(request);
+        const [head, body] = answer.split('\r\n\r\n');
+        expect(head, answer).to.match(new RegExp(`^HTTP/1\\.1 ${status} `));
+        expect(head).to.match(/content-type: application\/problem\+json/i);
+        expect(JSON.parse(body)).to.include({ status, type });
+      }
+      // HTTP/1.0 needs no Host; HTTP/1.1 with one is served as before.
+      expect(await ask('GET /x HTTP/1.0\r\n\r\n')).to.match(/^HTTP\/1\.1 200 [\s\S]*\{"ok":true\}$/);
+      expect(await ask('GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).to.match(/^HTTP\/1\.1 200 /);
     } finally {
       server.close();
     }
