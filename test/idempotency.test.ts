@@ -38,16 +38,20 @@ describe('Idempotency-Key on POST', () => {
     expect(await countOrders(org.id, 'IDEM-B')).to.equal(0);
   });
 
-  it('refuses two Idempotency-Key headers (400) instead of taking them as one key, and writes nothing', async () => {
-    const body = JSON.stringify({ ...ORDER, purchaseOrderNumber: 'IDEM-TWO' });
-    const headers = ['Authorization', `Bearer ${org.apiKey}`, 'Content-Type', 'application/json'];
-    const res = await rawCall('POST', '/orders', [...headers, 'Idempotency-Key', 'a', 'Idempotency-Key', 'b'], body);
-    expect(res.status, res.text).to.equal(400);
-    expect(res.body.errors[0]).to.include({ field: 'header.Idempotency-Key', rule: 'single' });
-    expect(await countOrders(org.id, 'IDEM-TWO')).to.equal(0);
-    // One header holding a comma is one key, as before.
-    expect((await rawCall('POST', '/orders', [...headers, 'Idempotency-Key', 'a, b'], body)).status).to.equal(201);
-  });
+  itDirect(
+    'refuses two Idempotency-Key headers (400) instead of taking them as one key, and writes nothing',
+    'sends two Idempotency-Key headers: Prism forwards them joined into one value ("a, b"), which is one key',
+    async () => {
+      const body = JSON.stringify({ ...ORDER, purchaseOrderNumber: 'IDEM-TWO' });
+      const headers = ['Authorization', `Bearer ${org.apiKey}`, 'Content-Type', 'application/json'];
+      const res = await rawCall('POST', '/orders', [...headers, 'Idempotency-Key', 'a', 'Idempotency-Key', 'b'], body);
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.errors[0]).to.include({ field: 'header.Idempotency-Key', rule: 'single' });
+      expect(await countOrders(org.id, 'IDEM-TWO')).to.equal(0);
+      // One header holding a comma is one key, as before.
+      expect((await rawCall('POST', '/orders', [...headers, 'Idempotency-Key', 'a, b'], body)).status).to.equal(201);
+    },
+  );
 
   it('creates exactly one order under 20 concurrent identical requests; the others replay or get 409', async () => {
     const body = { ...ORDER, purchaseOrderNumber: 'IDEM-CONC' };
