@@ -99,26 +99,25 @@ describe('rate limits', function () {
     const hourlyLeft = (res: { headers: Headers }) => Number(/"org-hourly";r=(\d+);/.exec(res.headers.get('ratelimit')!)![1]);
     const nextSecond = () => new Promise((r) => setTimeout(r, 1100));
     let accepted = 0;
-    // Ten at once, then ten one after another: each time, more than the burst allows.
-    const atOnce = await Promise.all(Array.from({ length: 10 }, () => org.api.get('/tax-codes')));
-    accepted += atOnce.filter((a) => a.status === 200).length;
-    expect(atOnce.filter((a) => a.status === 429).length).to.be.above(0);
-    await nextSecond();
     let refused = 0;
-    for (let i = 0; i < 10; i++) {
-      const res = await org.api.get('/tax-codes');
-      if (res.status === 200) accepted++;
-      else {
-        expect(problemOf(res, 429).detail).to.match(/org-burst/);
-        refused++;
-        // The refusal tells the hourly remainder without itself.
-        expect(hourlyLeft(res)).to.equal(100 - accepted);
-      }
-    }
-    expect(refused).to.be.above(0);
+    const count = (res: Awaited<ReturnType<typeof org.api.get>>) => {
+      if (res.status === 200) return void accepted++;
+      expect(problemOf(res, 429).detail).to.match(/org-burst/);
+      refused++;
+    };
+    // Ten at once, then ten one after another: each time, more than the burst allows.
+    (await Promise.all(Array.from({ length: 10 }, () => org.api.get('/tax-codes')))).forEach(count);
+    await nextSecond();
+    for (let i = 0; i < 10; i++) count(await org.api.get('/tax-codes'));
+    expect(refused).to.be.above(5);
     await nextSecond();
     const last = expectStatus(await org.api.get('/tax-codes'), 200);
-    expect(hourlyLeft(last)).to.equal(100 - accepted - 1);
+    const counted = 100 - hourlyLeft(last) - 1;
+    // Every accepted request counts against the hour; the refused ones give their place back (all
+    // but one refused in the last 100 ms of a burst window, which is not given back: see
+    // src/http/coalesced-consume.ts), where every refusal used to count.
+    expect(counted).to.be.at.least(accepted);
+    expect(counted - accepted, `${refused} refused, ${accepted} accepted, ${counted} counted`).to.be.below(refused / 2);
   });
 
   it('a request refused by the hourly quota does not count against the burst', async () => {
