@@ -70,6 +70,27 @@ describe('input limits', () => {
   );
 
   itDirect(
+    'answers a page size or offset beyond the double range (1e400, Infinity) with a 400 naming the parameter, never an unbounded page',
+    PRISM.invalidRequest('a limit above its maximum'),
+    async () => {
+      for (const [path, field] of [
+        ['/orders?limit=1e400', 'query.limit'],
+        ['/orders?limit=-1e400', 'query.limit'],
+        ['/jobs?limit=Infinity', 'query.limit'],
+        ['/jobs?offset=1e400', 'query.offset'],
+        ['/items?limit=1e400', 'query.limit'],
+        ['/items?offset=1e400', 'query.offset'],
+        ['/invoice-items?limit=1e400', 'query.limit'],
+        ['/releases?offset=1e400', 'query.offset'],
+      ]) {
+        const res = await org.api.get(path);
+        expect(res.status, `${path}: ${res.text.slice(0, 300)}`).to.equal(400);
+        expect(res.body.errors[0].field, path).to.equal(field);
+      }
+    },
+  );
+
+  itDirect(
     'bounds quantities, prices, discounts and shipping costs at 10^12, so derived prices and totals stay finite numbers',
     PRISM.invalidRequest('a quantity above its maximum'),
     async () => {

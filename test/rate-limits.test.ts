@@ -230,5 +230,19 @@ describe('rate limits', function () {
         expect(elsewhere.headers['ratelimit']).to.equal('"token-failures";r=10;t=0');
       },
     );
+
+    itDirect(
+      'counts parallel guesses too: of 30 wrong secrets sent at once, 10 are checked (401) and 20 refused (429)',
+      'sends from a local address of its own; through the proxy every request comes from the proxy',
+      async function () {
+        if (!harness().inProcess) return this.skip();
+        const wrong = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: 'cs_guess' });
+        const answers = await Promise.all(Array.from({ length: 30 }, () => tokenFrom('127.0.0.3', wrong)));
+        expect(answers.filter((a) => a.status === 401)).to.have.length(10);
+        expect(answers.filter((a) => a.status === 429)).to.have.length(20);
+        const right = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret });
+        expect((await tokenFrom('127.0.0.3', right)).status).to.equal(429);
+      },
+    );
   });
 });

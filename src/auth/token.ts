@@ -3,7 +3,7 @@ import type { Db } from '../db/knex';
 import type { Handlers } from '../http/handler';
 import { TOKEN_LIFETIME_SECONDS, signToken } from './credentials';
 import { hashSecret, sameHash } from './secrets';
-import { checkTokenFailures, recordTokenFailure } from '../http/token-guard';
+import { releaseTokenAttempt, reserveTokenAttempt } from '../http/token-guard';
 import { grantedScopes } from './scopes';
 
 /** RFC 6749 section 5.1: token responses must not be cached. */
@@ -73,12 +73,12 @@ export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
       if (!clientId || !secret) return oauthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret).', !!basic);
 
       // Guessing secrets is throttled per (client id, address): see src/http/token-guard.ts.
-      await checkTokenFailures(db, req, res, clientId);
+      await reserveTokenAttempt(db, req, res, clientId);
       const client = await findClient(db, clientId);
       if (!client || !sameHash(client.secret_hash, hashSecret(secret))) {
-        await recordTokenFailure(db, req, res, clientId);
         return oauthError(401, 'invalid_client', 'Client authentication failed.', !!basic);
       }
+      await releaseTokenAttempt(db, req, res, clientId);
       const scope = grantedScopes(client.scopes, form.scope as string | undefined);
       if (scope === undefined) return oauthError(400, 'invalid_scope', `scope may name only this client's scopes: ${client.scopes.join(' ')}.`);
       const token = signToken(jwtSecret, { sub: client.user_id, org: client.organization_id, cid: client.id, scope });

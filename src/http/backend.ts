@@ -61,8 +61,10 @@ export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: 
     strict: false,
     coerceTypes: isParams ? 'array' : false,
     // A JSON number beyond the double range (1e309) parses as Infinity: not a number the service
-    // can store or send back (JSON has no Infinity).
-    strictNumbers: true,
+    // can store or send back (JSON has no Infinity). Not for the parameters: there ajv 8 coerces
+    // "1e400" to Infinity and then skips the value's own checks under strictNumbers (limit=1e400
+    // passed `maximum` and reached knex as no limit at all); without it, `maximum` refuses Infinity.
+    strictNumbers: !isParams,
     useDefaults: isParams,
   });
   addFormats(ajv);

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex';
 import { rateLimitRejections } from '../metrics';
 import { LimiterSet, policyHeader, stateHeader, tooManyRequests } from './rate-limit';
@@ -28,24 +29,31 @@ function setHeaders(res: Response, remaining: number, resetMs: number): void {
   res.setHeader('RateLimit', stateHeader([{ name: POLICY, remaining, resetMs: remaining === FAILURES_PER_MINUTE ? 0 : resetMs }]));
 }
 
-/** Before checking a secret: throws 429 when this client id has failed too often from this address. */
-export async function checkTokenFailures(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
-  const state = await limiterFor(db)
-    .get(keyOf(clientId, req))
-    .catch(() => null);
-  const used = state?.consumedPoints ?? 0;
-  const resetMs = state?.msBeforeNext ?? 0;
-  setHeaders(res, FAILURES_PER_MINUTE - used, resetMs);
-  if (used >= FAILURES_PER_MINUTE) {
+/**
+ * Before checking a secret: counts the attempt, and throws 429 once FAILURES_PER_MINUTE are used.
+ * Counted before the check, in one atomic statement: a check of the failures recorded so far would
+ * let any number of parallel guesses through before the first of them is recorded. A successful
+ * authentication gives its attempt back (releaseTokenAttempt), so only failures stay counted (more
+ * than 10 successful requests of one client at the same instant from one address would see a 429).
+ */
+export async function reserveTokenAttempt(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
+  let counted: RateLimiterRes;
+  try {
+    counted = await limiterFor(db).consume(keyOf(clientId, req));
+  } catch (refusal) {
+    // The store failing locks nobody out (the guard is a throttle, not the authentication).
+    if (!(refusal instanceof RateLimiterRes)) return;
+    setHeaders(res, 0, refusal.msBeforeNext);
     rateLimitRejections.inc({ limit: POLICY });
-    throw tooManyRequests(resetMs, `Too many failed client authentications for ${clientId} from your address.`);
+    throw tooManyRequests(refusal.msBeforeNext, `Too many failed client authentications for ${clientId} from your address.`);
   }
+  setHeaders(res, counted.remainingPoints, counted.msBeforeNext);
 }
 
-/** After a failed client authentication: counts it. */
-export async function recordTokenFailure(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
+/** After a successful client authentication: the attempt is not a failure. */
+export async function releaseTokenAttempt(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
   const result = await limiterFor(db)
-    .penalty(keyOf(clientId, req))
+    .reward(keyOf(clientId, req))
     .catch(() => null);
-  if (result) setHeaders(res, FAILURES_PER_MINUTE - result.consumedPoints, result.msBeforeNext);
+  if (result) setHeaders(res, Math.min(FAILURES_PER_MINUTE, FAILURES_PER_MINUTE - result.consumedPoints), result.msBeforeNext);
 }
