@@ -44,9 +44,14 @@ function basicCredentials(req: Request): { id: string; secret: string } | null |
   }
 }
 
+/** A malformed token request, answered in RFC 6749 5.2's form. */
+export function answerInvalidTokenRequest(res: Response, description: string): void {
+  res.status(400).set(NO_STORE).json({ error: 'invalid_request', error_description: description });
+}
+
 /** Answers a token request the validator rejected (a repeated or malformed field) in RFC form. */
 export function tokenValidationFail(_req: Request, res: Response): void {
-  res.status(400).set(NO_STORE).json({ error: 'invalid_request', error_description: 'Each parameter must be given once, as a string.' });
+  answerInvalidTokenRequest(res, 'Each parameter must be given once, as a string.');
 }
 
 export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {

@@ -22,8 +22,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   const [status, message] = ANSWERS[err.code ?? ''] ?? [400, 'The request is not valid HTTP.'];
   const slug = status === 431 ? 'request-header-fields-too-large' : status === 408 ? 'request-timeout' : 'bad-request';
   const title = STATUS_CODES[status] ?? 'Bad Request';
-  const requestId = randomUUID();
-  const body = JSON.stringify({ type: `/problems/${slug}`, title, status, detail: message, requestId, errors: [{ message }] });
+  const { requestId, body } = problemBody(status, slug, message);
   socket.end(
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Content-Type-Options: nosniff\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
@@ -35,8 +34,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
  * before express with the problem body of every other error; the connection is closed.
  */
 export function answerProblem(res: ServerResponse, status: number, slug: string, message: string): void {
-  const requestId = randomUUID();
-  const body = JSON.stringify({ type: `/problems/${slug}`, title: STATUS_CODES[status], status, detail: message, requestId, errors: [{ message }] });
+  const { requestId, body } = problemBody(status, slug, message);
   res.writeHead(status, {
     'Content-Type': 'application/problem+json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
@@ -45,4 +43,11 @@ export function answerProblem(res: ServerResponse, status: number, slug: string,
     Connection: 'close',
   });
   res.end(body);
+}
+
+/** The problem body of every error (src/http/problem.ts), for answers written before express. */
+function problemBody(status: number, slug: string, message: string): { requestId: string; body: string } {
+  const requestId = randomUUID();
+  const title = STATUS_CODES[status] ?? 'Bad Request';
+  return { requestId, body: JSON.stringify({ type: `/problems/${slug}`, title, status, detail: message, requestId, errors: [{ message }] }) };
 }

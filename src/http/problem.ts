@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, internal } from './errors';
 import { fromDatabaseError } from '../db/pg-errors';
 import { logUnexpected } from '../ops/log';
+import { answerInvalidTokenRequest } from '../auth/token';
 
 /** Renders any thrown error as the one problem body. Never a stack trace, never SQL. */
 export function sendProblem(err: unknown, req: Request, res: Response): void {
@@ -19,8 +20,7 @@ export function sendProblem(err: unknown, req: Request, res: Response): void {
   // Its 401 is the handler's, its 429 the shared problem.
   if (res.locals.operationId === 'issueToken' && problem.status >= 400 && problem.status < 500 && problem.status !== 401 && problem.status !== 429) {
     res.locals.onProblem?.(400);
-    res.status(400).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    return void res.json({ error: 'invalid_request', error_description: problem.detail });
+    return answerInvalidTokenRequest(res, problem.detail);
   }
   res.locals.onProblem?.(problem.status);
   res.status(problem.status);
