@@ -98,7 +98,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -156,7 +156,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -244,7 +244,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -280,7 +280,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -314,7 +314,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -348,7 +348,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -555,7 +555,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The vendor's ID or its code.
+                 * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
                 idOrCode: components["parameters"]["VendorIdOrCode"];
@@ -592,7 +592,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The vendor's ID or its code.
+                 * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
                 idOrCode: components["parameters"]["VendorIdOrCode"];
@@ -659,7 +659,8 @@ export interface paths {
          *     An empty list (`Invalid input, list cannot be empty`) or more than 1000 elements
          *     (`Invalid input, list cannot be greater than 1000`) is rejected before any element is
          *     examined. Then every element is checked (the rules of the schema, required `code` and
-         *     `description`, the job exists in the organization, `jobId` and `jobCode` name the same job,
+         *     `description`, a `description` not too long in bytes for its index (see "Limits on values" in
+         *     the guide), the job exists in the organization, `jobId` and `jobCode` name the same job,
          *     the same code does not appear twice in one scope); if any element is rejected nothing is saved
          *     and one 400 lists every rejected element in `errors[0].message`, one line per element,
          *     `Position <n>: <reason>` with the zero-based index in `inputs`, in position order (a rule of
@@ -680,7 +681,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -740,7 +741,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
@@ -773,12 +774,12 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -838,7 +839,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -894,12 +895,12 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -930,17 +931,17 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -996,7 +997,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
@@ -1027,12 +1028,12 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -1186,14 +1187,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an order
-         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items, change orders and releases disappear with it (GET /items, /changeOrders, /releases), and its purchase order number is free again. Answers the order as it was, with `deletedAt`.
+         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items, change orders and releases disappear with it (GET /items, /changeOrders, /releases), and its purchase order number is free again. The change feed gets an `item.deleted`, `change_order.deleted` and `release.deleted` for each of them (tombstones with `orderId`), then the `order.deleted`. Answers the order as it was, with `deletedAt`.
          */
         delete: operations["deleteOrder"];
         options?: never;
         head?: never;
         /**
          * Change an order
-         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). Every change raises the order's `version` by one, and a `LINKED` order becomes `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
+         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). Every change raises the order's `version` by one, and a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -1215,7 +1216,7 @@ export interface paths {
         put?: never;
         /**
          * Report an order's integration state
-         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `version`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order then stays `OUT_OF_SYNC`. Returns the order with its `ETag`.
+         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `version`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
          */
         post: operations["updateOrderIntegrationState"];
         delete?: never;
@@ -1245,7 +1246,7 @@ export interface paths {
         put?: never;
         /**
          * Add items to an order
-         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. Raises the order's `version`; a `LINKED` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
          */
         post: operations["createOrderItems"];
         delete?: never;
@@ -1327,14 +1328,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an order item
-         * @description Removes the line item from its order (its releases' lines go with it). Raises the order's `version`; a `LINKED` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         * @description Removes the line item from its order (its releases' lines go with it). Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
          */
         delete: operations["deleteItem"];
         options?: never;
         head?: never;
         /**
          * Change an order item
-         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. Raises the order's `version`; a `LINKED` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
          */
         patch: operations["updateItem"];
         trace?: never;
@@ -1495,8 +1496,9 @@ export interface paths {
         /**
          * Report a change order's integration state
          * @description The integrating system reports the change order's sync state: any IntegrationState is
-         *     accepted and stored; `integrationMessage` is stored when given (null clears it) and kept when
-         *     omitted. Answers `true`. The report is not a change made in the service, so `updatedAt` stays
+         *     accepted and stored; `integrationMessage` is required (non-empty) with `ERROR` (400 otherwise),
+         *     stored as given, and cleared when omitted or null, as for orders, invoices and delivery receipts.
+         *     Answers `true`. The report is not a change made in the service, so `updatedAt` stays
          *     as it is (an integrator polling by `updatedAt` is not sent its own report back). A report naming a
          *     `versionNumber` other than the change order's is refused with 409 naming the change order's version.
          */
@@ -1579,7 +1581,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -2255,7 +2257,9 @@ export interface paths {
          *     per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; see the
          *     guide "Receiving webhooks"). Earlier changes can be sent with `replay`.
          *
-         *     The answer carries the signing `secret` (`whsec_...`): the only time it is shown.
+         *     The answer carries the signing `secret` (`whsec_...`): the only time it is shown, except to a
+         *     retry of this request with the same `Idempotency-Key` within 24 hours, which gets the same
+         *     answer (a client that lost the answer would otherwise have no way to learn the secret).
          *
          *     The URL must be `https` and its host must resolve to public addresses only: loopback, private,
          *     link-local (including the cloud metadata address 169.254.169.254), CGNAT and unique-local IPv6
@@ -2322,7 +2326,8 @@ export interface paths {
         put?: never;
         /**
          * Rotate an endpoint's signing secret
-         * @description Issues a new signing secret, returned in this answer only. During the overlap (24 hours by
+         * @description Issues a new signing secret, returned in this answer only (and to a retry with the same
+         *     `Idempotency-Key` within 24 hours, which gets this answer again). During the overlap (24 hours by
          *     default, the service's `WEBHOOK_SECRET_OVERLAP_HOURS` setting; see `previousSecretExpiresAt`)
          *     every delivery carries two signatures in `webhook-signature`, one with the previous secret and
          *     one with the new, so receivers verify with either while they switch. Rotating again during an
@@ -2622,10 +2627,13 @@ export interface components {
             taxType?: components["schemas"]["TaxType"];
         };
         /**
-         * @description How the unit scales the extended price.
-         *     - `E`: each (price per unit)
+         * @description How the unit scales the extended price of order lines in it (written from then on).
+         *     - `E`: each (the default): the unit code's own rule applies, so units coded `C` and `M` are still
+         *       priced per hundred and per thousand
          *     - `C`: price per hundred units
          *     - `M`: price per thousand units
+         *
+         *     Release costs follow the unit code only (`C`, `M`), as the release rule says.
          * @example E
          * @enum {string}
          */
@@ -3926,7 +3934,7 @@ export interface components {
          *     - `NOT_LINKED`: not yet written to the integrating system (every new object starts here)
          *     - `LINKING`: the integrating system is writing it
          *     - `LINKED`: in sync
-         *     - `OUT_OF_SYNC`: changed in the service after it was linked
+         *     - `OUT_OF_SYNC`: changed in the service after it was linked, or while it was being linked
          *     - `ERROR`: the last sync failed; `integrationMessage` explains why
          * @example LINKED
          * @enum {string}
@@ -4261,7 +4269,7 @@ export interface components {
              */
             quantity?: number | null;
             /**
-             * @description Unit code. `C` prices per hundred, `M` per thousand, any other unit (or none) per unit; a unit of measure of the organization with this code is linked as `unitsOfMeasureId`.
+             * @description Unit code. `C` prices per hundred, `M` per thousand, any other unit (or none) per unit, unless the organization's unit of measure of that code has the multiplier `C` or `M`; a unit of measure of the organization with this code is linked as `unitsOfMeasureId`.
              * @example C
              */
             unitsOfMeasure?: string | null;
@@ -4604,7 +4612,7 @@ export interface components {
             integrationMessage?: string | null;
             /**
              * Format: int32
-             * @description With `LINKED`: the order `version` the integrating system wrote. When the order has changed since (its `version` is higher), the report is refused with 409 naming the current version, and the order stays `OUT_OF_SYNC`: pull it again and link that version.
+             * @description With `LINKED`: the order `version` the integrating system wrote. When the order has changed since (its `version` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
              * @example 3
              */
             versionNumber?: number;
@@ -5106,7 +5114,7 @@ export interface components {
              */
             quantity?: number | null;
             /**
-             * @description Unit code. `C` prices per hundred, `M` per thousand, any other unit (or none) per unit; a unit of measure of the organization with this code is linked as `unitsOfMeasureId`.
+             * @description Unit code. `C` prices per hundred, `M` per thousand, any other unit (or none) per unit, unless the organization's unit of measure of that code has the multiplier `C` or `M`; a unit of measure of the organization with this code is linked as `unitsOfMeasureId`.
              * @example C
              */
             unitsOfMeasure?: string | null;
@@ -5721,7 +5729,7 @@ export interface components {
         ChangeOrderIntegrationStateUpdate: {
             integrationState: components["schemas"]["IntegrationState"];
             /**
-             * @description A message about the sync; stored when given (null clears it), kept when omitted.
+             * @description A message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
              * @example Change order exported to Vista as PO 1042-017 rev 2.
              */
             integrationMessage?: string | null;
@@ -6007,7 +6015,7 @@ export interface components {
              */
             description: string;
             /**
-             * @description Estimated quantity (a whole number, >= 0).
+             * @description Estimated quantity (a whole number, >= 0), as given.
              * @example 2400
              */
             estimatedQuantity: number;
@@ -6022,7 +6030,7 @@ export interface components {
              */
             unitOfMeasure: string | null;
             /**
-             * @description Estimated unit price (>= 0); null when not estimated.
+             * @description Estimated unit price (>= 0), as given (not rounded); null when not estimated.
              * @example 0.62
              */
             unitPrice: number | null;
@@ -6054,8 +6062,9 @@ export interface components {
         };
         /**
          * @description A bill-of-materials item to create (BillOfMaterialsItemInput). The field rules
-         *     (`estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0; `description` not the
-         *     literal string `'null'` and at most 1000 characters) are checked for every element and reported per position, so
+         *     (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a number >= 0 and at
+         *     most 10^12; `description` not the literal string `'null'`, at most 1000 characters and not too
+         *     long in bytes for its index) are checked for every element and reported per position, so
          *     `estimatedQuantity` and `unitPrice` accept any JSON value here and are checked by the service.
          */
         BillOfMaterialsItemCreate: {
@@ -6065,7 +6074,7 @@ export interface components {
              */
             description: string;
             /**
-             * @description Estimated quantity; a number, >= 0 and a whole number.
+             * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2400
              */
             estimatedQuantity: unknown;
@@ -6075,7 +6084,7 @@ export interface components {
              */
             unitOfMeasure?: string | null;
             /**
-             * @description Estimated unit price; a number >= 0, or null.
+             * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null.
              * @example 0.62
              */
             unitPrice?: unknown;
@@ -6099,10 +6108,11 @@ export interface components {
         };
         /**
          * @description Changes to a bill-of-materials item (BillOfMaterialsItemInput); only the given fields change.
-         *     The field rules (`estimatedQuantity` a number, >= 0 and whole; `unitPrice` a number >= 0;
-         *     `description` not the literal string `'null'` and at most 1000 characters) are checked by the service, which names the field
-         *     and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any JSON
-         *     value here.
+         *     The field rules (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a
+         *     number >= 0 and at most 10^12; `description` not the literal string `'null'`, at most 1000
+         *     characters and not too long in bytes for its index) are checked by the service, which names the
+         *     field and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any
+         *     JSON value here.
          */
         BillOfMaterialsItemUpdate: {
             /**
@@ -6111,7 +6121,7 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Estimated quantity; a number, >= 0 and a whole number.
+             * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2600
              */
             estimatedQuantity?: unknown;
@@ -6121,7 +6131,7 @@ export interface components {
              */
             unitOfMeasure?: string | null;
             /**
-             * @description Estimated unit price; a number >= 0, or null to clear it.
+             * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null to clear it.
              * @example 0.58
              */
             unitPrice?: unknown;
@@ -7390,12 +7400,14 @@ export interface components {
          *     created; `tag` created, updated (a tag created or recolored through an order); `order_tag`
          *     created, deleted (a tag put on or taken off an order; data is the tag plus `orderId`); `order`
          *     created, updated, deleted, integration_state_changed; `item` created, updated, deleted (its
-         *     tombstone carries `orderId`); `change_order` created, integration_state_changed; `notification`
+         *     tombstone carries `orderId`); `change_order` created, integration_state_changed, deleted (with
+         *     its order; the tombstone carries `orderId`); `release` deleted (with its order; the tombstone
+         *     carries `orderId`); `notification`
          *     created, updated; `bill_of_materials` created; `bom_item` created, updated, deleted;
          *     `requisition` state_changed; `delivery_receipt` integration_state_changed; `invoice` paid,
          *     integration_state_changed; `webhook_endpoint` created, updated, deleted (never with its secret).
-         *     `release`, `warehouse_request` and `invoice_item` have no write operation yet; they will report
-         *     under these names.
+         *     `warehouse_request` and `invoice_item` have no write operation yet, nor has `release` beyond
+         *     its deletion with its order; they will report under these names.
          * @example vendor
          * @enum {string}
          */
@@ -7496,7 +7508,9 @@ export interface components {
              */
             enabled: boolean;
             /**
-             * @description - `active`: enabled, the last attempt succeeded (or none was needed yet)
+             * @description - `active`: enabled and nothing being retried: the last entry was delivered, or given up at once
+             *       because the receiver answered a final 4xx or a redirect (its `lastError` says so, and the
+             *       endpoint's deliveries list the failed attempt), or none was needed yet
              *     - `retrying`: enabled, the next entry failed and is being retried (see `nextAttemptAt`, `lastError`)
              *     - `failing`: disabled by the service after retrying one entry for the whole retry period; enable it again to resume from that entry
              *     - `disabled`: disabled by a user
@@ -8581,7 +8595,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Nothing was written. `type` is `/problems/stale-version` (`errors[].rule` `current-version`) when a `LINKED` report names a `versionNumber` the order has moved past (the message names the current version and the integration state the order keeps: read the order again and link that version), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
+        /** @description The report was not stored. `type` is `/problems/stale-version` (`errors[].rule` `current-version`) when a `LINKED` report names a `versionNumber` the order has moved past (the message names the current version and the integration state the order now has: read the order again and link that version; a `LINKING` order is moved to `OUT_OF_SYNC`, which is committed with its change-feed entry, so the next pull sees it again), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
         OrderIntegrationStateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -9265,7 +9279,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The object's ID or its code.
+         * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example TX-CA
          */
         IdOrCode: string;
@@ -9726,7 +9740,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description The job's ID or its code.
+         * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example J-1042
          */
         JobIdOrCodeParam: string;
@@ -10832,7 +10846,7 @@ export interface components {
          */
         IncludeDeleted: boolean;
         /**
-         * @description The vendor's ID or its code.
+         * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example V-FERGUSON
          */
         VendorIdOrCode: string;
@@ -11042,12 +11056,12 @@ export interface components {
          */
         PhaseJobCode: string;
         /**
-         * @description The job's ID or its code.
+         * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example J-1042
          */
         JobIdOrCode: string;
         /**
-         * @description The phase's ID or its code (among the phases of the job in the path).
+         * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example 03-300
          */
         PhaseIdOrCode: string;
@@ -11252,7 +11266,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description The cost category's ID or its code (among the categories of the scope in the path).
+         * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example MAT
          */
         CategoryIdOrCode: string;
@@ -15772,7 +15786,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -15817,7 +15831,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -15893,7 +15907,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -16135,7 +16149,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -16178,7 +16192,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -16623,7 +16637,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -16680,7 +16694,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -16806,7 +16820,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -16886,7 +16900,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -16982,7 +16996,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -17093,7 +17107,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -17155,7 +17169,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -17251,7 +17265,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -17339,7 +17353,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -17383,7 +17397,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 idOrCode: components["parameters"]["JobIdOrCodeParam"];
@@ -18544,7 +18558,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The vendor's ID or its code.
+                 * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
                 idOrCode: components["parameters"]["VendorIdOrCode"];
@@ -18610,7 +18624,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The vendor's ID or its code.
+                 * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
                 idOrCode: components["parameters"]["VendorIdOrCode"];
@@ -18707,7 +18721,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The vendor's ID or its code.
+                 * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
                 idOrCode: components["parameters"]["VendorIdOrCode"];
@@ -18821,7 +18835,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The vendor's ID or its code.
+                 * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
                 idOrCode: components["parameters"]["VendorIdOrCode"];
@@ -19235,7 +19249,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -19281,7 +19295,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -19358,7 +19372,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -19543,7 +19557,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
@@ -19597,7 +19611,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
@@ -19687,12 +19701,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -19738,12 +19752,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -19820,12 +19834,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -20085,7 +20099,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -20134,7 +20148,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -20214,7 +20228,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -20420,12 +20434,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -20508,12 +20522,12 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -20611,17 +20625,17 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -20676,17 +20690,17 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -20772,17 +20786,17 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path).
+                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -20988,7 +21002,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
@@ -21065,7 +21079,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
@@ -21160,12 +21174,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -21217,12 +21231,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -21305,12 +21319,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The job's ID or its code.
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path).
+                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -24118,7 +24132,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -24165,7 +24179,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code.
+                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
                 idOrCode: components["parameters"]["IdOrCode"];
@@ -26961,7 +26975,13 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -27051,6 +27071,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27296,7 +27318,13 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27378,6 +27406,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27458,7 +27488,13 @@ export interface operations {
     replayWebhookDeliveries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27531,6 +27567,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };

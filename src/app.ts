@@ -98,6 +98,9 @@ export async function createApp({
   app.locals.close = () => credentials.close();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip: the client's address as the proxies named by TRUST_PROXY report it (X-Forwarded-For),
+  // else the connection's. The token endpoint's guard counts failures per client id and address.
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', parseQuery);
   app.use(requestId);
   app.use(requestLogger(logger));
@@ -144,7 +147,7 @@ export async function createApp({
   // Before the body is read: a bad credential is refused without reading a large body, and a
   // caller over its limits or its organization's share is answered (or waits) before its body
   // is parsed.
-  app.use(authentication(authenticate, (_req, res) => (routedOperation(res)?.security?.length ?? 0) > 0));
+  app.use(authentication(authenticate, routedOperation));
   const caller = async (_req: express.Request, res: express.Response) => res.locals.caller as Caller | undefined;
   if (config.rateLimits) app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
   const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;

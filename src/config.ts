@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DATA_DIR, ROOT } from './paths';
@@ -21,6 +22,31 @@ const commaList = z.string().transform((v) =>
     .map((o) => o.trim())
     .filter(Boolean),
 );
+/**
+ * express's `trust proxy`: `off`, the number of proxies in front (hops), or the addresses and
+ * subnets of the proxies (`loopback`, `linklocal`, `uniquelocal`, `10.0.0.0/8`, `::1`...). Not
+ * `true` (trust every X-Forwarded-For): any client could then choose its own address.
+ */
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+const proxyAddress = (entry: string) => {
+  if (NAMED_RANGES.includes(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const version = isIP(address);
+  if (!version || extra !== undefined) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+};
+const trustProxy = z.string().transform((v, ctx): false | number | string[] => {
+  const value = v.trim();
+  if (value === 'off') return false;
+  if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 100) return Number(value);
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (entries.length && entries.every(proxyAddress)) return entries;
+  ctx.addIssue({ code: 'custom', message: 'must be off, a number of proxies (1-100), or addresses and subnets of the proxies (10.0.0.0/8,loopback)' });
+  return z.NEVER;
+});
 const url = (...protocols: string[]) =>
   z
     .string()
@@ -54,6 +80,8 @@ const SETTINGS = {
   rateLimitBurst: { env: 'RATE_LIMIT_BURST', schema: integer(1, 1_000_000).default(20) },
   /** Requests per hour, likewise. */
   rateLimitHourly: { env: 'RATE_LIMIT_HOURLY', schema: integer(1, 1_000_000_000).default(3600) },
+  /** Which proxies' X-Forwarded-For gives the client's address (the token endpoint's guard counts per address). */
+  trustProxy: { env: 'TRUST_PROXY', schema: trustProxy.default(false) },
   /** Browser origins allowed by CORS (comma-separated); empty: CORS off. */
   corsOrigins: { env: 'CORS_ORIGINS', schema: commaList.default([]) },
   /** Bounds on a slow client: the whole request, and its headers. */

@@ -13,7 +13,7 @@ import { ensureDemoOrganization } from './admin/demo';
 import { checkFeedSettings } from './feed/settings';
 import { startFeedRetention } from './feed/retention';
 import { startMailer, watchOutboxBacklog } from './mail/mailer';
-import { createLogger } from './ops/log';
+import { componentLog, createLogger } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
@@ -41,13 +41,13 @@ async function main(): Promise<void> {
   // Registration e-mails wait in the outbox until an SMTP server is configured.
   // Stopped in reverse order after the HTTP server has drained, before the pool closes.
   onShutdown('credential cache', () => closeApp(app));
-  onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays));
-  if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl));
+  onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays, componentLog('change-feed-retention', logger)));
+  if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl, { log: componentLog('mailer', logger) }));
   // Webhook deliveries (src/webhooks/worker.ts): every instance with WEBHOOK_WORKER=on runs a worker
   // (about 6 connections of its own); they share the work. With off, writes still queue deliveries
   // (the doorbell trigger on change_feed) and the instances with a worker send them.
   if (config.webhookWorker) {
-    const webhooks = await startWebhookWorker({ db: database.db, connectionString: config.databaseDirectUrl ?? database.url });
+    const webhooks = await startWebhookWorker({ db: database.db, connectionString: config.databaseDirectUrl ?? database.url, logger });
     onShutdown('webhook worker', () => webhooks.stop());
   }
   watchOutboxBacklog(database.db);

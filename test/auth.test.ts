@@ -124,6 +124,32 @@ describe('authentication', () => {
         }
       },
     );
+    itDirect(
+      'names what is wrong with a malformed token request: no body, a multipart body, parameters in the query, a charset other than UTF-8, a missing grant_type',
+      PRISM.invalidRequest('token requests without a form body'),
+      async () => {
+        const good = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret });
+        const describe = async (path: string, init: { raw?: string; contentType?: string }) => {
+          const res = await anonymous().post(path, undefined, init as any);
+          expect([res.status, res.body.error], res.text).to.deep.equal([400, 'invalid_request']);
+          return res.body.error_description as string;
+        };
+        expect(await describe('/oauth2/token', {})).to.match(/form body/);
+        expect(await describe(`/oauth2/token?${good}`, {})).to.match(/not in the query string/);
+        const multipart = `--b\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nclient_credentials\r\n--b--\r\n`;
+        expect(await describe('/oauth2/token', { raw: multipart, contentType: 'multipart/form-data; boundary=b' })).to.match(
+          /must be application\/x-www-form-urlencoded/,
+        );
+        // Well-formed credentials in ISO-8859-1: refused all the same (RFC 6749 appendix B: UTF-8).
+        expect(await describe('/oauth2/token', { raw: good, contentType: `${FORM}; charset=iso-8859-1` })).to.match(/UTF-8/);
+        expect(await describe('/oauth2/token', { raw: form({ client_id: org.clientId, client_secret: org.clientSecret }), contentType: FORM })).to.equal(
+          'grant_type is required.',
+        );
+        // charset=utf-8, in any spelling, is the form's own.
+        const ok = await anonymous().post('/oauth2/token', undefined, { raw: good, contentType: `${FORM}; charset="UTF-8"` } as any);
+        expect(ok.status, ok.text).to.equal(200);
+      },
+    );
   });
 
   describe('bearer credentials', () => {

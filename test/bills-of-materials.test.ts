@@ -126,6 +126,75 @@ describe('bills of materials', () => {
       },
     );
 
+    it('stores estimatedQuantity and unitPrice as given (a million feet at 0.0575), up to 10^12, and reads them back exactly', async () => {
+      const [item, other] = await create([
+        { description: 'THHN 12 AWG, per foot', estimatedQuantity: 1000000, unitPrice: 0.0575 },
+        { description: 'Ground rod', estimatedQuantity: 3 },
+      ]);
+      expect(item).to.include({ estimatedQuantity: 1000000, unitPrice: 0.0575 });
+      const read = async (id: string) => expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${id}`), 200).body[0] as BomItem;
+      expect(await read(item.id)).to.include({ estimatedQuantity: 1000000, unitPrice: 0.0575 });
+      const patched = expectStatus(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input: { estimatedQuantity: 1e12, unitPrice: 0.125 } }), 200).body;
+      expect(patched).to.include({ estimatedQuantity: 1e12, unitPrice: 0.125 });
+      const batched = expectStatus(
+        await org.api.patch('/billOfMaterialsItems', {
+          inputs: [
+            { billOfMaterialsItemId: item.id, input: { estimatedQuantity: 2500000, unitPrice: 1234567.891 } },
+            { billOfMaterialsItemId: other.id, input: { unitPrice: 1e12 } },
+          ],
+        }),
+        200,
+      ).body as BomItem[];
+      expect(batched.map((i) => [i.estimatedQuantity, i.unitPrice])).to.deep.equal([
+        [2500000, 1234567.891],
+        [3, 1e12],
+      ]);
+      expect(await read(item.id)).to.include({ estimatedQuantity: 2500000, unitPrice: 1234567.891 });
+    });
+
+    it('bounds estimatedQuantity and unitPrice at 10^12: a 400 naming the field and the rule, by position in a batch, and saves none', async () => {
+      const [item, other] = await create([
+        { description: 'Bounded A', estimatedQuantity: 1, unitPrice: 2 },
+        { description: 'Bounded B', estimatedQuantity: 1 },
+      ]);
+      for (const field of ['estimatedQuantity', 'unitPrice']) {
+        const p = problemOf(await org.api.patch(`/billOfMaterialsItem/${item.id}`, { input: { [field]: 1e13 } }), 400);
+        expect(p.errors.map((e) => [e.field, e.rule, e.message])).to.deep.equal([
+          [`body.input.${field}`, 'maximum', `body.input.${field}: must be less than or equal to 1000000000000`],
+        ]);
+      }
+      const before = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length;
+      const created = problemOf(
+        await org.api.post(`/billOfMaterials/${bomId}/items`, {
+          billOfMaterialsItems: [
+            { description: 'ok', estimatedQuantity: 1 },
+            { description: 'too many', estimatedQuantity: 3e12 },
+            { description: 'too dear', estimatedQuantity: 1, unitPrice: 1e15 },
+          ],
+        }),
+        400,
+      );
+      expect(created.errors[0].message.split('\n')).to.deep.equal([
+        'Position 1: estimatedQuantity: must be less than or equal to 1000000000000 (rule maximum)',
+        'Position 2: unitPrice: must be less than or equal to 1000000000000 (rule maximum)',
+      ]);
+      expect(expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?limit=1000`), 200).body.length).to.equal(before);
+      const batch = problemOf(
+        await org.api.patch('/billOfMaterialsItems', {
+          inputs: [
+            { billOfMaterialsItemId: item.id, input: { description: 'fine' } },
+            { billOfMaterialsItemId: other.id, input: { estimatedQuantity: 1e13, unitPrice: 1e13 } },
+          ],
+        }),
+        400,
+      );
+      expect(batch.errors[0].message.split('\n')).to.deep.equal([
+        'Position 1: input.estimatedQuantity: must be less than or equal to 1000000000000 (rule maximum); input.unitPrice: must be less than or equal to 1000000000000 (rule maximum)',
+      ]);
+      const unchanged = expectStatus(await org.api.get(`/billOfMaterials/${bomId}/items?filter[id]=${item.id}`), 200).body[0];
+      expect(unchanged).to.include({ description: 'Bounded A', estimatedQuantity: 1, unitPrice: 2 });
+    });
+
     it('lists with the allowed orderBy and filters, excluding deleted items', async () => {
       const own = await newOrg();
       await makeJob(own, 'J-7');

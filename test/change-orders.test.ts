@@ -188,13 +188,34 @@ describe('change orders', () => {
       );
       expect(res.body).to.equal(true);
       expect(res.text).to.equal('true');
-      let co = expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body;
+      const co = expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body;
       expect(co).to.include({ integrationState: 'ERROR', integrationMessage: 'Vendor not found in Vista', updatedAt: before.updatedAt });
-      expectStatus(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'LINKED' }), 200);
-      co = expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body;
-      expect(co).to.include({ integrationState: 'LINKED', integrationMessage: 'Vendor not found in Vista' });
+      expectStatus(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'LINKED', integrationMessage: 'Exported' }), 200);
+      expect(expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body.integrationMessage).to.equal('Exported');
       expectStatus(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'LINKED', integrationMessage: null }), 200);
       expect(expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body.integrationMessage).to.equal(null);
+    });
+
+    it('follows the rule of every integration report: ERROR needs a message (400), an omitted message clears the stored one', async () => {
+      expectStatus(
+        await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'ERROR', integrationMessage: 'Vendor not found' }),
+        200,
+      );
+      for (const body of [
+        { integrationState: 'ERROR' },
+        { integrationState: 'ERROR', integrationMessage: null },
+        { integrationState: 'ERROR', integrationMessage: '  ' },
+      ]) {
+        const p = problemOf(await org.api.post(`/changeOrders/${second.id}/integrationState`, body), 400);
+        expect(p.errors[0]).to.include({ field: 'body.integrationMessage', rule: 'required' });
+      }
+      // Refused: nothing was stored.
+      expect(expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body).to.include({
+        integrationState: 'ERROR',
+        integrationMessage: 'Vendor not found',
+      });
+      expectStatus(await org.api.post(`/changeOrders/${second.id}/integrationState`, { integrationState: 'LINKING' }), 200);
+      expect(expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body).to.include({ integrationState: 'LINKING', integrationMessage: null });
     });
 
     it('answers 404 for a missing or foreign change order', async () => {

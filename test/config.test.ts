@@ -64,6 +64,16 @@ describe('configuration and start', function () {
     expect(() => loadConfig({ HEAP_GROWTH_PERCENT: '-5' })).to.throw(ConfigError, 'HEAP_GROWTH_PERCENT=-5');
   });
 
+  it('TRUST_PROXY: off, a number of proxies, or their addresses and subnets; anything else is refused', () => {
+    expect(loadConfig({}).trustProxy).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: 'off' }).trustProxy).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).to.equal(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback,::1,fd00::/8' }).trustProxy).to.deep.equal(['10.0.0.0/8', 'loopback', '::1', 'fd00::/8']);
+    for (const bad of ['true', 'on', '0', '10.0.0.0/33', '10.0.0.300', 'proxy.internal', '::1/129', '10.0.0.0/8/1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).to.throw(ConfigError, /^TRUST_PROXY=.*must be off, a number of proxies/);
+    }
+  });
+
   it('reads a .env file; variables already in the environment win', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
     try {

@@ -47,6 +47,26 @@ describe('contract coverage of the spec', () => {
     expect(problems).to.deep.equal([]);
   });
 
+  it('declares Idempotency-Key, with its 409 (in use) and 422 (reused), on every POST the service makes idempotent', () => {
+    const doc = loadContract() as any;
+    const resolve = (x: any) =>
+      x?.$ref
+        ? x.$ref
+            .split('/')
+            .slice(1)
+            .reduce((o: any, k: string) => o[k], doc)
+        : x;
+    const problems: string[] = [];
+    for (const { method, path, operationId, operation } of contractOperations()) {
+      // The token endpoint is OAuth's (RFC 6749): a retry simply gets another token.
+      if (method !== 'POST' || operationId === 'issueToken') continue;
+      const parameters = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map(resolve);
+      if (!parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')) problems.push(`${operationId}: no Idempotency-Key header`);
+      for (const status of ['409', '422']) if (!operation.responses?.[status]) problems.push(`${operationId}: no ${status}`);
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
   it('has unique operationIds', () => {
     const ids = contractOperations().map((o) => o.operationId);
     expect(ids.length).to.equal(new Set(ids).size);

@@ -22,6 +22,28 @@ describe('demo data: releases, change orders, bills of materials', () => {
     expect(mine[1].totalCost).to.equal(277.5);
   });
 
+  it("prices every order line by the service's rule, in items and in the change orders' lines", async () => {
+    const items = expectStatus(await org.api.get('/items?limit=2500'), 200).body.data as any[];
+    const factor = (unit: string | null) => (unit === 'M' ? 1000 : unit === 'C' ? 100 : 1);
+    const cents = (n: number) => Math.round((n + Number.EPSILON) * 100) / 100;
+    const wrong = items
+      .filter((i) => {
+        const expected =
+          i.quantity === null || i.unitPrice === null ? null : cents((i.quantity * i.unitPrice * (1 - (i.unitDiscount ?? 0) / 100)) / factor(i.unitsOfMeasure));
+        return i.extPrice !== expected || (expected !== null && i.extPriceIncludingTax === null);
+      })
+      .map((i) => `${i.id} ${i.quantity} x ${i.unitPrice} ${i.unitsOfMeasure}: ${i.extPrice} / ${i.extPriceIncludingTax}`);
+    expect(items.length).to.be.greaterThan(10);
+    expect(wrong).to.deep.equal([]);
+    const changeOrders = expectStatus(await org.api.get('/changeOrders?filter[draft]=true'), 200).body as any[];
+    const lines = [...changeOrders, ...(expectStatus(await org.api.get('/changeOrders'), 200).body as any[])].flatMap((c) => [
+      ...c.addedItems,
+      ...c.deletedItems,
+    ]);
+    expect(lines.length).to.be.greaterThan(0);
+    expect(lines.filter((l: any) => l.unitPrice !== null && l.quantity !== null && l.extPrice === null)).to.deep.equal([]);
+  });
+
   it('has an order with three change-order versions, one a draft', async () => {
     const listed = expectStatus(await org.api.get('/changeOrders'), 200).body;
     const drafts = expectStatus(await org.api.get('/changeOrders?filter[draft]=true'), 200).body;

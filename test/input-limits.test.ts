@@ -91,7 +91,7 @@ describe('input limits', () => {
   );
 
   itDirect(
-    'bounds quantities, prices, discounts and shipping costs at 10^12, so derived prices and totals stay finite numbers',
+    'bounds quantities (backorder included), prices, discounts and shipping costs at 10^12, so derived prices and totals stay finite numbers',
     PRISM.invalidRequest('a quantity above its maximum'),
     async () => {
       const po = `PO-BIG-${Date.now()}`;
@@ -116,6 +116,10 @@ describe('input limits', () => {
       expect(item.extPrice).to.equal(-1e24);
       const patched = problemOf(await org.api.patch(`/items/${item.id}`, { quantity: 1.5e12 }), 400);
       expect(patched.errors[0]).to.include({ field: 'body.quantity', rule: 'maximum' });
+      // A backorder quantity enters no computation, but is bounded the same way.
+      const backorder = problemOf(await org.api.patch(`/items/${item.id}`, { backorderQuantity: 1e300 }), 400);
+      expect(backorder.errors[0]).to.include({ field: 'body.backorderQuantity', rule: 'maximum' });
+      expect(expectStatus(await org.api.patch(`/items/${item.id}`, { backorderQuantity: 1e12 }), 200).body.backorderQuantity).to.equal(1e12);
     },
   );
 
@@ -154,5 +158,64 @@ describe('input limits', () => {
     // The same text in a field without an index is stored as given.
     const order = expectStatus(await org.api.post('/orders', { ...BASE, purchaseOrderNumber: `PO-WIDE-${Date.now()}`, notes: WIDE_1000 }), 201).body;
     expect(order.notes).to.equal(WIDE_1000);
+  });
+
+  it("reports such text in a batch by position, with the batch's other rejected elements, and writes nothing", async () => {
+    const tooLong = 'description: text too long to be indexed (more than about 2,600 bytes in UTF-8); shorten it (rule maxLength)';
+    const code = `PH-WIDE-${Date.now()}`;
+    const phases = problemOf(
+      await org.api.post('/global-phases/batch', {
+        inputs: [{ code: `${code}-0`, description: 'ok' }, { code: `${code}-1`, description: WIDE_1000 }, { code: `${code}-2` }],
+      }),
+      400,
+    );
+    expect(phases.errors).to.deep.equal([{ message: `Position 1: ${tooLong}\nPosition 2: description is required` }]);
+    problemOf(await org.api.get(`/global-phases/${code}-0`), 404);
+
+    await makeJob(org, 'J-WIDE');
+    const bom = expectStatus(await org.api.post('/jobs/J-WIDE/billOfMaterials'), 201).body.id;
+    const created = problemOf(
+      await org.api.post(`/billOfMaterials/${bom}/items`, {
+        billOfMaterialsItems: [
+          { description: 'ok', estimatedQuantity: 1 },
+          { description: WIDE_1000, estimatedQuantity: 1 },
+          { description: 'ok', estimatedQuantity: -1 },
+        ],
+      }),
+      400,
+    );
+    expect(created.errors[0].message.split('\n')).to.deep.equal([
+      `Position 1: ${tooLong}`,
+      'Position 2: estimatedQuantity: must be greater than or equal to 0 (rule minimum)',
+    ]);
+    const items = expectStatus(
+      await org.api.post(`/billOfMaterials/${bom}/items`, {
+        billOfMaterialsItems: [
+          { description: 'a', estimatedQuantity: 1 },
+          { description: 'b', estimatedQuantity: 1 },
+        ],
+      }),
+      201,
+    ).body;
+    const patched = problemOf(
+      await org.api.patch('/billOfMaterialsItems', {
+        inputs: [
+          { billOfMaterialsItemId: items[0].id, input: { description: WIDE_1000 } },
+          { billOfMaterialsItemId: items[1].id, input: { estimatedQuantity: 1.5 } },
+        ],
+      }),
+      400,
+    );
+    expect(patched.errors[0].message.split('\n')).to.deep.equal([
+      `Position 0: input.${tooLong}`,
+      'Position 1: input.estimatedQuantity: must be a whole number (rule integer)',
+    ]);
+    const single = problemOf(await org.api.patch(`/billOfMaterialsItem/${items[0].id}`, { input: { description: WIDE_1000 } }), 400);
+    expect(single.errors.map((e: any) => [e.field, e.rule])).to.deep.equal([['body.input.description', 'maxLength']]);
+    expect(
+      expectStatus(await org.api.get(`/billOfMaterials/${bom}/items`), 200)
+        .body.map((i: { description: string }) => i.description)
+        .sort(),
+    ).to.deep.equal(['a', 'b']);
   });
 });

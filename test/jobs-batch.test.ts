@@ -124,6 +124,25 @@ describe('jobs batch upsert', () => {
     problemOf(await org.api.get('/jobs/P-OK'), 404);
   });
 
+  it('reports an empty-string ID by position, like any value that is no ID of the organization, with the other rejected elements', async () => {
+    const inputs = [
+      { code: 'E-OK', name: 'Fine' },
+      { code: 'E-1', name: 'Empty location', defaultLocationId: '' },
+      { code: 'E-2', name: 'Empty tax code', defaultTaxCodeId: '' },
+      { code: 'E-3', name: 'Empty inline tax code', defaultLocation: { name: 'Site', defaultTaxCodeId: '' } },
+      { code: 'E-4', name: 'Not an ID', defaultTaxCodeId: 'garbage' },
+    ];
+    const p = problemOf(await org.api.post('/jobs/batch', { inputs }), 400);
+    expect(p.errors).to.have.length(1);
+    expect(p.errors[0].message.split('\n')).to.deep.equal([
+      'Position 1: defaultLocationId: no location  exists in your organization',
+      'Position 2: defaultTaxCodeId: no tax code  exists in your organization',
+      'Position 3: defaultLocation.defaultTaxCodeId: no tax code  exists in your organization',
+      'Position 4: defaultTaxCodeId: no tax code garbage exists in your organization',
+    ]);
+    problemOf(await org.api.get('/jobs/E-OK'), 404);
+  });
+
   itDirect(
     'names the elements the schema rejects by position, in the same 400 as the ones its own checks reject, and saves nothing',
     PRISM.invalidRequest('elements without a name, with an unknown state, an empty name, a list that is not one, an element that is not an object'),

@@ -104,6 +104,23 @@ describe('jobs', () => {
     expect(problemOf(await org.api.post('/jobs', { code: 'J-1001', name: 'dup' }), 409).errors[0]).to.include({ field: 'body.code', rule: 'unique' });
   });
 
+  it('answers an empty-string ID like any value that is no ID of the organization: 404 naming the input', async () => {
+    expectStatus(await org.api.post('/jobs', { code: 'J-EMPTY', name: 'x' }), 201);
+    for (const [field, what] of [
+      ['defaultTaxCodeId', 'tax code'],
+      ['defaultLocationId', 'location'],
+    ]) {
+      for (const value of ['', 'garbage']) {
+        const expected = `body.${field}: no ${what} ${value} exists in your organization.`;
+        expect(problemOf(await org.api.post('/jobs', { code: 'J-EMPTY-2', name: 'x', [field]: value }), 404).detail).to.equal(expected);
+        expect(problemOf(await org.api.patch('/jobs/J-EMPTY', { [field]: value }), 404).detail).to.equal(expected);
+      }
+    }
+    problemOf(await org.api.post('/jobs', { code: 'J-EMPTY-2', name: 'x', defaultLocation: { name: 'y', defaultTaxCodeId: '' } }), 404);
+    problemOf(await org.api.get('/jobs/J-EMPTY-2'), 404);
+    expect(expectStatus(await org.api.get('/jobs/J-EMPTY'), 200).body).to.include({ defaultTaxCodeId: null, defaultLocationId: null });
+  });
+
   it('lists ordered by createdAt by default; orders and filters on the allowed fields only', async () => {
     const all = expectStatus(await org.api.get('/jobs?limit=1000'), 200).body as any[];
     const created = all.map((j) => j.createdAt);

@@ -105,6 +105,17 @@ describe('locations', () => {
     problemOf(await org.api.patch(`/locations/${l.id}`, { defaultTaxCodeId: foreignTax }), 404);
   });
 
+  it('answers an empty-string tax code ID like any value that is no ID of the organization: 404 naming the input', async () => {
+    const l = expectStatus(await org.api.post('/locations', { name: 'Untaxed', type: 'Office' }), 201).body;
+    for (const value of ['', 'garbage']) {
+      const expected = `body.defaultTaxCodeId: no tax code ${value} exists in your organization.`;
+      expect(problemOf(await org.api.post('/locations', { name: 'Empty tax', type: 'Office', defaultTaxCodeId: value }), 404).detail).to.equal(expected);
+      expect(problemOf(await org.api.patch(`/locations/${l.id}`, { defaultTaxCodeId: value }), 404).detail).to.equal(expected);
+    }
+    expect(expectStatus(await org.api.get('/locations?filter[name]=Empty tax'), 200).body).to.deep.equal([]);
+    expect(expectStatus(await org.api.get(`/locations/${l.id}`), 200).body.defaultTaxCodeId).to.equal(null);
+  });
+
   it('soft-deletes: returns deletedAt and the attachments it had, hides it and detaches it', async () => {
     const a = expectStatus(await org.api.post('/locations', { name: 'Doomed', type: 'Jobsite' }), 201).body;
     const b = expectStatus(await org.api.post('/locations', { name: 'Survivor', type: 'Jobsite' }), 201).body;

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
 import express from 'express';
 import { createLogger, LOG_FLUSH_MS, requestLogger } from '../src/ops/log';
 import { errorMiddleware } from '../src/http/problem';
@@ -9,18 +8,7 @@ import { call, startCompiledServer, startInstance, type Instance } from './suppo
 import { onlyDirect } from './support/proxy';
 import { harness } from './support/harness';
 import { setRateLimits } from '../src/admin/rate-limits';
-
-/** A pino destination that keeps every line. */
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, stream, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, any>) };
-}
+import { captureLog as capture } from './support/log-capture';
 
 describe('ops: request logs and metrics', () => {
   const log = capture();

@@ -3,6 +3,7 @@ import { harness } from './support/harness';
 import { Client, anonymous, expectStatus, newOrg, problemOf, type TestOrg } from './support/client';
 import { createClient, rotateApiKey } from '../src/admin/provision';
 import { contractOperations } from '../src/http/contract';
+import { itDirect, PRISM } from './support/proxy';
 
 const form = (fields: Record<string, string>) => ({ raw: new URLSearchParams(fields).toString(), contentType: 'application/x-www-form-urlencoded' });
 const taxCode = (code: string) => ({ code, description: `Tax ${code}`, taxPercent: 0.05 });
@@ -65,6 +66,21 @@ describe('ops: least privilege (credential scopes)', () => {
     expectStatus(await api.get('/tax-codes'), 200);
     expectInsufficientScope(await api.post('/tax-codes', taxCode('RO-3')));
   });
+
+  itDirect(
+    'a write the credential may not make is 403 before its body is read: an invalid or malformed body tells it nothing',
+    PRISM.invalidRequest('an invalid body'),
+    async () => {
+      const other = await newOrg();
+      const { apiKey } = await rotateApiKey(harness().db, other.id, ['read']);
+      const api = new Client(apiKey);
+      expectInsufficientScope(await api.post('/tax-codes', { code: 7, unknownField: true }));
+      expectInsufficientScope(await api.post('/tax-codes', undefined, { raw: '{"code": ', contentType: 'application/json' }));
+      expectInsufficientScope(await api.patch('/tax-codes/NOPE', { taxPercent: 'lots' }));
+      // A full credential gets the validation answer for the same body.
+      expect((await org.api.post('/tax-codes', { code: 7, unknownField: true })).status).to.equal(400);
+    },
+  );
 
   it('every operation documents its scope: read for GET, write otherwise, with the 403 on writes', async () => {
     for (const { method, path, operation } of contractOperations()) {

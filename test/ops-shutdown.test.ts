@@ -4,6 +4,8 @@ import pg from 'pg';
 import { harness } from './support/harness';
 import { newOrg, type TestOrg } from './support/client';
 import { startCompiledServer } from './support/instance';
+import { startChild } from './support/child';
+import { ROOT } from '../src/paths';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -108,6 +110,28 @@ describe('ops: graceful shutdown of the compiled server', function () {
     const { n } = (await harness().db('jobs').where({ organization_id: org.id }).whereLike('code', 'SIGTERM-%').count('* as n'))[0] as { n: number };
     expect(Number(n)).to.equal(1000);
     expect(child.output()).to.include('"msg":"shutdown complete"');
+  });
+
+  it('npm run start:prod: a SIGTERM to npm (what a container runtime sends its main process) reaches the server, which drains and stops', async () => {
+    // npm forwards the signal to the shell running the script; only a script that execs node lets
+    // it reach the server (a shell that waits on node dies and leaves node running, undrained).
+    const npm = startChild(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'start:prod'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: harness().databaseUrl, PORT: '0', LOG_LEVEL: 'info', JWT_SECRET: harness().jwtSecret || 'npm-start-test' },
+    });
+    try {
+      const listening = /listening on http:\/\/localhost:(\d+)/;
+      await until('the server listens', () => listening.test(npm.output()) || npm.process.exitCode !== null);
+      const port = listening.exec(npm.output())?.[1];
+      expect(port, npm.output()).to.be.a('string');
+      const base = `http://127.0.0.1:${port}`;
+      expect((await fetch(base + '/healthz')).status).to.equal(200);
+      npm.process.kill('SIGTERM');
+      await until('the server has shut down', () => npm.output().includes('"msg":"shutdown complete"'));
+      await until('the port refuses connections', () => refused(base));
+    } finally {
+      npm.process.kill('SIGKILL');
+    }
   });
 
   it('gives up at SHUTDOWN_TIMEOUT_MS: a request still running is cut and the process exits 1', async () => {

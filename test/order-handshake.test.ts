@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
+import { headCursor, readAll } from './support/feed';
 
 const NEW_ORDER = { purchaseOrderNumber: 'HS-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson', state: 'FINALIZING' };
 
@@ -63,6 +64,51 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     expect(relinked.body).to.include({ integrationState: 'LINKED', version: 1 });
     // The report itself is no change: the version stays.
     expect((await org.api.get(`/orders/${id}`)).headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
+  });
+
+  // The guide's pull (step 1 of the handshake): what needs syncing.
+  const pulled = async () =>
+    (expectStatus(await org.api.get('/orders?filter[integrationState_in]=NOT_LINKED,OUT_OF_SYNC,ERROR&limit=1000'), 200).body as any[]).map((o) => o.id);
+
+  it('turns a LINKING order edited meanwhile OUT_OF_SYNC: the stale LINKED is refused and the order is pulled again', async () => {
+    const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
+    const linking = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKING' }), 200);
+    expect(linking.body).to.include({ integrationState: 'LINKING', version: 0 });
+    expect(await pulled()).not.to.include(id);
+    // A user edits the order while the connector writes version 0.
+    const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'Deliver before 7 am.' }), 200);
+    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', version: 1 });
+    const stale = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
+    expect(stale.errors[0]).to.include({ field: 'body.versionNumber', rule: 'current-version' });
+    expect(stale.detail).to.contain('stays OUT_OF_SYNC');
+    expect((await org.api.get(`/orders/${id}`)).body).to.include({ integrationState: 'OUT_OF_SYNC', version: 1 });
+    expect(await pulled()).to.include(id);
+  });
+
+  it('commits OUT_OF_SYNC (with its feed entry) when a stale LINKED is refused for an order reported LINKING after a change', async () => {
+    const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
+    // The connector pulls version 0; the order changes (version 1); then the connector reports LINKING.
+    expect(await pulled()).to.include(id);
+    expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'changed during the pull' }), 200);
+    const cursor = await headCursor(org.api);
+    expect(expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKING' }), 200).body).to.include({
+      integrationState: 'LINKING',
+      version: 1,
+    });
+    const stale = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
+    expect(stale.errors[0]).to.include({ field: 'body.versionNumber', rule: 'current-version' });
+    expect(stale.detail).to.contain('version 1').and.contain('OUT_OF_SYNC');
+    const now = expectStatus(await org.api.get(`/orders/${id}`), 200).body;
+    expect(now).to.include({ integrationState: 'OUT_OF_SYNC', version: 1 });
+    expect(await pulled()).to.include(id);
+    // The same refused report again changes nothing more.
+    problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
+    const { entries } = await readAll(org.api, cursor, `&resource=order`);
+    expect(entries.filter((e) => e.id === id).map((e) => [e.type, e.data.integrationState])).to.deep.equal([
+      ['order.integration_state_changed', 'LINKING'],
+      ['order.integration_state_changed', 'OUT_OF_SYNC'],
+    ]);
+    expect(entries[entries.length - 1].data).to.deep.equal(now);
   });
 
   it('takes If-Match "*" alone, a list holding the current tag, and refuses "*" in a list (400: not valid If-Match)', async () => {

@@ -6,6 +6,7 @@ import { insertJob, insertLocation, insertTaxCode, insertVendor } from './suppor
 import { canMove, OrderMode, OrderState } from '../src/resources/orders/states';
 import { ITEM_DIFF_KEYS } from './support/item-diff';
 import { itDirect, PRISM } from './support/proxy';
+import { headCursor, readAll } from './support/feed';
 
 const BASE = { purchaseOrderNumber: 'PO-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
 const STATES: OrderState[] = ['DRAFT', 'BID_ACTIVE', 'BID_CANCELLED', 'FINALIZING', 'ACTIVE', 'CANCELLED', 'COMPLETE'];
@@ -89,6 +90,32 @@ describe('orders authoring', () => {
       expect(finalState.detail).to.contain('COMPLETE');
     },
   );
+
+  it("prices lines in a unit of measure by its multiplier (C per hundred, M per thousand); E leaves the unit code's rule", async () => {
+    const suffix = Date.now().toString(36).toUpperCase();
+    for (const [code, multiplier] of [
+      [`CWT${suffix}`, 'C'],
+      [`KP${suffix}`, 'M'],
+      [`EX${suffix}`, 'E'],
+    ])
+      expectStatus(await org.api.post('/units-of-measure', { code, description: `unit ${code}`, multiplier }), 201);
+    const order = await create({
+      items: [
+        { lineNumber: 1, quantity: 200, unitPrice: 10, unitsOfMeasure: `CWT${suffix}` },
+        { lineNumber: 2, quantity: 2000, unitPrice: 10, unitsOfMeasure: `KP${suffix}` },
+        { lineNumber: 3, quantity: 200, unitPrice: 10, unitsOfMeasure: `EX${suffix}` },
+        // No unit of measure of that code: the code's rule.
+        { lineNumber: 4, quantity: 200, unitPrice: 10, unitsOfMeasure: 'C' },
+      ],
+    });
+    const items = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
+    expect(items.map((i: any) => [i.unitsOfMeasure, i.extPrice])).to.deep.equal([
+      [`CWT${suffix}`, 20],
+      [`KP${suffix}`, 20],
+      [`EX${suffix}`, 2000],
+      ['C', 20],
+    ]);
+  });
 
   it('moves states only along the state machine: every illegal move is a 409 naming both states', async () => {
     for (const mode of MODES) {
@@ -189,13 +216,14 @@ describe('orders authoring', () => {
     problemOf(await org.api.delete(`/items/${item.id}`), 409);
   });
 
-  it('soft-deletes an order: 404 on read, gone from lists, its releases leave /releases', async () => {
+  it('soft-deletes an order: 404 on read, gone from lists, its releases leave /releases with a release.deleted in the feed', async () => {
     const order = await create({ type: 'HOLD_FOR_RELEASE', items: [{ lineNumber: 1, quantity: 100, unitPrice: 2 }] });
     const [item] = (await org.api.get(`/orders/${order.id}/items`)).body;
     const db = harness().db;
     const [release] = await db('releases').insert({ organization_id: org.id, order_id: order.id, release_number: 'R-1' }).returning('id');
     await db('release_items').insert({ organization_id: org.id, release_id: release.id, item_id: item.id, quantity_released: 5 });
     expect((await org.api.get(`/releases?orderId=${order.id}`)).body.meta.total).to.equal(1);
+    const cursor = await headCursor(org.api);
     const deleted = expectStatus(await org.api.delete(`/orders/${order.id}`), 200);
     expect(deleted.body.id).to.equal(order.id);
     expect(deleted.body.deletedAt).to.be.a('string');
@@ -204,6 +232,15 @@ describe('orders authoring', () => {
     expect((await org.api.get('/releases?limit=500')).body.data.map((r: any) => r.id)).not.to.include(release.id);
     problemOf(await org.api.delete(`/orders/${order.id}`), 404);
     problemOf(await org.api.get(`/items/${item.id}`), 404);
+    // Everything that left the API with the order is in the feed, as GET /changes reports it.
+    const { entries } = await readAll(org.api, cursor);
+    expect(entries.map((e) => [e.type, e.id])).to.deep.equal([
+      ['item.deleted', item.id],
+      ['release.deleted', release.id],
+      ['order.deleted', order.id],
+    ]);
+    expect(entries[1]).to.include({ resource: 'release' });
+    expect(entries[1].data).to.deep.equal({ id: release.id, deletedAt: deleted.body.deletedAt, orderId: order.id });
   });
 
   it('answers another organization on every new operation exactly like a missing object', async () => {
@@ -233,7 +270,8 @@ describe('orders authoring', () => {
     const patched = expectStatus(await org.api.patch(`/items/${item.id}`, { quantity: 4 }), 200).body;
     expectStatus(await org.api.delete(`/items/${added.id}`), 200);
     const linked = expectStatus(await org.api.post(`/orders/${order.id}/integrationState`, { integrationState: 'LINKED' }), 200).body;
-    const [co] = await changeOrdersOf(order.id);
+    const versions = await changeOrdersOf(order.id);
+    const [co] = versions;
     expectStatus(await org.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED' }), 200);
     expectStatus(await org.api.delete(`/orders/${order.id}`), 200);
     const entries = await feed(head);
@@ -254,6 +292,10 @@ describe('orders authoring', () => {
       'order.integration_state_changed',
       'change_order.integration_state_changed',
       'item.deleted',
+      'change_order.deleted',
+      'change_order.deleted',
+      'change_order.deleted',
+      'change_order.deleted',
       'order.deleted',
     ]);
     expect(entries[0].data).to.deep.equal(order);
@@ -261,9 +303,12 @@ describe('orders authoring', () => {
     expect(entries[12].data).to.have.keys('id', 'deletedAt', 'orderId');
     expect(entries[13].data).to.deep.equal(linked);
     expect(entries[14].data.integrationState).to.equal('LINKED');
-    // Deleting the order gives its remaining item a tombstone, then the order's.
+    // Deleting the order gives its remaining item a tombstone, then its change orders (by version), then the order's.
+    const deletedAt = entries[20].data.deletedAt;
     expect(entries[15]).to.include({ resource_id: item.id });
-    expect(entries[15].data).to.deep.equal({ id: item.id, deletedAt: entries[16].data.deletedAt, orderId: order.id });
-    expect(entries[16].data).to.have.keys('id', 'deletedAt');
+    expect(entries[15].data).to.deep.equal({ id: item.id, deletedAt, orderId: order.id });
+    expect(entries.slice(16, 20).map((e) => e.resource_id)).to.deep.equal(versions.map((c) => c.id));
+    for (const e of entries.slice(16, 20)) expect(e.data).to.deep.equal({ id: e.resource_id, deletedAt, orderId: order.id });
+    expect(entries[20].data).to.have.keys('id', 'deletedAt');
   });
 });

@@ -231,6 +231,40 @@ describe('rate limits', function () {
       },
     );
 
+    it('behind a proxy named by TRUST_PROXY counts per address the proxy reports (X-Forwarded-For); without it the header is ignored', async () => {
+      // A client of its own: the other tests count failures of theirs from this machine's address.
+      const own = await newOrg();
+      const wrong = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: 'cs_behind_proxy' });
+      const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+      // Distinct per run: the counters live in the shared database for a minute.
+      const base = Date.now() % 200;
+      const client = (n: number) => `198.51.100.${base + n}`;
+      const viaProxy = (instance: { baseUrl: string }, body: string, forwardedFor: string) =>
+        fetch(instance.baseUrl + '/oauth2/token', { method: 'POST', headers: { 'Content-Type': FORM, 'X-Forwarded-For': forwardedFor }, body });
+
+      const behindProxy = await startInstance({ config: { trustProxy: ['loopback'] } });
+      try {
+        // The proxy (this machine) appends the address it saw: the client's is the last one before it.
+        for (let i = 0; i < 10; i++) expect((await viaProxy(behindProxy, wrong, `203.0.113.9, ${client(1)}`)).status).to.equal(401);
+        expect((await viaProxy(behindProxy, right, client(1))).status).to.equal(429);
+        const other = await viaProxy(behindProxy, right, client(2));
+        expect(other.status).to.equal(200);
+        expect(other.headers.get('ratelimit')).to.equal('"token-failures";r=10;t=0');
+      } finally {
+        await behindProxy.close();
+      }
+
+      // Without TRUST_PROXY a client cannot escape the count by sending its own X-Forwarded-For.
+      const direct = await startInstance({ config: { trustProxy: false } });
+      try {
+        const spoofed = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: 'cs_spoofed' });
+        expect((await viaProxy(direct, spoofed, client(3))).headers.get('ratelimit')).to.match(/^"token-failures";r=9;/);
+        expect((await viaProxy(direct, spoofed, client(4))).headers.get('ratelimit')).to.match(/^"token-failures";r=8;/);
+      } finally {
+        await direct.close();
+      }
+    });
+
     itDirect(
       'counts parallel guesses too: of 30 wrong secrets sent at once, 10 are checked (401) and 20 refused (429)',
       'sends from a local address of its own; through the proxy every request comes from the proxy',

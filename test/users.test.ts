@@ -167,6 +167,34 @@ describe('users', () => {
       expect(row.claimed_at).to.equal(null);
     });
 
+    it("goes to the user's address alone, whatever the name holds (an address list, a line break and a header)", async () => {
+      const mailOrg = await newOrg();
+      expectStatus(
+        await mailOrg.api.post('/users', {
+          email: 'sam.ortiz@summitridge.example',
+          firstName: 'x <evil@attacker.example>, "y\\',
+          lastName: 'Ortiz\r\nBcc: evil2@attacker.example',
+          role: 'Field',
+        }),
+        201,
+      );
+      const smtp = await startSmtp();
+      try {
+        const url = `smtp://mailer:s3cret@127.0.0.1:${smtp.port}?from=no-reply@summitridge.example`;
+        expect(await deliverPending(harness().db, url, { organizationId: mailOrg.id, tls: TEST_TLS })).to.deep.equal({ sent: 1, failed: 0 });
+      } finally {
+        await smtp.close();
+      }
+      expect(smtp.messages).to.have.length(1);
+      expect(smtp.messages[0].to).to.deep.equal(['sam.ortiz@summitridge.example']);
+      // Headers unfolded (RFC 5322 2.2.3): one To with the name quoted, no Bcc.
+      const headers = smtp.messages[0].raw.split('\r\n\r\n')[0].replace(/\r\n[ \t]+/g, ' ');
+      expect(headers).not.to.match(/^Bcc:/im);
+      expect(headers.match(/^To: .*$/gm)).to.deep.equal([
+        'To: "x <evil@attacker.example>, \\"y\\\\ Ortiz Bcc: evil2@attacker.example" <sam.ortiz@summitridge.example>',
+      ]);
+    });
+
     it('never sends credentials in clear: a server without STARTTLS is a recorded failure, no AUTH sent', async () => {
       const mailOrg = await newOrg();
       expectStatus(await mailOrg.api.post('/users', { email: 'drew.park@summitridge.example', firstName: 'Drew', lastName: 'Park', role: 'Field' }), 201);

@@ -11,6 +11,8 @@ import { deliverEndpoint } from '../src/webhooks/deliver';
 import type { Sender, SendResult } from '../src/webhooks/send';
 import { startWebhookWorker, WebhookWorker } from '../src/webhooks/worker';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
+import { createLogger } from '../src/ops/log';
+import { captureLog } from './support/log-capture';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -26,12 +28,13 @@ const FAST: Partial<WebhookSettings> = {
 };
 
 const workers: WebhookWorker[] = [];
-async function startWorker(settings: Partial<WebhookSettings> = {}): Promise<WebhookWorker> {
+async function startWorker(settings: Partial<WebhookSettings> = {}, logger?: ReturnType<typeof createLogger>): Promise<WebhookWorker> {
   const w = await startWebhookWorker({
     db: harness().db,
     connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
     settings: { ...FAST, ...settings },
     pollInterval: 100,
+    logger,
   });
   workers.push(w);
   return w;
@@ -296,6 +299,20 @@ describe('webhook deliveries', function () {
     await emit(org, 1);
     await eventually('the delivery after the overlap', () => receiver.accepted('/rotate').length === 2);
     expect(receiver.accepted('/rotate')[1].verifiedBy).to.deep.equal([2]);
+  });
+
+  it("logs a lost database connection of the worker on the service's logger (component webhooks), and stops cleanly", async () => {
+    const log = captureLog();
+    const worker = await startWorker({}, createLogger('info', log.stream));
+    // Its connections (graphile-worker's LISTEN among them) end under it, as when PostgreSQL restarts.
+    const ended = await harness().db.raw(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'procurement-api-webhooks' AND pid <> pg_backend_pid()`,
+    );
+    expect(ended.rows.length).to.be.greaterThan(0);
+    await eventually('the loss logged', () => log.parsed().some((l) => l.component === 'webhooks' && l.level === 50 && l.msg === 'database connection lost'));
+    const line = log.parsed().find((l) => l.msg === 'database connection lost')!;
+    expect(line.err?.message).to.be.a('string').and.not.equal('');
+    await worker.stop();
   });
 
   it('replays every entry after a cursor, in order', async () => {

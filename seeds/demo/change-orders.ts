@@ -2,6 +2,7 @@ import type { DemoPart } from './context';
 import { addItems, createOrder, removeItem, updateItem, updateOrder } from '../../src/resources/orders/store';
 import { recordChangeOrder, snapshotOrder } from '../../src/resources/change-orders/store';
 import { demoJobId, demoJobsiteId, demoVendorId, itemIds } from './purchasing-refs';
+import { priceDemoOrders } from './prices';
 
 /** An order with three change-order versions: two completed (one linked), one draft. */
 export const seedChangeOrders: DemoPart = async (ctx) => {
@@ -35,10 +36,13 @@ export const seedChangeOrders: DemoPart = async (ctx) => {
     ],
   );
   remember('order', po, orderId);
+  // Priced before every snapshot, so the change orders carry the lines' prices.
+  await priceDemoOrders(db, orgId, [orderId]);
   const items = await itemIds(ctx, orderId);
   const version = async (when: string, label: string, note: string, draft: boolean, change: () => Promise<unknown>) => {
     const before = (await snapshotOrder(db, orgId, orderId))!;
     await change();
+    await priceDemoOrders(db, orgId, [orderId]);
     const after = (await snapshotOrder(db, orgId, orderId))!;
     return recordChangeOrder(db, orgId, orderId, { label, note, draft, createdById: userId, createdAt: when, before, after });
   };

@@ -17,6 +17,7 @@ import { seedTags } from './tags';
 
 // --- imports: purchasing ---
 import { seedPurchasing } from './purchasing';
+import { seedPrices } from './prices';
 
 // --- imports: change orders, releases, bills of materials ---
 import { seedBillsOfMaterials } from './bills-of-materials';
@@ -63,6 +64,8 @@ const PARTS: DemoPart[] = [
   seedWarehouseRequests,
   seedDeliveryReceipts,
   seedInvoices,
+  // Last: every order line priced by the service's rule.
+  seedPrices,
 ];
 
 export const DEMO_ORGANIZATION = { name: 'Summit Ridge Construction', adminEmail: 'ava.martinez@summitridge.example' };

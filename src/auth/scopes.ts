@@ -34,7 +34,7 @@ export function grantedScopes(clientScopes: readonly string[], requested: string
   return formatScope(SCOPES.filter((s) => wanted.includes(s)));
 }
 
-interface SecuredOperation {
+export interface SecuredOperation {
   security?: Record<string, string[]>[];
 }
 

@@ -49,17 +49,40 @@ export function answerInvalidTokenRequest(res: Response, description: string): v
   res.status(400).set(NO_STORE).json({ error: 'invalid_request', error_description: description });
 }
 
-/** Answers a token request the validator rejected (a repeated or malformed field) in RFC form. */
-export function tokenValidationFail(_req: Request, res: Response): void {
-  answerInvalidTokenRequest(res, 'Each parameter must be given once, as a string.');
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * What is wrong with a token request that is not a well-formed form, or undefined: no body, another
+ * media type, a charset other than UTF-8 (RFC 6749 B: the form is UTF-8; body-parser would also
+ * read ISO-8859-1).
+ */
+function formProblem(req: Request): string | undefined {
+  const empty = Number(req.headers['content-length'] ?? 0) === 0 && req.headers['transfer-encoding'] === undefined;
+  if (empty) {
+    return Object.keys(req.query ?? {}).length
+      ? `The parameters go in a form body (${FORM}), not in the query string.`
+      : `The request needs a form body (${FORM}) with grant_type and the client's credentials.`;
+  }
+  if (!req.is(FORM)) return `The request body must be ${FORM}.`;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return `The form must be UTF-8 (charset=utf-8), not ${charset}.`;
+  return undefined;
+}
+
+/** Answers a token request the validator rejected in RFC form, naming what is wrong with it. */
+export function tokenValidationFail(req: Request, res: Response, errors: readonly { keyword: string; params?: Record<string, unknown> }[] = []): void {
+  const missing = errors.find((e) => e.keyword === 'required')?.params?.missingProperty;
+  answerInvalidTokenRequest(
+    res,
+    formProblem(req) ?? (typeof missing === 'string' ? `${missing} is required.` : 'Each parameter must be given once, as a string.'),
+  );
 }
 
 export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
   return {
     issueToken: async ({ req, res, db, body }) => {
-      if (!req.is('application/x-www-form-urlencoded')) {
-        return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded.');
-      }
+      const problem = formProblem(req);
+      if (problem) return oauthError(400, 'invalid_request', problem);
       const form = (body ?? {}) as Record<string, unknown>;
       for (const [k, v] of Object.entries(form)) {
         if (typeof v !== 'string') return oauthError(400, 'invalid_request', `Parameter ${k} must be given once.`);

@@ -17,6 +17,18 @@ function indexedColumn(table: string | undefined, index: string | undefined): st
   return m?.[1];
 }
 
+/**
+ * An index entry holds at most 2704 bytes (btree): with the organization and the ID beside it, a
+ * text of up to this many bytes of UTF-8 always fits, even uncompressed. Batches check their
+ * indexed texts against it before writing, to report them per position (see tooLongToIndex); the
+ * database's own error (54000 below) is the backstop of every other write.
+ */
+export const INDEX_TEXT_BYTES = 2600;
+export const INDEX_TEXT_TOO_LONG = 'text too long to be indexed (more than about 2,600 bytes in UTF-8); shorten it';
+
+/** Whether a text is longer in UTF-8 than an index entry surely holds (a UTF-16 unit is at most 3 bytes). */
+export const tooLongToIndex = (text: string): boolean => text.length * 3 > INDEX_TEXT_BYTES && Buffer.byteLength(text, 'utf8') > INDEX_TEXT_BYTES;
+
 /** Maps PostgreSQL and connection errors to API errors, in one place. */
 export function fromDatabaseError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
@@ -53,7 +65,7 @@ export function fromDatabaseError(err: unknown): ApiError {
       // table, then columns, organization_id first and id last).
       const column = indexedColumn(e.table, e.constraint);
       const field = column ? `body.${camel(column)}` : undefined;
-      const message = `${field ? field + ': ' : ''}text too long to be indexed (more than about 2,600 bytes in UTF-8); shorten it.`;
+      const message = `${field ? field + ': ' : ''}${INDEX_TEXT_TOO_LONG}.`;
       return badRequest([{ message, ...(field ? { field, rule: 'maxLength' } : {}) }]);
     }
     case '40001':

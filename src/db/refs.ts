@@ -21,7 +21,14 @@ export async function existingIds(
   return new Set(rows.map((r) => r.id));
 }
 
+/**
+ * Whether a reference field was given a value to look up: any string, the empty string too (it is
+ * no ID of the organization, and is answered like any other unknown value, never sent to the
+ * database as a uuid). Null (clearing the reference) and an omitted field are not.
+ */
+export const isReference = (id: string | null | undefined): id is string => typeof id === 'string';
+
 /** The given IDs that `existingIds` did not find, in input order, without repeats. */
 export function missingOf(ids: (string | null | undefined)[], found: Set<string>): string[] {
-  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && !found.has(id.toLowerCase())))];
+  return [...new Set(ids.filter((id): id is string => isReference(id) && !found.has(id.toLowerCase())))];
 }

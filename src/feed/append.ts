@@ -114,19 +114,40 @@ export class ChangeCollector {
 }
 
 /**
+ * A refusal (an error answer) whose transaction still commits: what the request changed before it
+ * decided to refuse stands, with its feed entries. Thrown by a handler for a refusal that must
+ * leave a trace, e.g. a stale `LINKED` report that puts a `LINKING` order back in the connector's
+ * pull (`OUT_OF_SYNC`); writeTransaction commits, then throws `refusal`. Every other error rolls back.
+ */
+export class CommittedRefusal extends Error {
+  constructor(readonly refusal: Error) {
+    super(refusal.message);
+  }
+}
+
+/**
  * Runs `work` in one transaction and appends the changes it collected as the transaction's last
  * statement: a change and its feed entries commit together or not at all. A transaction that
  * PostgreSQL aborts on a deadlock or serialization failure is run again from the start, `work`
- * included (src/db/retry.ts): `work` must not have effects outside the transaction.
+ * included (src/db/retry.ts): `work` must not have effects outside the transaction. When `work`
+ * throws a CommittedRefusal, its changes commit and the refusal is thrown after the commit.
  */
 export async function writeTransaction<T>(db: Knex, organizationId: string, work: (trx: Knex.Transaction, changes: ChangeCollector) => Promise<T>): Promise<T> {
-  return retryOnConflict(() =>
-    db.transaction(async (trx) => {
+  const outcome = await retryOnConflict(() =>
+    db.transaction(async (trx): Promise<{ value: T } | { refusal: Error }> => {
       const changes = new ChangeCollector();
-      const result = await work(trx, changes);
+      let result: { value: T } | { refusal: Error };
+      try {
+        result = { value: await work(trx, changes) };
+      } catch (err) {
+        if (!(err instanceof CommittedRefusal)) throw err;
+        result = { refusal: err.refusal };
+      }
       // The last statement: knex commits as soon as this resolves (see appendChanges).
       await appendChanges(trx, organizationId, changes.entries);
       return result;
     }),
   );
+  if ('refusal' in outcome) throw outcome.refusal;
+  return outcome.value;
 }

@@ -297,11 +297,11 @@ export const FEED_EXCLUDED: Partial<Record<OperationId, string>> = {
 export const FEED_BY_HANDLER: Partial<Record<OperationId, string>> = {
   createOrder: 'order.created, then item.created per line',
   updateOrder: 'change_order.created (a sent order), order.updated, item.updated for repriced lines',
-  deleteOrder: 'item.deleted for each of its items, then order.deleted',
+  deleteOrder: 'item.deleted, change_order.deleted and release.deleted for each of what it holds, then order.deleted',
   createOrderItems: 'change_order.created (a sent order), order.updated, item.created per line',
   updateItem: 'change_order.created (a sent order), order.updated, item.updated',
   deleteItem: 'change_order.created (a sent order), order.updated, item.deleted',
-  updateOrderIntegrationState: 'order.integration_state_changed',
+  updateOrderIntegrationState: 'order.integration_state_changed (also when a refused stale LINKED moves a LINKING order to OUT_OF_SYNC)',
   setChangeOrderIntegrationState: 'change_order.integration_state_changed',
   updateInvoiceIntegrationState: 'invoice.integration_state_changed',
   // The reply of an endpoint write holds its secret, which never enters the feed.

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/knex';
+import { componentLog, type ComponentLog } from '../ops/log';
 
 const DEFAULT_DAYS = 30;
 const HOUR = 3600_000;
@@ -40,12 +41,8 @@ export async function pruneChangeFeed(db: Queryable, days: number): Promise<numb
 }
 
 /** Prunes at start and every hour (the timer does not keep the process alive); returns a stop function. */
-export function startFeedRetention(
-  db: Queryable,
-  days = retentionDays(),
-  onError: (err: unknown) => void = (err) => console.error('change feed retention:', err),
-): () => void {
-  const run = () => void pruneChangeFeed(db, days).catch(onError);
+export function startFeedRetention(db: Queryable, days = retentionDays(), log: ComponentLog = componentLog('change-feed-retention')): () => void {
+  const run = () => void pruneChangeFeed(db, days).catch((err) => log.error('pruning failed', err));
   run();
   const timer = setInterval(run, HOUR);
   timer.unref();

@@ -1,5 +1,6 @@
 import OpenAPIBackend, { Context, MalformedPathError, Operation } from 'openapi-backend';
 import Ajv from 'ajv';
+import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
 import type { Db } from '../db/knex';
@@ -12,7 +13,6 @@ import { JsonParts, JsonStream } from './json';
 import { sendParts, sendWhole } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
 import { idempotent } from './idempotency';
-import { assertScopes } from '../auth/scopes';
 import { NONE_REJECTED, type RejectedElements } from '../db/batch';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
@@ -30,7 +30,7 @@ export interface BackendDeps {
   /** Validate every response against the contract (test mode). */
   validateResponses: boolean;
   /** Answers a request whose validation failed, when an operation has its own error format. */
-  validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response) => void>>;
+  validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response, errors: ErrorObject[]) => void>>;
   /**
    * The batches, by the property of their body that holds the list (`inputs`): the elements of the
    * list that the schema rejects are the operation's to report, with its own rejections, in the
@@ -113,12 +113,6 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   api.registerSecurityHandler('apiKey', authenticated as any);
 
   api.register({
-    postRoutingHandler: async (c: Context, req: Request, res: Response) => {
-      // For the request log and metrics (src/ops/log.ts, src/ops/metrics-route.ts).
-      if (c.operation) res.locals.operationId = c.operation.operationId;
-    },
-  });
-  api.register({
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
     },
@@ -134,7 +128,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
     validationFail: async (c: Context, req: Request, res: Response) => {
       const operationId = c.operation.operationId as OperationId;
       const own = deps.validationFailFor?.[operationId];
-      if (own) return own(req, res);
+      if (own) return own(req, res, (c.validation.errors ?? []) as ErrorObject[]);
       const list = deps.batchLists?.[operationId];
       if (!list) throw badRequest(toProblemItems(c.validation.errors as any));
       // A batch: errors of the request itself are answered here, as any request's; errors only
@@ -148,8 +142,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<unknown>>();
   for (const [operationId, handler] of Object.entries(handlers)) {
     const operation = async (c: Context, req: Request, res: Response, rejected: RejectedElements) => {
+      // Authenticated and its scopes checked before the body was read (src/auth/middleware.ts).
       const caller: Caller | undefined = res.locals.caller;
-      assertScopes(caller, c.operation as any);
       let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
       try {
         const ctx = (db: unknown, changes: ChangeCollector) =>

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Db } from '../db/knex';
 import { measureAtScrape, outboxBacklog } from '../metrics';
+import { componentLog, type ComponentLog } from '../ops/log';
 import { parseSmtpUrl, sendMail, smtpTransport } from './smtp';
 
 /**
@@ -97,14 +98,18 @@ export function watchOutboxBacklog(db: Db): void {
 }
 
 /** Runs deliverPending every `intervalMs` (never two runs at once); returns a stop function. */
-export function startMailer(db: Db, smtpUrl: string, intervalMs = 15000): () => Promise<void> {
+export function startMailer(
+  db: Db,
+  smtpUrl: string,
+  { intervalMs = 15000, log = componentLog('mailer') }: { intervalMs?: number; log?: ComponentLog } = {},
+): () => Promise<void> {
   parseSmtpUrl(smtpUrl); // a malformed SMTP_URL fails at start, not silently on every tick
   let running: Promise<void> | undefined;
   const tick = () => {
     running ??= deliverPending(db, smtpUrl)
       .then(
         () => undefined,
-        (err) => console.error('mailer:', err instanceof Error ? err.message : err),
+        (err) => log.error('delivery run failed', err),
       )
       .finally(() => (running = undefined));
   };

@@ -21,3 +21,15 @@ export async function enqueueEmail(db: Queryable, mail: OutgoingEmail): Promise<
     kind: mail.kind,
   });
 }
+
+/**
+ * A recipient as an address header value, `"Display Name" <address>`. The name is a quoted string
+ * (RFC 5322 3.2.4: `"` and `\` escaped) with control characters (CR, LF...) turned into spaces, so
+ * whatever a user's name holds (`x <other@example.com>, y`, a line break and a `Bcc:`) stays a
+ * name: the mail goes to `address` alone.
+ */
+export function mailbox(name: string, address: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = name.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return clean ? `"${clean.replace(/["\\]/g, (c) => `\\${c}`)}" <${address}>` : address;
+}

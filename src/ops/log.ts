@@ -102,3 +102,27 @@ export function logUnexpected(res: Response, err: unknown): void {
   if (res.locals[REQUEST_LOGGED]) res.locals[UNEXPECTED_ERROR] = err;
   else console.error(`[${res.locals.requestId}] ${res.req?.method} ${res.req?.path}:`, err);
 }
+
+/** How a background part of the service (webhook worker, mailer, change feed retention) reports trouble. */
+export interface ComponentLog {
+  error(message: string, err?: unknown): void;
+  warn(message: string): void;
+}
+
+/**
+ * A background part's log: lines of the service's logger (JSON, with `component` and, for an
+ * error, `err`), so an operator finds them where the request lines are; without a logger (a part
+ * started on its own, in a test), lines on stderr prefixed with the component.
+ */
+export function componentLog(component: string, logger?: Logger): ComponentLog {
+  if (!logger) {
+    const line = (message: string, err?: unknown) =>
+      console.error(`${component}: ${message}${err === undefined ? '' : `: ${err instanceof Error ? err.message : String(err)}`}`);
+    return { error: line, warn: (message) => line(message) };
+  }
+  const log = logger.child({ component });
+  return {
+    error: (message, err) => (err === undefined ? log.error(message) : log.error({ err }, message)),
+    warn: (message) => log.warn(message),
+  };
+}

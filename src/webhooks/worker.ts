@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Logger, run, Runner, TaskList } from 'graphile-worker';
 import pg from 'pg';
+import type { Logger as ServiceLogger } from 'pino';
+import { componentLog, type ComponentLog } from '../ops/log';
 import type { Db } from '../db/knex';
 import { deliverEndpoint } from './deliver';
 import { Sender } from './send';
@@ -34,12 +36,16 @@ export interface WebhookWorkerOptions {
   workerId?: string;
   /** How often to look for jobs when no NOTIFY arrives (ms). */
   pollInterval?: number;
+  /** The service's logger (lines with `component: "webhooks"`); stderr without one. */
+  logger?: ServiceLogger;
 }
 
 /** graphile-worker's own messages: warnings and errors only (job failures are in our delivery log). */
-const quietLogger = new Logger(() => (level, message) => {
-  if (level === 'error' || level === 'warning') console.error(`webhooks: ${message}`);
-});
+const quietLogger = (log: ComponentLog) =>
+  new Logger(() => (level, message) => {
+    if (level === 'error') log.error(message);
+    else if (level === 'warning') log.warn(message);
+  });
 
 async function sweep(db: Db, settings: WebhookSettings): Promise<void> {
   await db.raw(
@@ -73,7 +79,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   // unhandled and crashed the process. This pool logs such errors for its whole life, and stop()
   // waits until every one of its connections is closed.
   const pool = new pg.Pool({ connectionString: options.connectionString, max: settings.concurrency + 2, application_name: 'procurement-api-webhooks' });
-  const logError = (err: Error) => console.error(`webhooks: database connection lost: ${err.message}`);
+  const log = componentLog('webhooks', options.logger);
+  const logError = (err: Error) => log.error('database connection lost', err);
   pool.on('error', logError); // an idle client's connection ends
   pool.on('connect', (client) => client.on('error', logError)); // a checked-out one's (its query fails too)
   let runner: Runner;
@@ -83,7 +90,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       concurrency: settings.concurrency,
       noHandleSignals: true,
       pollInterval: options.pollInterval ?? 2000,
-      logger: quietLogger,
+      logger: quietLogger(log),
       taskList,
       crontab: '* * * * * webhook_sweep ?max=1',
     });

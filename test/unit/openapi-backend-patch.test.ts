@@ -5,8 +5,9 @@ import { newBackend } from '../../src/http/backend';
 
 /**
  * What patches/openapi-backend+5.21.2.patch changes, checked on openapi-backend itself: routing
- * with routes compiled once (same answers), one parse per handled request, and a malformed path
- * value as a MalformedPathError naming the parameter.
+ * with routes compiled once (same answers), one parse per handled request, security handlers
+ * called at once with the same outcomes, and a malformed path value as a MalformedPathError naming
+ * the parameter.
  */
 describe('unit: openapi-backend as patched', function () {
   this.timeout(60_000);
@@ -82,6 +83,62 @@ describe('unit: openapi-backend as patched', function () {
     // Without a match handed in, it routes as before.
     expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-8', headers: {} })).to.deep.equal(['getJob', { idOrCode: 'J-8' }]);
     expect(routed).to.equal(1);
+  });
+
+  describe('security handlers, called at once (awaited only when they answer with a promise)', () => {
+    // One operation any of two schemes admits, and one that needs both.
+    const definition = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      components: { securitySchemes: { a: { type: 'http', scheme: 'bearer' }, b: { type: 'apiKey', in: 'header', name: 'x-b' } } },
+      paths: {
+        '/either': { get: { operationId: 'either', security: [{ a: [] }, { b: [] }], responses: { 200: { description: 'ok' } } } },
+        '/both': { get: { operationId: 'both', security: [{ a: [], b: [] }], responses: { 200: { description: 'ok' } } } },
+      },
+    };
+    type Answer = unknown | (() => unknown);
+    async function outcomeOf(path: string, a: Answer, b: Answer) {
+      const api = new OpenAPIBackend({ definition: structuredClone(definition) as any, strict: true, quick: true });
+      const answer = (x: Answer) => () => (typeof x === 'function' ? (x as () => unknown)() : x);
+      api.registerSecurityHandler('a', answer(a));
+      api.registerSecurityHandler('b', answer(b));
+      const seen = (c: any) => ({ authorized: c.security.authorized, a: c.security.a, b: c.security.b });
+      api.register({ either: seen, both: seen, unauthorizedHandler: (c: any) => ({ ...seen(c), refused: true }) });
+      await api.init();
+      return api.handleRequest({ method: 'GET', path, headers: {} });
+    }
+    const boom = new Error('no');
+
+    it('takes a value answered at once, and awaits a promise', async () => {
+      expect(await outcomeOf('/either', { user: 1 }, false)).to.deep.equal({ authorized: true, a: { user: 1 }, b: false });
+      expect(await outcomeOf('/either', false, Promise.resolve({ user: 2 }))).to.deep.equal({ authorized: true, a: false, b: { user: 2 } });
+      expect(await outcomeOf('/both', Promise.resolve(true), true)).to.deep.equal({ authorized: true, a: true, b: true });
+      expect(await outcomeOf('/both', true, Promise.resolve(false))).to.deep.equal({ authorized: false, a: true, b: false, refused: true });
+    });
+
+    it('takes a throw or a rejection as a failed requirement, as before', async () => {
+      const thrown = await outcomeOf(
+        '/either',
+        () => {
+          throw boom;
+        },
+        false,
+      );
+      expect(thrown).to.deep.equal({ authorized: false, a: { error: boom }, b: false, refused: true });
+      expect(await outcomeOf('/either', () => Promise.reject(boom), true)).to.deep.equal({ authorized: true, a: { error: boom }, b: true });
+      // A falsy rejection reason still fails the requirement.
+      const falsy = (await outcomeOf('/both', true, () => Promise.reject(null))) as { authorized: boolean; b: { error: Error } };
+      expect(falsy.authorized).to.equal(false);
+      expect(falsy.b.error).to.be.an('error');
+    });
+  });
+
+  it('parses headers (any case) and cookies as before, an absent cookie header as no cookies', () => {
+    const operation = api.router.getOperations().find((op) => op.operationId === 'listJobs')!;
+    const parsed = api.router.parseRequest({ method: 'GET', path: '/jobs', headers: { 'X-Mixed-Case': 'v', cookie: 'a=1; b=two' }, query: {} }, operation);
+    expect(parsed.headers).to.deep.equal({ 'x-mixed-case': 'v', cookie: 'a=1; b=two' });
+    expect({ ...parsed.cookies }).to.deep.equal({ a: '1', b: 'two' });
+    expect(api.router.parseRequest({ method: 'GET', path: '/jobs', headers: {}, query: {} }, operation).cookies).to.deep.equal({});
   });
 
   it('throws a MalformedPathError naming a path value that is not valid percent-encoding', () => {

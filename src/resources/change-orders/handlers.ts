@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../../http/errors';
 import { type Handlers, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
+import { reportedMessage } from '../integration-report';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No change order matches ${id}.`);
@@ -14,6 +15,7 @@ export const changeOrderHandlers: Handlers<'listChangeOrders' | 'getChangeOrder'
   getChangeOrder: ({ db, caller, params }) => okOrNotFound(q.getChangeOrder(db, caller.organizationId, params.changeOrderId), missing, params.changeOrderId),
 
   setChangeOrderIntegrationState: async ({ db, caller, params, body, changes }) => {
+    const message = reportedMessage(body);
     const orgId = caller.organizationId;
     const found = orNotFound(await q.getChangeOrder(db, orgId, params.changeOrderId), missing, params.changeOrderId);
     const { id, versionNumber } = JSON.parse(found) as { id: string; versionNumber: number };
@@ -27,7 +29,7 @@ export const changeOrderHandlers: Handlers<'listChangeOrders' | 'getChangeOrder'
         },
       ]);
     }
-    await q.setIntegrationState(db, orgId, id, body.integrationState, body.integrationMessage);
+    await q.setIntegrationState(db, orgId, id, body.integrationState, message);
     changes.add({ type: 'change_order.integration_state_changed', resource: 'change_order', id, data: JSON.parse((await q.getChangeOrder(db, orgId, id))!) });
     return { status: 200, body: true };
   },

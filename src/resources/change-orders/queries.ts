@@ -44,17 +44,9 @@ export function listChangeOrders(db: Queryable, orgId: string, params: ListParam
 
 export const getChangeOrder = (db: Queryable, orgId: string, id: string) => oneByIdJson<ChangeOrder>(db, changeOrders, orgId, id);
 
-/** Stores the reported state (and the message when given); leaves updated_at alone. */
-export async function setIntegrationState(
-  db: Queryable,
-  orgId: string,
-  id: string,
-  state: IntegrationState,
-  message: string | null | undefined,
-): Promise<boolean> {
+/** Stores the reported state and message (null clears it); leaves updated_at alone. */
+export async function setIntegrationState(db: Queryable, orgId: string, id: string, state: IntegrationState, message: string | null): Promise<boolean> {
   if (!(await existsById(db, changeOrders, orgId, id))) return false;
-  await db('change_orders')
-    .where({ organization_id: orgId, id })
-    .update({ integration_state: state, ...(message !== undefined ? { integration_message: message } : {}) });
+  await db('change_orders').where({ organization_id: orgId, id }).update({ integration_state: state, integration_message: message });
   return true;
 }

@@ -1,8 +1,9 @@
 import { isUuid } from '../../db/columns';
-import { invalidField, notFound } from '../../http/errors';
+import { notFound } from '../../http/errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { requireOrder } from '../lookups';
+import { reportedMessage } from '../integration-report';
 import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';
 
@@ -40,10 +41,7 @@ export const deliveryReceiptHandlers: Handlers<
   listDeliveryReceiptItems: plainHandlers<Schema<'DeliveryReceiptItem'>>(q.deliveryReceiptItems).listByParent('id', parentReceipt, { orderBy: 'createdAt' }),
 
   updateDeliveryReceiptIntegrationState: async ({ db, caller, params, body }) => {
-    const message = body.integrationMessage ?? null;
-    if (body.integrationState === 'ERROR' && !message?.trim()) {
-      throw invalidField('body.integrationMessage', 'required', 'is required when integrationState is ERROR');
-    }
+    const message = reportedMessage(body);
     const updated =
       isUuid(params.id) && (await q.setDeliveryReceiptIntegrationState(db, caller.organizationId, params.id, body.integrationState, message))
         ? await q.getDeliveryReceipt(db, caller.organizationId, params.id)

@@ -1,8 +1,9 @@
 import { existsById } from '../../db/resource';
-import { ApiError, invalidField } from '../../http/errors';
+import { ApiError } from '../../http/errors';
 import { type Handlers, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { missingInvoice } from '../lookups';
+import { reportedMessage } from '../integration-report';
 import { users } from '../users/queries';
 import * as q from './queries';
 
@@ -33,10 +34,7 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
 
   /** The integrating system's report; like the order report it leaves updatedAt alone. */
   updateInvoiceIntegrationState: async ({ db, caller, params, body, changes }) => {
-    const message = body.integrationMessage ?? null;
-    if (body.integrationState === 'ERROR' && !message?.trim()) {
-      throw invalidField('body.integrationMessage', 'required', 'is required when integrationState is ERROR');
-    }
+    const message = reportedMessage(body);
     const orgId = caller.organizationId;
     if (!(await q.setIntegrationState(db, orgId, params.id, body.integrationState, message))) throw missingInvoice(params.id);
     const invoice = (await q.getInvoice(db, orgId, params.id))!;

@@ -12,7 +12,7 @@ import {
   upsertRecordset,
   upsertRecordsetReplying,
 } from '../../db/batch';
-import { existingIds, missingOf } from '../../db/refs';
+import { existingIds, isReference, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { attachToJob } from '../locations/attachments';
@@ -101,12 +101,12 @@ export async function upsertJobs(
     accepted.forEach(({ input, position: n }) => {
       if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined)
         errors.add(n, 'give either defaultLocationId or defaultLocation, not both');
-      if (input.defaultLocationId && !locations.has(input.defaultLocationId.toLowerCase()))
+      if (isReference(input.defaultLocationId) && !locations.has(input.defaultLocationId.toLowerCase()))
         errors.add(n, `defaultLocationId: no location ${input.defaultLocationId} exists in your organization`);
-      if (input.defaultTaxCodeId && !taxCodes.has(input.defaultTaxCodeId.toLowerCase()))
+      if (isReference(input.defaultTaxCodeId) && !taxCodes.has(input.defaultTaxCodeId.toLowerCase()))
         errors.add(n, `defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization`);
       const inlineTax = input.defaultLocation?.defaultTaxCodeId;
-      if (inlineTax && !taxCodes.has(inlineTax.toLowerCase()))
+      if (isReference(inlineTax) && !taxCodes.has(inlineTax.toLowerCase()))
         errors.add(n, `defaultLocation.defaultTaxCodeId: no tax code ${inlineTax} exists in your organization`);
       const missingGroups = missingOf(input.groupIds ?? [], groups);
       if (missingGroups.length) errors.add(n, `groupIds: no group ${missingGroups.join(', ')} exists in your organization`);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
-import { existingIds, missingOf } from '../../db/refs';
+import { existingIds, isReference, missingOf } from '../../db/refs';
 import { ResourceDef, allJson, oneByIdJson, resolveId, scoped, whereIdOrCode } from '../../db/resource';
 import { checkCodeFree, rowOf, updateById } from '../../db/resource-writes';
 import { invalidField, notFound } from '../../http/errors';
@@ -72,10 +72,10 @@ async function checkRefs(db: Queryable, orgId: string, input: JobRefs): Promise<
   if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined) {
     throw invalidField('body.defaultLocation', 'exclusive', 'give either defaultLocationId or defaultLocation, not both');
   }
-  if (input.defaultLocationId && !(await locationType(db, orgId, input.defaultLocationId))) {
+  if (isReference(input.defaultLocationId) && !(await locationType(db, orgId, input.defaultLocationId))) {
     throw notFound(`body.defaultLocationId: no location ${input.defaultLocationId} exists in your organization.`);
   }
-  if (input.defaultTaxCodeId && !(await existingIds(db, 'tax_codes', orgId, [input.defaultTaxCodeId], { softDelete: true })).size) {
+  if (isReference(input.defaultTaxCodeId) && !(await existingIds(db, 'tax_codes', orgId, [input.defaultTaxCodeId], { softDelete: true })).size) {
     throw notFound(`body.defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization.`);
   }
   if (input.groupIds?.length) {

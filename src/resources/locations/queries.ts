@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
+import { isReference } from '../../db/refs';
 import { ResourceDef, allJson, existsById, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
 import { rowOf, updateRow } from '../../db/resource-writes';
 import { invalidField, notFound } from '../../http/errors';
@@ -89,7 +90,7 @@ export async function checkLocationInput(db: Queryable, orgId: string, input: Lo
   if (currentType === 'Warehouse' && input.type !== undefined && input.type !== 'Warehouse') {
     throw invalidField(`${field}.type`, 'warehouseType', `${WAREHOUSE_TYPE_MESSAGE} (it is ${currentType}; ${input.type} was given)`);
   }
-  if (input.defaultTaxCodeId && !(await existsById(db, taxCodes, orgId, input.defaultTaxCodeId))) {
+  if (isReference(input.defaultTaxCodeId) && !(await existsById(db, taxCodes, orgId, input.defaultTaxCodeId))) {
     throw notFound(`${field}.defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization.`);
   }
 }

@@ -161,6 +161,7 @@ export async function repriceItems(tx: Knex.Transaction, orgId: string, orderId:
     .join('orders as o', (j) => j.on('o.organization_id', 'i.organization_id').andOn('o.id', 'i.order_id'))
     .leftJoin('tax_codes as it', (j) => j.on('it.organization_id', 'i.organization_id').andOn('it.id', 'i.tax_code_id'))
     .leftJoin('tax_codes as ot', (j) => j.on('ot.organization_id', 'o.organization_id').andOn('ot.id', 'o.tax_code_id'))
+    .leftJoin('units_of_measure as um', (j) => j.on('um.organization_id', 'i.organization_id').andOn('um.id', 'i.units_of_measure_id'))
     .where({ 'i.organization_id': orgId, 'i.order_id': orderId })
     .select(
       'i.id',
@@ -168,6 +169,7 @@ export async function repriceItems(tx: Knex.Transaction, orgId: string, orderId:
       'i.unit_price',
       tx.raw('i.unit_discount::float8 AS unit_discount'),
       'i.units_of_measure',
+      'um.multiplier',
       'i.ext_price',
       'i.ext_price_including_tax',
       tx.raw('coalesce(it.tax_percent, ot.tax_percent)::float8 AS tax_rate'),
@@ -177,7 +179,13 @@ export async function repriceItems(tx: Knex.Transaction, orgId: string, orderId:
   const rows = await q;
   const changed: { id: string; ext: number | null; incl: number | null }[] = [];
   for (const r of rows) {
-    const ext = extPrice({ quantity: r.quantity, unitPrice: r.unit_price, unitDiscount: r.unit_discount, unitsOfMeasure: r.units_of_measure });
+    const ext = extPrice({
+      quantity: r.quantity,
+      unitPrice: r.unit_price,
+      unitDiscount: r.unit_discount,
+      unitsOfMeasure: r.units_of_measure,
+      multiplier: r.multiplier,
+    });
     const incl = extPriceIncludingTax(ext, r.tax_rate, r.tax_exempt);
     if (ext !== r.ext_price || incl !== r.ext_price_including_tax) changed.push({ id: r.id, ext, incl });
   }

@@ -1,16 +1,37 @@
 import type { Knex } from 'knex';
-import { ApiError, invalidField, notFound } from '../../http/errors';
+import { ApiError, notFound } from '../../http/errors';
 import { type Handlers, type Schema, orNotFound } from '../../http/handler';
 import { itemsByIds, itemsOfOrder } from '../items/queries';
-import { createOrder, deleteOrder, setIntegrationState, updateOrder } from './store';
+import { createOrder, deleteOrder, type IntegrationState, setIntegrationState, updateOrder } from './store';
+import { type ChangeCollector, CommittedRefusal } from '../../feed/append';
+import { entry, type FeedResource } from '../../feed/operations';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
 import { changeOrderWith, checkIfMatch, etagOf, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
 import { missingOrder } from '../lookups';
+import { reportedMessage } from '../integration-report';
 import { plainHandlers } from '../plain';
 
 const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
+
+/**
+ * What a deleted order takes with it out of the API (each is listed on its own: GET /items,
+ * /changeOrders, /releases), in the order their tombstones enter the feed, before `order.deleted`.
+ */
+const LEAVE_WITH_ORDER: { resource: FeedResource; table: string; orderBy: string }[] = [
+  { resource: 'item', table: 'items', orderBy: 'line_number' },
+  { resource: 'change_order', table: 'change_orders', orderBy: 'version_number' },
+  { resource: 'release', table: 'releases', orderBy: 'created_at' },
+];
+
+/** Stores an integration state and records it in the feed; answers the order as it now is. */
+async function reportState(tx: Knex.Transaction, orgId: string, id: string, state: IntegrationState, message: string | null, changes: ChangeCollector) {
+  await setIntegrationState(tx, orgId, id, state, message);
+  const reply = await orderReply(tx, orgId, id);
+  changes.add({ type: 'order.integration_state_changed', resource: 'order', id, data: JSON.parse(reply.body) });
+  return reply;
+}
 
 export const orderHandlers: Handlers<
   'listOrders' | 'getOrder' | 'updateOrderIntegrationState' | 'findSellerOrder' | 'createOrder' | 'updateOrder' | 'deleteOrder'
@@ -69,36 +90,37 @@ export const orderHandlers: Handlers<
     const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as {
       deletedAt: string;
     };
-    // Its items leave every read with it: each gets its tombstone, so a replay of the feed drops them too.
-    const itemIds: string[] = await tx('items').where({ organization_id: orgId, order_id: order.id }).orderBy('line_number').orderBy('id').pluck('id');
-    for (const id of itemIds) changes.add({ type: 'item.deleted', resource: 'item', id, data: { id, deletedAt, orderId: order.id } });
+    // What it holds leaves every read and list with it: each gets its tombstone, so a replay of the feed drops it too.
+    for (const { resource, table, orderBy } of LEAVE_WITH_ORDER) {
+      const ids: string[] = await tx(table).where({ organization_id: orgId, order_id: order.id }).orderBy(orderBy).orderBy('id').pluck('id');
+      for (const id of ids) changes.add(entry(resource, 'deleted', { id, deletedAt, orderId: order.id }));
+    }
     changes.add({ type: 'order.deleted', resource: 'order', id: order.id, data: { id: order.id, deletedAt } });
     return { status: 200, body: { ...before, deletedAt } };
   },
 
   updateOrderIntegrationState: async ({ db, caller, params, body, req, changes }) => {
-    const message = body.integrationMessage ?? null;
-    if (body.integrationState === 'ERROR' && !message?.trim()) {
-      throw invalidField('body.integrationMessage', 'required', 'is required when integrationState is ERROR');
-    }
+    const message = reportedMessage(body);
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
     const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
     checkIfMatch(req, order);
-    // A LINKED report for a version the order has moved past would hide the newer change.
+    // A LINKED report for a version the order has moved past would hide the newer change. A LINKING
+    // order goes back to the pull (OUT_OF_SYNC), and that stands although the report is refused.
     if (body.integrationState === 'LINKED' && body.versionNumber !== undefined && body.versionNumber !== order.version) {
-      throw new ApiError(409, 'stale-version', 'Conflict', [
+      const unlinked = order.integrationState === 'LINKING';
+      const refusal = new ApiError(409, 'stale-version', 'Conflict', [
         {
-          message: `body.versionNumber: the order is at version ${order.version}, not ${body.versionNumber}; it stays ${order.integrationState}: read it again and link version ${order.version}`,
+          message: `body.versionNumber: the order is at version ${order.version}, not ${body.versionNumber}; it ${unlinked ? 'is OUT_OF_SYNC again' : `stays ${order.integrationState}`}: read it again and link version ${order.version}`,
           field: 'body.versionNumber',
           rule: 'current-version',
         },
       ]);
+      if (!unlinked) throw refusal;
+      await reportState(tx, orgId, order.id, 'OUT_OF_SYNC', null, changes);
+      throw new CommittedRefusal(refusal);
     }
-    await setIntegrationState(tx, orgId, order.id, body.integrationState, message);
-    const reply = await orderReply(tx, orgId, order.id);
-    changes.add({ type: 'order.integration_state_changed', resource: 'order', id: order.id, data: JSON.parse(reply.body) });
-    return { status: 200, ...reply };
+    return { status: 200, ...(await reportState(tx, orgId, order.id, body.integrationState, message, changes)) };
   },
 
   findSellerOrder: async ({ db, caller, params }) => {

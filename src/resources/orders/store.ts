@@ -4,7 +4,8 @@ import { takePurchaseOrderNumber } from '../jobs/po-counter';
 
 /**
  * The one module that changes orders and their items. The integration-state rules live here:
- * a new order is NOT_LINKED; any change to a LINKED order or its items moves it to OUT_OF_SYNC;
+ * a new order is NOT_LINKED; any change to a LINKED or LINKING order or its items moves it to
+ * OUT_OF_SYNC (a connector writing it would miss the change, and the pull must see it again);
  * becoming LINKED stamps integration_last_sync (which no client can write).
  * Everything that writes orders (fixtures, demo data, future authoring endpoints) goes through it.
  */
@@ -56,7 +57,7 @@ async function inTransaction<T>(db: Queryable, fn: (tx: Tx) => Promise<T>): Prom
   return (db as Knex.Transaction).isTransaction ? fn(db as Tx) : (db as Knex).transaction(fn);
 }
 
-/** Marks a LINKED order OUT_OF_SYNC, raises its version and stamps who changed it and when. */
+/** Marks a LINKED or LINKING order OUT_OF_SYNC, raises its version and stamps who changed it and when. */
 async function touch(tx: Tx, orgId: string, orderId: string, userId: string | null): Promise<void> {
   await tx('orders')
     .where({ organization_id: orgId, id: orderId })
@@ -64,7 +65,7 @@ async function touch(tx: Tx, orgId: string, orderId: string, userId: string | nu
       version: tx.raw('version + 1'),
       updated_at: tx.fn.now(),
       updated_by_id: userId,
-      integration_state: tx.raw(`CASE WHEN integration_state = 'LINKED' THEN 'OUT_OF_SYNC' ELSE integration_state END`),
+      integration_state: tx.raw(`CASE WHEN integration_state IN ('LINKED', 'LINKING') THEN 'OUT_OF_SYNC' ELSE integration_state END`),
     });
 }
 

@@ -59,7 +59,7 @@ export async function orderReply(db: Knex | Knex.Transaction, orgId: string, id:
 
 /**
  * Runs one request's change to an order (`change` goes through the order store, which raises the
- * version and turns a LINKED order OUT_OF_SYNC). A change to a sent order (not DRAFT when the
+ * version and turns a LINKED or LINKING order OUT_OF_SYNC). A change to a sent order (not DRAFT when the
  * request began) records the next change-order version, a draft one when asked. Feed entries:
  * `order.updated` and `change_order.created`; the caller adds its item entries.
  */

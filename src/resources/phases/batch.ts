@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { INDEX_TEXT_TOO_LONG, tooLongToIndex } from '../../db/pg-errors';
 import { BatchOutcome, NONE_REJECTED, RejectedElements, UNRECORDED, checkBatchSize, checkElements, insertedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
@@ -34,6 +35,7 @@ export async function upsertPhases(
   const rows = accepted.map(({ input, position: i }) => {
     if (typeof input.code !== 'string' || input.code.trim() === '') errors.add(i, 'code is required');
     if (typeof input.description !== 'string') errors.add(i, 'description is required');
+    else if (tooLongToIndex(input.description)) errors.addViolation(i, { field: 'description', rule: 'maxLength', message: INDEX_TEXT_TOO_LONG });
     const viaId = input.jobId == null ? undefined : byId.get(input.jobId.toLowerCase());
     const viaCode = input.jobCode == null ? undefined : byCode.get(input.jobCode);
     if (input.jobId != null && !viaId) errors.add(i, `jobId ${input.jobId} does not match a job`);

@@ -4,7 +4,7 @@ import { ResourceDef, oneByIdJson, oneJson, scoped } from '../../db/resource';
 import { conflict } from '../../http/errors';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
-import { enqueueEmail } from '../../mail/outbox';
+import { enqueueEmail, mailbox } from '../../mail/outbox';
 
 /** Users: the column map every resource that returns User objects shares. */
 export const users: ResourceDef = {
@@ -75,7 +75,7 @@ export async function createUser(db: Db, orgId: string, input: NewUser): Promise
 
 function registrationEmail(input: NewUser, displayName: string, organization: string): { to: string; subject: string; body: string } {
   return {
-    to: `${displayName} <${input.email}>`,
+    to: mailbox(displayName, input.email),
     subject: `Welcome to ${organization} on Procurement`,
     body: [
       `Hello ${input.firstName},`,
