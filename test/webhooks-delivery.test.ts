@@ -11,6 +11,7 @@ import { deliverEndpoint } from '../src/webhooks/deliver';
 import type { Sender, SendResult } from '../src/webhooks/send';
 import { startWebhookWorker, WebhookWorker } from '../src/webhooks/worker';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
+import { wake } from '../src/resources/webhook-endpoints/queries';
 import { createLogger } from '../src/ops/log';
 import { captureLog } from './support/log-capture';
 
@@ -186,7 +187,7 @@ describe('webhook deliveries', function () {
 
   it('loses nothing when the worker stops mid-queue and another one starts', async () => {
     const org = await newOrg();
-    const { start } = await createEndpoint(org, receiver, '/restart');
+    const { endpoint, start } = await createEndpoint(org, receiver, '/restart');
     await emit(org, 40);
     const expected = await feedAfter(org, start);
     let stopped: Promise<void> | undefined;
@@ -199,6 +200,9 @@ describe('webhook deliveries', function () {
     await eventually('the first worker to stop', () => stopped !== undefined);
     await stopped;
     expect(receiver.accepted('/restart').length).to.be.lessThan(expected.length);
+    // The run that ended early queued the endpoint again, for a worker of another instance.
+    const queued = await harness().db.raw('SELECT locked_at FROM graphile_worker.jobs WHERE key = ?', [`webhook:${endpoint.id}`]);
+    expect(queued.rows, 'the endpoint queued for another worker').to.deep.equal([{ locked_at: null }]);
     await startWorker();
     await eventually('every entry accepted', () => receiver.accepted('/restart').length >= expected.length);
     expect(positions(org, receiver.accepted('/restart'))).to.deep.equal(expected.map((e) => e.position));
@@ -215,7 +219,24 @@ describe('webhook deliveries', function () {
     await startWorker();
     await Promise.all([emit(a, 25), emit(b, 25)]);
     const expected = [await feedAfter(a, eps[0].start), await feedAfter(a, eps[1].start), await feedAfter(b, eps[2].start)];
-    await eventually('every entry accepted', () => paths.every((p, i) => receiver.accepted(p).length >= expected[i].length));
+    try {
+      await eventually('every entry accepted', () => paths.every((p, i) => receiver.accepted(p).length >= expected[i].length));
+    } catch (err) {
+      const states = await Promise.all(
+        eps.map(async ({ endpoint }, i) => {
+          const state = await harness()
+            .db('webhook_endpoints')
+            .where({ id: endpoint.id })
+            .first('delivered_position', 'head_attempts', 'next_attempt_at', 'lease_owner', 'lease_expires_at', 'enabled', 'generation');
+          const jobs = await harness().db.raw(
+            `SELECT key, run_at, attempts, max_attempts, locked_at, locked_by, last_error FROM graphile_worker.jobs WHERE payload->>'endpointId' = ?`,
+            [endpoint.id],
+          );
+          return `${paths[i]}: accepted ${receiver.accepted(paths[i]).length}/${expected[i].length}, last expected ${expected[i].at(-1)?.position}; endpoint ${JSON.stringify(state)}; jobs ${JSON.stringify(jobs.rows)}`;
+        }),
+      );
+      throw new Error(`${(err as Error).message} (now ${new Date().toISOString()}):\n${states.join('\n')}`);
+    }
     paths.forEach((p, i) => {
       const got = receiver.requests.filter((r) => r.path === p);
       expect(
@@ -228,6 +249,43 @@ describe('webhook deliveries', function () {
     expect(stuck.status).to.equal('retrying');
     expect(stuck.lastError).to.match(/500/);
     expectStatus(await a.api.delete(`/webhook-endpoints/${broken.endpoint.id}`), 200);
+  });
+
+  it("a doorbell rung while a worker takes the endpoint's queued job is not lost (graphile/worker#580)", async () => {
+    // graphile-worker's schema, installed by a worker's start; no worker runs during the race.
+    await startWorker();
+    await stopWorkers();
+    const org = await newOrg();
+    const { endpoint } = await createEndpoint(org, receiver, '/taken');
+    const db = harness().db;
+    const key = `webhook:${endpoint.id}`;
+    await wake(db, endpoint.id, null, 'preserve_run_at');
+    const queued = (await db.raw('SELECT id FROM graphile_worker.jobs WHERE key = ?', [key])).rows;
+    expect(queued).to.have.length(1);
+    const taken = queued[0].id;
+    // A worker taking the job holds its row; the doorbell's add_job waits for it in its upsert...
+    const worker = await db.transaction();
+    try {
+      await worker.raw('SELECT 1 FROM graphile_worker._private_jobs WHERE id = ? FOR UPDATE', [taken]);
+      const ringing = wake(db, endpoint.id, null, 'preserve_run_at');
+      await eventually(
+        'the doorbell to wait for the job the worker takes',
+        async () => (await db.raw(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT webhook_wake%'`)).rows.length > 0,
+      );
+      // ... and finds it taken (what graphile-worker's getJob writes) once the worker commits.
+      await worker.raw(`UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'test-worker' WHERE id = ?`, [taken]);
+      await worker.commit();
+      await ringing;
+    } finally {
+      if (!worker.isCompleted()) await worker.rollback();
+    }
+    // The taken job may have read the feed before the doorbell's transaction committed: a job must
+    // be queued behind it (add_job dropped it: the entries waited for the minute's sweep).
+    const jobs = (await db.raw('SELECT id, locked_at FROM graphile_worker.jobs WHERE key = ?', [key])).rows;
+    await db.raw('DELETE FROM graphile_worker._private_jobs WHERE id = ?', [taken]);
+    expect(jobs, 'the job queued by the doorbell').to.have.length(1);
+    expect(jobs[0].id).to.not.equal(taken);
+    expect(jobs[0].locked_at).to.equal(null);
   });
 
   it('a final 4xx is logged and skipped; after the retry period the endpoint is disabled, notified, and resumes when enabled', async () => {

@@ -81,7 +81,9 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
     await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
   }
   // Entries committed while this run was finishing rang a doorbell this run may have ignored (it
-  // held the lease): look once more after letting go of it.
+  // held the lease): look once more after letting go of it. Also when this worker is stopping (the
+  // run ended early): its job is done, so without a new one another instance would only find the
+  // entries at its next sweep; this worker's runner takes no new job.
   const due = await db.raw(
     `SELECT 1 FROM webhook_endpoints e
       WHERE e.id = ? AND e.enabled AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())
@@ -89,7 +91,7 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
                       AND (e.types IS NULL OR f.type = ANY(e.types)))`,
     [endpointId],
   );
-  if (due.rows.length && !deps.stopping()) await wake(db, endpointId, null, 'preserve_run_at');
+  if (due.rows.length) await wake(db, endpointId, null, 'preserve_run_at');
 }
 
 async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> {
