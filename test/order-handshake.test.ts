@@ -120,6 +120,10 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'listed' }, { headers: { 'If-Match': `${etag}, ${current}` } }), 200);
     const p = problemOf(await org.api.patch(`/orders/${id}`, { notes: 'mixed' }, { headers: { 'If-Match': '*, "x"' } }), 400);
     expect(p.errors[0]).to.include({ field: 'header.If-Match', rule: 'format' });
+    // The contract's own check (an empty value) names the header the same way.
+    const empty = problemOf(await org.api.patch(`/orders/${id}`, { notes: 'empty' }, { headers: { 'If-Match': '' } }), 400);
+    expect(empty.errors[0]).to.include({ field: 'header.If-Match', rule: 'minLength' });
+    expect(empty.errors[0].message).to.match(/^header\.If-Match: /);
     expect((await org.api.get(`/orders/${id}`)).body.notes).to.equal('listed');
   });
 

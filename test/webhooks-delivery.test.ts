@@ -177,6 +177,11 @@ describe('webhook deliveries', function () {
     const timedOut = log.find((d) => d.messageId === ids[1] && d.attempt === 1);
     expect(timedOut).to.include({ status: 'retrying', responseStatus: null });
     expect(timedOut.error).to.match(/No answer within 400 ms/);
+    // attemptedAt is when the request was sent (the contract), not when the attempt ended: the
+    // receiver got the held request before the sender gave up on it 400 ms later.
+    const held = all.find((r) => r.id === ids[1])!;
+    expect(Date.parse(timedOut.attemptedAt)).to.be.at.most(held.receivedAt);
+    expect(Date.parse(timedOut.attemptedAt) + timedOut.durationMs).to.be.at.least(held.receivedAt);
     expect(log.find((d) => d.messageId === ids[2] && d.attempt === 1)).to.include({ status: 'retrying', responseStatus: 429 });
     expect(log.filter((d) => d.status === 'succeeded')).to.have.length(expected.length);
     expect(log[0].cursor).to.equal(encodeCursor(org.id, expected[expected.length - 1].position));

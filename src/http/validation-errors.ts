@@ -13,7 +13,9 @@ function fieldOf(err: ErrorObject): string {
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (parts[0] === 'requestBody') parts[0] = 'body';
-  if (parts[0] === 'header') parts[0] = 'headers';
+  // Header names as the contract spells them (header.If-Match), the way every other check names
+  // them; openapi-backend validates them lower-cased.
+  if (parts[0] === 'header' && parts[1]) parts[1] = parts[1].replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
   return parts.length ? parts.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]') : '';
 }
 

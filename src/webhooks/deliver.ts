@@ -141,15 +141,15 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
         if (result.outcome === 'retry') {
           const since = failingSince ?? now;
           if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {
-            await giveUp(deps, ep, owner, entry, id, attempt, result, since);
+            await giveUp(deps, ep, owner, entry, id, attempt, result, since, now);
             return;
           }
           const next = new Date(Date.now() + retryDelay(settings, attempt, result, deps.random));
-          if (!(await record(db, ep, owner, entry, id, attempt, result, 'retrying', next, since))) return;
+          if (!(await record(db, ep, owner, entry, id, attempt, result, 'retrying', next, since, now))) return;
           await wake(db, ep.id, next, 'replace');
           return;
         }
-        pending = record(db, ep, owner, entry, id, attempt, result, result.outcome, null, null);
+        pending = record(db, ep, owner, entry, id, attempt, result, result.outcome, null, null, now);
         // Without a handler a rejection could be reported as unhandled before it is awaited.
         pending.catch(() => undefined);
         position = entry.position;
@@ -164,7 +164,7 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
 }
 
 /**
- * Logs an attempt and moves the endpoint on (after a success or a final failure) or marks it
+ * Logs an attempt (at `sentAt`, when its request was sent) and moves the endpoint on (after a success or a final failure) or marks it
  * retrying, in one statement. False when the run no longer holds the lease with the same
  * generation: it must stop (the attempt is still logged while the endpoint exists).
  *
@@ -190,6 +190,7 @@ async function record(
   status: 'succeeded' | 'failed' | 'retrying',
   next: Date | null,
   failingSince: Date | null,
+  sentAt: Date,
 ): Promise<boolean> {
   const advance = status !== 'retrying';
   const { rows } = await db.raw(
@@ -207,8 +208,8 @@ async function record(
        WHERE id = (SELECT id FROM endpoint) AND lease_owner = ? AND generation = ? AND enabled
        RETURNING 1
      ), log AS (
-       INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at)
-       SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz FROM endpoint
+       INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at, attempted_at)
+       SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz FROM endpoint
      ), relaxed AS (
        SELECT set_config('synchronous_commit', 'off', true)
      )
@@ -235,6 +236,7 @@ async function record(
       r.durationMs,
       r.error,
       next,
+      sentAt,
     ],
   );
   return rows[0].kept > 0;
@@ -245,7 +247,17 @@ async function record(
  * disabled (status `failing`, resumable from this entry by enabling it) and its creator gets an
  * `integration_issue` notification, all in one transaction whose changes enter the feed.
  */
-async function giveUp(deps: DeliveryDeps, ep: any, owner: string, entry: Entry, id: string, attempt: number, r: SendResult, since: Date): Promise<void> {
+async function giveUp(
+  deps: DeliveryDeps,
+  ep: any,
+  owner: string,
+  entry: Entry,
+  id: string,
+  attempt: number,
+  r: SendResult,
+  since: Date,
+  sentAt: Date,
+): Promise<void> {
   const reason = `Deliveries failed for ${Math.round((Date.now() - since.getTime()) / 60_000)} min since ${since.toISOString()} (last error: ${r.error})`;
   await writeTransaction(deps.db, ep.organization_id, async (trx, changes) => {
     const [row] = await trx('webhook_endpoints')
@@ -271,6 +283,7 @@ async function giveUp(deps: DeliveryDeps, ep: any, owner: string, entry: Entry, 
       status: 'failed',
       response_status: r.status,
       duration_ms: r.durationMs,
+      attempted_at: sentAt,
       error: `${r.error} The endpoint is disabled after retrying since ${since.toISOString()}.`,
     });
     changes.add({ type: 'webhook_endpoint.updated', resource: 'webhook_endpoint', id: ep.id, data: endpointJson(row) });

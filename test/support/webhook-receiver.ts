@@ -12,6 +12,8 @@ export interface Received {
   verifiedBy: number[];
   /** The status answered (undefined: no answer, e.g. held past the sender's timeout). */
   answered?: number;
+  /** When the request began to arrive (Date.now()). */
+  receivedAt: number;
 }
 
 /** What to answer: a status (with headers), or `hold` to never answer (the sender times out). */
@@ -47,6 +49,7 @@ export class Receiver {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const receivedAt = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -61,7 +64,7 @@ export class Receiver {
           /* not signed with this secret */
         }
       });
-      const r: Received = { id: String(req.headers['webhook-id']), path, body: JSON.parse(text), headers: req.headers, verifiedBy };
+      const r: Received = { id: String(req.headers['webhook-id']), path, body: JSON.parse(text), headers: req.headers, verifiedBy, receivedAt };
       const attemptOfId = this.requests.filter((x) => x.id === r.id && x.path === path).length + 1;
       this.requests.push(r);
       const reply = this.reply(r, attemptOfId);
