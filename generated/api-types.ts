@@ -7413,6 +7413,14 @@ export interface components {
          */
         ChangeResource: "bill_of_materials" | "bom_item" | "change_order" | "cost_category" | "delivery_receipt" | "group" | "invoice" | "invoice_item" | "item" | "job" | "location" | "notification" | "order" | "order_tag" | "phase" | "release" | "requisition" | "tag" | "tax_code" | "unit_of_measure" | "user" | "vendor" | "warehouse_request" | "webhook_endpoint";
         /**
+         * @description What happened, as `<resource>.<event>`: the `resource` (ChangeResource) and one of its events.
+         *     `GET /changes?types=` and a webhook endpoint's `types` accept exactly these; a new event is added
+         *     to this list before any entry of it is written.
+         * @example vendor.updated
+         * @enum {string}
+         */
+        ChangeType: "bill_of_materials.created" | "bom_item.created" | "bom_item.updated" | "bom_item.deleted" | "change_order.created" | "change_order.integration_state_changed" | "change_order.deleted" | "cost_category.created" | "cost_category.updated" | "cost_category.deleted" | "delivery_receipt.integration_state_changed" | "group.created" | "group.updated" | "invoice.paid" | "invoice.integration_state_changed" | "item.created" | "item.updated" | "item.deleted" | "job.created" | "job.updated" | "job.purchase_order_counter_changed" | "location.created" | "location.updated" | "location.deleted" | "notification.created" | "notification.updated" | "order.created" | "order.updated" | "order.deleted" | "order.integration_state_changed" | "order_tag.created" | "order_tag.deleted" | "phase.created" | "phase.updated" | "phase.deleted" | "release.deleted" | "requisition.state_changed" | "tag.created" | "tag.updated" | "tax_code.created" | "tax_code.updated" | "tax_code.deleted" | "unit_of_measure.created" | "unit_of_measure.updated" | "user.created" | "vendor.created" | "vendor.updated" | "vendor.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted";
+        /**
          * @description One committed change of one object. `data` is the object exactly as its own read endpoint
          *     returned it at this change (for example a `vendor.*` entry carries a Vendor); for a
          *     `*.deleted` entry it is the tombstone: at least `id` and `deletedAt`, plus the parent's id for
@@ -7425,11 +7433,7 @@ export interface components {
              * @example MTA0Mi5PMFZiZ3I1S2k0QQ
              */
             cursor: string;
-            /**
-             * @description `<resource>.<event>`, for example `vendor.created`, `vendor.updated`, `vendor.deleted`, `order.integration_state_changed`, `item.deleted`.
-             * @example vendor.updated
-             */
-            type: string;
+            type: components["schemas"]["ChangeType"];
             resource: components["schemas"]["ChangeResource"];
             /**
              * Format: uuid
@@ -7501,7 +7505,7 @@ export interface components {
              *       "vendor.deleted"
              *     ]
              */
-            types: string[] | null;
+            types: components["schemas"]["ChangeType"][] | null;
             /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
@@ -7586,9 +7590,9 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Event types to deliver, as in the change feed: `<resource>.<event>` of a resource the feed
-             *     reports (`resource` of `GET /changes`), e.g. `vendor.updated`; any other is refused with `400`
-             *     (the rule of `GET /changes?types=`). Omitted or null delivers every type.
+             * @description Event types to deliver, as in the change feed: each one of the change types the feed reports
+             *     (the `ChangeType` list, e.g. `vendor.updated`); any other, a misspelt one included, is refused
+             *     with `400` (the rule of `GET /changes?types=`). Omitted or null delivers every type.
              * @example [
              *       "vendor.created",
              *       "vendor.updated",
@@ -7624,8 +7628,8 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Event types to deliver, under the same rule as at creation (`<resource>.<event>` of a
-             *     resource the change feed reports; any other is refused with `400`); null delivers every type.
+             * @description Event types to deliver, under the same rule as at creation (each one of the `ChangeType`
+             *     list; any other is refused with `400`); null delivers every type.
              * @example [
              *       "vendor.updated"
              *     ]
@@ -26845,8 +26849,9 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Only entries of these types (`vendor.updated`, `item.deleted`, ...), as a comma-separated
-                 *     list or the parameter repeated. `nextCursor` still moves past the entries skipped.
+                 * @description Only entries of these types (`vendor.updated`, `item.deleted`, ...: each one of the
+                 *     `ChangeType` list, any other is a `400`), as a comma-separated list or the parameter
+                 *     repeated. `nextCursor` still moves past the entries skipped.
                  * @example [
                  *       "vendor.created",
                  *       "vendor.updated",

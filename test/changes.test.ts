@@ -523,6 +523,10 @@ describe('change feed', () => {
 
     itDirect('rejects an unknown type, a limit above 1000 and a malformed cursor with 400', PRISM.invalidRequest('limit=1001'), async () => {
       expect(problemOf(await org.api.get('/changes?types=spaceship.created'), 400).errors[0].field).to.equal('query.types');
+      // A resource's event that does not exist (a misspelling would otherwise match nothing, silently).
+      for (const misspelt of ['vendor.update', 'vendor.exploded', 'item.integration_state_changed']) {
+        expect(problemOf(await org.api.get(`/changes?types=vendor.created,${misspelt}`), 400).errors[0].message).to.include(`${misspelt} is not a change type`);
+      }
       problemOf(await org.api.get('/changes?limit=1001'), 400);
       for (const bad of ['nope', 'MTA0MS5hYWFhYWFhYWFhYQ', first[0].cursor.slice(0, -2)]) {
         expect(problemOf(await org.api.get(`/changes?after=${bad}`), 400).errors[0].field).to.equal('query.after');

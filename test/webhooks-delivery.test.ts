@@ -85,12 +85,12 @@ async function eventuallyExplained(
 }
 
 /** Feed entries written the way every API write writes them (tests do not depend on which API writes emit yet). */
-async function emit(org: TestOrg, n: number, type = 'vendor.updated'): Promise<void> {
+async function emit(org: TestOrg, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     await writeTransaction(harness().db, org.id, async (_trx, changes) => {
       changes.add({
-        type,
-        resource: type.split('.')[0],
+        type: 'vendor.updated',
+        resource: 'vendor',
         id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f',
         data: { id: '5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f', n: i },
       });

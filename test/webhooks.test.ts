@@ -156,6 +156,9 @@ describe('webhook endpoints', () => {
     const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL, types: ['vendor.updated', 'item.deleted'] }), 201).body;
     const updated = problemOf(await org.api.patch(`/webhook-endpoints/${endpoint.id}`, { types: ['bogus.type'] }), 400);
     expect(updated.errors[0].message).to.equal('body.types: bogus.type is not a change type (<resource>.<event>, e.g. vendor.updated)');
+    // A resource the feed reports with an event it never reports.
+    const misspelt = problemOf(await org.api.patch(`/webhook-endpoints/${endpoint.id}`, { types: ['vendor.update'] }), 400);
+    expect(misspelt.errors[0].message).to.equal('body.types: vendor.update is not a change type (<resource>.<event>, e.g. vendor.updated)');
     expect(expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}`), 200).body.types).to.deep.equal(['vendor.updated', 'item.deleted']);
     expectStatus(await org.api.delete(`/webhook-endpoints/${endpoint.id}`), 200);
   });

@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import { retryOnConflict } from '../db/retry';
 import { rowsPrepared } from '../db/prepared';
+import type { ChangeType, FeedResource } from './change-types';
 
 /** One change as it enters the feed. `data` is the object as its own read endpoint returns it. */
 export interface ChangeEntry {
-  /** `<resource>.<event>`, e.g. `vendor.created`, `item.deleted`, `order.integration_state_changed`. */
-  type: string;
+  /** `<resource>.<event>`, e.g. `vendor.created`, `item.deleted`, `order.integration_state_changed` (change-types.ts). */
+  type: ChangeType;
   /** The resource name, e.g. `vendor`, `item`. */
-  resource: string;
+  resource: FeedResource;
   /** Id (uuid) of the changed object. */
   id: string;
   /** The object at this change, or for a deletion its tombstone (`id`, `deletedAt`, parent id). */

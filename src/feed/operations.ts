@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/knex';
 import type { OperationId } from '../http/handler';
 import type { ChangeCollector, ChangeEntry } from './append';
+import type { ChangeEvent, ChangeType, FeedResource, ResourceWith } from './change-types';
 import { locationsInOrder } from '../resources/locations/queries';
 import { jobsInOrder } from '../resources/jobs/queries';
 import { vendorsInOrder } from '../resources/vendors/queries';
@@ -32,37 +33,11 @@ export interface EmitContext {
 
 export type Emitter = (reply: any, ctx: EmitContext) => ChangeEntry[] | Promise<ChangeEntry[]>;
 
-/** Every resource the feed reports, as `resource` and as the first part of `type`. */
-export const FEED_RESOURCES = [
-  'bill_of_materials',
-  'bom_item',
-  'change_order',
-  'cost_category',
-  'delivery_receipt',
-  'group',
-  'invoice',
-  'invoice_item',
-  'item',
-  'job',
-  'location',
-  'notification',
-  'order',
-  'order_tag',
-  'phase',
-  'release',
-  'requisition',
-  'tag',
-  'tax_code',
-  'unit_of_measure',
-  'user',
-  'vendor',
-  'warehouse_request',
-  'webhook_endpoint',
-] as const;
-export type FeedResource = (typeof FEED_RESOURCES)[number];
+export { FEED_RESOURCES, type FeedResource } from './change-types';
 
-export const entry = (resource: FeedResource, event: string, data: { id: string; [key: string]: unknown }): ChangeEntry => ({
-  type: `${resource}.${event}`,
+/** A feed entry of `resource` and one of its events (change-types.ts); `data` carries its `id`. */
+export const entry = <R extends FeedResource>(resource: R, event: ChangeEvent<R>, data: { id: string; [key: string]: unknown }): ChangeEntry => ({
+  type: `${resource}.${event}` as ChangeType,
   resource,
   id: data.id,
   data,
@@ -70,20 +45,20 @@ export const entry = (resource: FeedResource, event: string, data: { id: string;
 
 /** The reply is the object. */
 const one =
-  (resource: FeedResource, event: string): Emitter =>
+  <R extends FeedResource>(resource: R, event: ChangeEvent<R>): Emitter =>
   (reply) => [entry(resource, event, reply)];
 
 /** The reply is a list of objects, one entry each. */
 const each =
-  (resource: FeedResource, event: string): Emitter =>
+  <R extends FeedResource>(resource: R, event: ChangeEvent<R>): Emitter =>
   (reply: { id: string }[]) =>
     reply.map((o) => entry(resource, event, o));
 
 /** A batch upsert's reply: `created` for the ids it inserted, `updated` for the others. */
 const upserted =
-  (resource: FeedResource): Emitter =>
+  <R extends ResourceWith<'created' | 'updated'>>(resource: R): Emitter =>
   (reply: { id: string }[], { changes }) =>
-    reply.map((o) => entry(resource, changes.created.has(o.id) ? 'created' : 'updated', o));
+    reply.map((o) => entry(resource, (changes.created.has(o.id) ? 'created' : 'updated') as ChangeEvent<R>, o));
 
 /** The write transaction's time as the API writes timestamps (what its rows store as created_at, deleted_at). */
 const transactionTime = async (db: Queryable): Promise<string> => (await db.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0].now;

@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHANGE_EVENTS, CHANGE_TYPES, FEED_RESOURCES } from '../../src/feed/change-types';
+import { checkChangeTypes, isChangeType } from '../../src/feed/types';
+
+const contract = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'generated', 'openapi.json'), 'utf8'));
+
+describe('unit: change types (one list for the feed, the filters and the contract)', () => {
+  it('the contract lists exactly the change types the code can write, and the resources they belong to', () => {
+    expect(contract.components.schemas.ChangeType.enum).to.deep.equal([...CHANGE_TYPES]);
+    expect([...contract.components.schemas.ChangeResource.enum].sort()).to.deep.equal([...FEED_RESOURCES].sort());
+    for (const type of CHANGE_TYPES) expect(FEED_RESOURCES, type).to.include(type.split('.')[0]);
+  });
+
+  it('every change type is <resource>.<event> of a listed event, and nothing else is one', () => {
+    expect(CHANGE_TYPES).to.include.members(['vendor.updated', 'item.deleted', 'order.integration_state_changed', 'job.purchase_order_counter_changed']);
+    expect(CHANGE_TYPES.length).to.equal(Object.values(CHANGE_EVENTS).reduce((n, events) => n + events.length, 0));
+    for (const type of CHANGE_TYPES) expect(isChangeType(type), type).to.equal(true);
+    for (const type of ['vendor.update', 'vendor', 'vendor.', '.updated', 'warehouse_request.created', 'VENDOR.UPDATED', 'vendor.updated ']) {
+      expect(isChangeType(type), type).to.equal(false);
+    }
+    expect(() => checkChangeTypes('query.types', ['vendor.updated', 'vendor.update'])).to.throw('vendor.update is not a change type');
+    expect(() => checkChangeTypes('query.types', ['vendor.updated', 'item.deleted'])).not.to.throw();
+  });
+});
