@@ -1187,7 +1187,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an order
-         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items, change orders and releases disappear with it (GET /items, /changeOrders, /releases), and its purchase order number is free again. The change feed gets an `item.deleted`, `change_order.deleted` and `release.deleted` for each of them (tombstones with `orderId`), then the `order.deleted`. Answers the order as it was, with `deletedAt`.
+         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items, change orders, releases and tags disappear with it (GET /items, /changeOrders, /releases, /order/{orderId}/tags; the tags themselves stay), and its purchase order number is free again. The change feed gets an `item.deleted`, `change_order.deleted`, `release.deleted` and `order_tag.deleted` for each of them (tombstones with `orderId`), then the `order.deleted`. Answers the order as it was, with `deletedAt`.
          */
         delete: operations["deleteOrder"];
         options?: never;

@@ -216,9 +216,10 @@ describe('orders authoring', () => {
     problemOf(await org.api.delete(`/items/${item.id}`), 409);
   });
 
-  it('soft-deletes an order: 404 on read, gone from lists, its releases leave /releases with a release.deleted in the feed', async () => {
+  it('soft-deletes an order: 404 on read, gone from lists, its releases leave /releases with a release.deleted in the feed, its tags an order_tag.deleted', async () => {
     const order = await create({ type: 'HOLD_FOR_RELEASE', items: [{ lineNumber: 1, quantity: 100, unitPrice: 2 }] });
     const [item] = (await org.api.get(`/orders/${order.id}/items`)).body;
+    const [tag] = expectStatus(await org.api.post(`/order/${order.id}/tags`, [{ title: 'Leaves with its order' }]), 200).body;
     const db = harness().db;
     const [release] = await db('releases').insert({ organization_id: org.id, order_id: order.id, release_number: 'R-1' }).returning('id');
     await db('release_items').insert({ organization_id: org.id, release_id: release.id, item_id: item.id, quantity_released: 5 });
@@ -232,15 +233,21 @@ describe('orders authoring', () => {
     expect((await org.api.get('/releases?limit=500')).body.data.map((r: any) => r.id)).not.to.include(release.id);
     problemOf(await org.api.delete(`/orders/${order.id}`), 404);
     problemOf(await org.api.get(`/items/${item.id}`), 404);
+    problemOf(await org.api.get(`/order/${order.id}/tags`), 404);
     // Everything that left the API with the order is in the feed, as GET /changes reports it.
     const { entries } = await readAll(org.api, cursor);
     expect(entries.map((e) => [e.type, e.id])).to.deep.equal([
       ['item.deleted', item.id],
       ['release.deleted', release.id],
+      ['order_tag.deleted', tag.id],
       ['order.deleted', order.id],
     ]);
     expect(entries[1]).to.include({ resource: 'release' });
     expect(entries[1].data).to.deep.equal({ id: release.id, deletedAt: deleted.body.deletedAt, orderId: order.id });
+    // The order tag's tombstone is the one taking the tag off the order gives; the tag itself stays.
+    expect(entries[2]).to.include({ resource: 'order_tag' });
+    expect(entries[2].data).to.deep.equal({ id: tag.id, deletedAt: deleted.body.deletedAt, orderId: order.id });
+    expect((await org.api.get('/tags?limit=500')).body.map((t: any) => t.id)).to.include(tag.id);
   });
 
   it('answers another organization on every new operation exactly like a missing object', async () => {

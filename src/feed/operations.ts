@@ -272,7 +272,7 @@ export const FEED_EXCLUDED: Partial<Record<OperationId, string>> = {
 export const FEED_BY_HANDLER: Partial<Record<OperationId, string>> = {
   createOrder: 'order.created, then item.created per line',
   updateOrder: 'change_order.created (a sent order), order.updated, item.updated for repriced lines',
-  deleteOrder: 'item.deleted, change_order.deleted and release.deleted for each of what it holds, then order.deleted',
+  deleteOrder: 'item.deleted, change_order.deleted, release.deleted and order_tag.deleted for each of what it holds, then order.deleted',
   createOrderItems: 'change_order.created (a sent order), order.updated, item.created per line',
   updateItem: 'change_order.created (a sent order), order.updated, item.updated',
   deleteItem: 'change_order.created (a sent order), order.updated, item.deleted',

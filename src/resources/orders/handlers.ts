@@ -4,7 +4,8 @@ import { type Handlers, type Schema, orNotFound } from '../../http/handler';
 import { itemsByIds, itemsOfOrder } from '../items/queries';
 import { createOrder, deleteOrder, type IntegrationState, setIntegrationState, updateOrder } from './store';
 import { type ChangeCollector, CommittedRefusal } from '../../feed/append';
-import { entry, type FeedResource } from '../../feed/operations';
+import { entry } from '../../feed/operations';
+import type { ResourceWith } from '../../feed/change-types';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
 import { changeOrderWith, checkIfMatch, etagOf, lockOrder, orderReply } from './versioning';
@@ -17,12 +18,14 @@ const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
 
 /**
  * What a deleted order takes with it out of the API (each is listed on its own: GET /items,
- * /changeOrders, /releases), in the order their tombstones enter the feed, before `order.deleted`.
+ * /changeOrders, /releases, /order/{orderId}/tags), in the order their tombstones enter the feed,
+ * before `order.deleted`. An order tag's id is its tag's (as removeOrderTag's tombstone).
  */
-const LEAVE_WITH_ORDER: { resource: FeedResource; table: string; orderBy: string }[] = [
-  { resource: 'item', table: 'items', orderBy: 'line_number' },
-  { resource: 'change_order', table: 'change_orders', orderBy: 'version_number' },
-  { resource: 'release', table: 'releases', orderBy: 'created_at' },
+const LEAVE_WITH_ORDER: { resource: ResourceWith<'deleted'>; table: string; id: string; orderBy: string }[] = [
+  { resource: 'item', table: 'items', id: 'id', orderBy: 'line_number' },
+  { resource: 'change_order', table: 'change_orders', id: 'id', orderBy: 'version_number' },
+  { resource: 'release', table: 'releases', id: 'id', orderBy: 'created_at' },
+  { resource: 'order_tag', table: 'order_tags', id: 'tag_id', orderBy: 'created_at' },
 ];
 
 /** Stores an integration state and records it in the feed; answers the order as it now is. */
@@ -91,8 +94,8 @@ export const orderHandlers: Handlers<
       deletedAt: string;
     };
     // What it holds leaves every read and list with it: each gets its tombstone, so a replay of the feed drops it too.
-    for (const { resource, table, orderBy } of LEAVE_WITH_ORDER) {
-      const ids: string[] = await tx(table).where({ organization_id: orgId, order_id: order.id }).orderBy(orderBy).orderBy('id').pluck('id');
+    for (const { resource, table, id: idColumn, orderBy } of LEAVE_WITH_ORDER) {
+      const ids: string[] = await tx(table).where({ organization_id: orgId, order_id: order.id }).orderBy(orderBy).orderBy(idColumn).pluck(idColumn);
       for (const id of ids) changes.add(entry(resource, 'deleted', { id, deletedAt, orderId: order.id }));
     }
     changes.add({ type: 'order.deleted', resource: 'order', id: order.id, data: { id: order.id, deletedAt } });
