@@ -49,6 +49,23 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(p.errors[0]).to.include({ field: 'body', rule: 'json' });
   });
 
+  itDirect(
+    'tells a JSON body that is neither an object nor an array what it is (400), not that it is not JSON',
+    PRISM.invalidRequest('a JSON null, number, string or boolean body'),
+    async () => {
+      for (const [raw, kind] of [
+        ['null', 'null'],
+        ['5', 'a number'],
+        ['"X"', 'a string'],
+        [' true ', 'a boolean'],
+      ]) {
+        const p = problemOf(await org.api.post('/tax-codes', undefined, { raw, contentType: 'application/json' }), 400);
+        expect(p.errors[0], raw).to.deep.include({ field: 'body', rule: 'type', message: `body: must be a JSON object or array, not ${kind}` });
+      }
+      expect(problemOf(await org.api.post('/jobs/batch', undefined, { raw: 'null', contentType: 'application/json' }), 400).errors[0].rule).to.equal('type');
+    },
+  );
+
   itDirect('rejects a non-JSON body with 415', PRISM.invalidRequest('a form-encoded body where the contract takes JSON'), async () => {
     const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: 'code=X', contentType: 'application/x-www-form-urlencoded' }), 415);
     expect(p.errors[0].field).to.equal('body');

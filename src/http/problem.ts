@@ -45,12 +45,30 @@ interface BodyParserError {
   charset?: string;
 }
 
+/** `null`, `a number`, ... when `text` is a JSON value other than an object or array; else undefined. */
+function jsonScalarKind(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  return typeof value === 'object' ? undefined : `a ${typeof value}`;
+}
+
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const e = (err ?? {}) as BodyParserError;
   switch (e.type) {
-    case 'entity.parse.failed':
+    case 'entity.parse.failed': {
+      // The parser takes only an object or an array: a body that is JSON but neither (null, 5,
+      // "x", true) is told what it is, not that it is not JSON.
+      const scalar = jsonScalarKind((err as { body?: unknown }).body);
+      if (scalar) return badRequest([{ message: `body: must be a JSON object or array, not ${scalar}`, field: 'body', rule: 'type' }]);
       return badRequest([{ message: 'body: is not valid JSON', field: 'body', rule: 'json' }]);
+    }
     case 'entity.too.large':
       return new ApiError(413, 'payload-too-large', 'Payload too large', [
         { message: `body: is larger than the limit of ${e.limit} bytes`, field: 'body', rule: 'maxSize' },
