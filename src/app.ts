@@ -47,13 +47,15 @@ const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0
 
 /**
  * A body must be JSON (the token endpoint takes a form, per RFC 6749, and answers in its own
- * format). Requests without a body, most of them, pass straight on.
+ * format). Requests without a body, most of them, pass straight on, and so do requests that match
+ * no operation: their answer is the 404 or 405 (a form POSTed to a mistyped token path is told the
+ * path is wrong, not that its body should be JSON).
  */
 function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
   const parseJson = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   const parseForm = express.urlencoded({ extended: false, limit: '16kb' });
   return (req, res, nextOf) => {
-    if (!hasBody(req)) return nextOf();
+    if (!hasBody(req) || !routedOperation(res)) return nextOf();
     // A body the parsers refuse (413, 415, malformed) is the transport's answer, not the
     // operation's: not recorded against it in test mode (src/http/coverage.ts).
     const next = (err?: unknown) => {

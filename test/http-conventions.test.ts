@@ -44,6 +44,20 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expect(res.headers.get('allow')).to.equal('GET, POST');
   });
 
+  itDirect(
+    'answers an unknown path or a wrong method 404 / 405 whatever the body, before judging its content type',
+    PRISM.outsideContract('POST /oauth/token'),
+    async () => {
+      // A client credentials form sent to a mistyped token path (the contract's is /oauth2/token).
+      const form = { raw: 'grant_type=client_credentials&client_id=x&client_secret=y', contentType: 'application/x-www-form-urlencoded' };
+      expect(problemOf(await anonymous().post('/oauth/token', undefined, form), 404).detail).to.equal('No operation matches POST /oauth/token.');
+      problemOf(await org.api.post('/no-such-path', undefined, { raw: 'x', contentType: 'text/plain' }), 404);
+      expect(problemOf(await org.api.put('/tax-codes', undefined, form), 405).detail).to.not.match(/Content-Type/);
+      // A known operation still refuses a body that is not JSON.
+      problemOf(await org.api.post('/tax-codes', undefined, form), 415);
+    },
+  );
+
   itDirect('rejects malformed JSON with a 400 problem', PRISM.malformedJson, async () => {
     const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: '{"code": "X",', contentType: 'application/json' }), 400);
     expect(p.errors[0]).to.include({ field: 'body', rule: 'json' });
