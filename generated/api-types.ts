@@ -7413,9 +7413,11 @@ export interface components {
          */
         ChangeResource: "bill_of_materials" | "bom_item" | "change_order" | "cost_category" | "delivery_receipt" | "group" | "invoice" | "invoice_item" | "item" | "job" | "location" | "notification" | "order" | "order_tag" | "phase" | "release" | "requisition" | "tag" | "tax_code" | "unit_of_measure" | "user" | "vendor" | "warehouse_request" | "webhook_endpoint";
         /**
-         * @description What happened, as `<resource>.<event>`: the `resource` (ChangeResource) and one of its events.
-         *     `GET /changes?types=` and a webhook endpoint's `types` accept exactly these; a new event is added
-         *     to this list before any entry of it is written.
+         * @description What happened, as `<resource>.<event>`: the `resource` (ChangeResource) and one of its events;
+         *     this list holds every type the service writes (a new one is added before any entry of it is
+         *     written). `GET /changes?types=` and a webhook endpoint's `types` take a resource of
+         *     ChangeResource with an event of this list: a misspelt event (`vendor.update`) is a `400`, while a
+         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
          * @example vendor.updated
          * @enum {string}
          */
@@ -7590,9 +7592,10 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Event types to deliver, as in the change feed: each one of the change types the feed reports
-             *     (the `ChangeType` list, e.g. `vendor.updated`); any other, a misspelt one included, is refused
-             *     with `400` (the rule of `GET /changes?types=`). Omitted or null delivers every type.
+             * @description Event types to deliver, as in the change feed: `<resource>.<event>`, a resource of
+             *     `ChangeResource` and an event of `ChangeType` (e.g. `vendor.updated`); any other, a misspelt
+             *     event included, is refused with `400` (the rule of `GET /changes?types=`). Omitted or null
+             *     delivers every type.
              * @example [
              *       "vendor.created",
              *       "vendor.updated",
@@ -7628,8 +7631,8 @@ export interface components {
              */
             description?: string;
             /**
-             * @description Event types to deliver, under the same rule as at creation (each one of the `ChangeType`
-             *     list; any other is refused with `400`); null delivers every type.
+             * @description Event types to deliver, under the same rule as at creation (a resource of `ChangeResource`
+             *     with an event of `ChangeType`; any other is refused with `400`); null delivers every type.
              * @example [
              *       "vendor.updated"
              *     ]
@@ -26849,9 +26852,9 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Only entries of these types (`vendor.updated`, `item.deleted`, ...: each one of the
-                 *     `ChangeType` list, any other is a `400`), as a comma-separated list or the parameter
-                 *     repeated. `nextCursor` still moves past the entries skipped.
+                 * @description Only entries of these types (`vendor.updated`, `item.deleted`, ...: a resource of
+                 *     `ChangeResource` with an event of `ChangeType`; a misspelt event is a `400`), as a
+                 *     comma-separated list or the parameter repeated. `nextCursor` still moves past the entries skipped.
                  * @example [
                  *       "vendor.created",
                  *       "vendor.updated",

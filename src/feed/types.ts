@@ -1,15 +1,23 @@
 import { invalidField } from '../http/errors';
-import { CHANGE_TYPES } from './change-types';
+import { CHANGE_EVENTS, FEED_RESOURCES } from './change-types';
 
-const KNOWN = new Set<string>(CHANGE_TYPES);
-
-/** A change type the feed reports (`vendor.updated`, `item.deleted`; the list in change-types.ts). */
-export const isChangeType = (type: string): boolean => KNOWN.has(type);
+const RESOURCES = new Set<string>(FEED_RESOURCES);
+const EVENTS = new Set<string>(Object.values(CHANGE_EVENTS).flat());
 
 /**
- * Refuses a list of change types naming one the feed does not report (a 400 naming `field` and
- * the first such type): the one rule for `GET /changes?types=` and a webhook endpoint's `types`.
- * A misspelt type would otherwise match nothing, silently: the worst outcome for a sync.
+ * A change type a filter may name: `<resource>.<event>` with a resource the feed reports and an
+ * event it reports (for any resource). A misspelt event (`vendor.update`) is refused; a pair not
+ * written today (`job.deleted`) is accepted and matches what the feed will write under that name,
+ * so a subscription can be made ahead of it. ChangeType (change-types.ts) lists what is written.
+ */
+export const isChangeType = (type: string): boolean => {
+  const dot = type.indexOf('.');
+  return dot > 0 && RESOURCES.has(type.slice(0, dot)) && EVENTS.has(type.slice(dot + 1));
+};
+
+/**
+ * Refuses a list of change types naming one that is not (a 400 naming `field` and the first such
+ * type): the one rule for `GET /changes?types=` and a webhook endpoint's `types`.
  */
 export function checkChangeTypes(field: string, types: readonly string[]): void {
   const bad = types.find((t) => !isChangeType(t));
