@@ -7418,6 +7418,31 @@ export interface components {
          *     written). `GET /changes?types=` and a webhook endpoint's `types` take a resource of
          *     ChangeResource with an event of this list: a misspelt event (`vendor.update`) is a `400`, while a
          *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
+         *
+         *     The types written today (what each entry carries: ChangeResource):
+         *
+         *     - `bill_of_materials.created`
+         *     - `bom_item.created`, `bom_item.updated`, `bom_item.deleted`
+         *     - `change_order.created`, `change_order.integration_state_changed`, `change_order.deleted`
+         *     - `cost_category.created`, `cost_category.updated`, `cost_category.deleted`
+         *     - `delivery_receipt.integration_state_changed`
+         *     - `group.created`, `group.updated`
+         *     - `invoice.paid`, `invoice.integration_state_changed`
+         *     - `item.created`, `item.updated`, `item.deleted`
+         *     - `job.created`, `job.updated`, `job.purchase_order_counter_changed`
+         *     - `location.created`, `location.updated`, `location.deleted`
+         *     - `notification.created`, `notification.updated`
+         *     - `order.created`, `order.updated`, `order.deleted`, `order.integration_state_changed`
+         *     - `order_tag.created`, `order_tag.deleted`
+         *     - `phase.created`, `phase.updated`, `phase.deleted`
+         *     - `release.deleted`
+         *     - `requisition.state_changed`
+         *     - `tag.created`, `tag.updated`
+         *     - `tax_code.created`, `tax_code.updated`, `tax_code.deleted`
+         *     - `unit_of_measure.created`, `unit_of_measure.updated`
+         *     - `user.created`
+         *     - `vendor.created`, `vendor.updated`, `vendor.deleted`
+         *     - `webhook_endpoint.created`, `webhook_endpoint.updated`, `webhook_endpoint.deleted`
          * @example vendor.updated
          * @enum {string}
          */

@@ -137,19 +137,19 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
         };
         const result = await deps.sender.send(ep.url, headers, body);
         if (!(await settled())) return;
-        const attempt = failures + 1;
+        const attempt: Attempt = { ep, owner, entry, id, number: failures + 1, result, sentAt: now };
         if (result.outcome === 'retry') {
           const since = failingSince ?? now;
           if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {
-            await giveUp(deps, ep, owner, entry, id, attempt, result, since, now);
+            await giveUp(deps, attempt, since);
             return;
           }
-          const next = new Date(Date.now() + retryDelay(settings, attempt, result, deps.random));
-          if (!(await record(db, ep, owner, entry, id, attempt, result, 'retrying', next, since, now))) return;
+          const next = new Date(Date.now() + retryDelay(settings, attempt.number, result, deps.random));
+          if (!(await record(db, attempt, 'retrying', next, since))) return;
           await wake(db, ep.id, next, 'replace');
           return;
         }
-        pending = record(db, ep, owner, entry, id, attempt, result, result.outcome, null, null, now);
+        pending = record(db, attempt, result.outcome, null, null);
         // Without a handler a rejection could be reported as unhandled before it is awaited.
         pending.catch(() => undefined);
         position = entry.position;
@@ -163,8 +163,22 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   }
 }
 
+/** One attempt: the run that made it (the endpoint as it leased it, the lease owner), of which entry, and how it went. */
+interface Attempt {
+  ep: any;
+  owner: string;
+  entry: Entry;
+  /** The message id (`webhook-id`). */
+  id: string;
+  /** 1 for the entry's first attempt. */
+  number: number;
+  result: SendResult;
+  /** When its request was sent (the log's `attemptedAt`). */
+  sentAt: Date;
+}
+
 /**
- * Logs an attempt (at `sentAt`, when its request was sent) and moves the endpoint on (after a success or a final failure) or marks it
+ * Logs an attempt and moves the endpoint on (after a success or a final failure) or marks it
  * retrying, in one statement. False when the run no longer holds the lease with the same
  * generation: it must stop (the attempt is still logged while the endpoint exists).
  *
@@ -179,19 +193,8 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
  * at-least-once delivery allows (the entries themselves were committed durably by their writers),
  * and waiting for a flush per event would bound throughput by the disk's flush latency.
  */
-async function record(
-  db: Db,
-  ep: any,
-  owner: string,
-  entry: Entry,
-  id: string,
-  attempt: number,
-  r: SendResult,
-  status: 'succeeded' | 'failed' | 'retrying',
-  next: Date | null,
-  failingSince: Date | null,
-  sentAt: Date,
-): Promise<boolean> {
+async function record(db: Db, a: Attempt, status: 'succeeded' | 'failed' | 'retrying', next: Date | null, failingSince: Date | null): Promise<boolean> {
+  const { ep, owner, entry, id, number: attempt, result: r, sentAt } = a;
   const advance = status !== 'retrying';
   const { rows } = await db.raw(
     `WITH endpoint AS MATERIALIZED (
@@ -247,17 +250,8 @@ async function record(
  * disabled (status `failing`, resumable from this entry by enabling it) and its creator gets an
  * `integration_issue` notification, all in one transaction whose changes enter the feed.
  */
-async function giveUp(
-  deps: DeliveryDeps,
-  ep: any,
-  owner: string,
-  entry: Entry,
-  id: string,
-  attempt: number,
-  r: SendResult,
-  since: Date,
-  sentAt: Date,
-): Promise<void> {
+async function giveUp(deps: DeliveryDeps, a: Attempt, since: Date): Promise<void> {
+  const { ep, owner, entry, id, number: attempt, result: r, sentAt } = a;
   const reason = `Deliveries failed for ${Math.round((Date.now() - since.getTime()) / 60_000)} min since ${since.toISOString()} (last error: ${r.error})`;
   await writeTransaction(deps.db, ep.organization_id, async (trx, changes) => {
     const [row] = await trx('webhook_endpoints')
