@@ -166,7 +166,11 @@ describe('webhook endpoints', () => {
   it('replay refuses a malformed cursor and one of another organization', async () => {
     const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL }), 201).body;
     let p = problemOf(await org.api.post(`/webhook-endpoints/${created.id}/replay`, { after: 'not-a-cursor' }), 400);
-    expect(p.errors[0]).to.include({ field: 'body.after' });
+    expect(p.errors[0]).to.include({
+      field: 'body.after',
+      rule: 'cursor',
+      message: 'body.after: is not a cursor of this feed (use a cursor the feed or a delivery returned)',
+    });
     p = problemOf(await org.api.post(`/webhook-endpoints/${created.id}/replay`, { after: encodeCursor(other.id, 1) }), 400);
     expect(p.errors[0]).to.include({ field: 'body.after' });
     const after = encodeCursor(org.id, 0);

@@ -83,7 +83,7 @@ export const webhookEndpointHandlers: Handlers<
 
   replayWebhookDeliveries: async ({ db, caller, params, body }) => {
     const position = decodeCursor(caller.organizationId, body.after);
-    if (position === undefined) throw invalidField('body.after', 'cursor', 'after: not a feed cursor of this organization.');
+    if (position === undefined) throw invalidField('body.after', 'cursor', 'is not a cursor of this feed (use a cursor the feed or a delivery returned)');
     if (!(await q.replayFrom(db, caller.organizationId, params.id, position))) throw missing(params.id);
     return { status: 202, body: { endpointId: params.id, after: body.after } };
   },
