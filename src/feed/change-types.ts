@@ -1,8 +1,9 @@
 /**
  * Every resource the feed reports and the events it reports for each: the one list of change
  * types (`<resource>.<event>`). Feed entries are typed by it (an entry of a type not listed here
- * does not compile), `GET /changes?types=` and a webhook endpoint's `types` accept only these, and
- * the contract lists the same (ChangeType.yaml; test/unit/change-types.test.ts holds them equal).
+ * does not compile), `GET /changes?types=` and a webhook endpoint's `types` accept a resource of it
+ * with an event of it (types.ts), and the contract lists the same (ChangeType.yaml;
+ * test/unit/change-types.test.ts holds them equal).
  */
 export const CHANGE_EVENTS = {
   bill_of_materials: ['created'],
