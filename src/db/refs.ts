@@ -28,6 +28,14 @@ export async function existingIds(
  */
 export const isReference = (id: string | null | undefined): id is string => typeof id === 'string';
 
+/**
+ * Whether a reference given in a write must be looked up: a value (isReference) other than the one
+ * the object already holds. A reference left as it is passes unchecked, even to an object deleted
+ * since: a client that writes back what it read is not refused for a field it did not change.
+ */
+export const changedReference = (given: string | null | undefined, current?: string | null): given is string =>
+  isReference(given) && !(typeof current === 'string' && current.toLowerCase() === given.toLowerCase());
+
 /** The given IDs that `existingIds` did not find, in input order, without repeats. */
 export function missingOf(ids: (string | null | undefined)[], found: Set<string>): string[] {
   return [...new Set(ids.filter((id): id is string => isReference(id) && !found.has(id.toLowerCase())))];

@@ -12,7 +12,7 @@ import {
   upsertRecordset,
   upsertRecordsetReplying,
 } from '../../db/batch';
-import { existingIds, isReference, missingOf } from '../../db/refs';
+import { changedReference, existingIds, isReference, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { attachToJob } from '../locations/attachments';
@@ -32,6 +32,8 @@ interface ExistingJob {
   start_date: string | null;
   /** Type of the job's live default location (null when it has none). */
   location_type: string | null;
+  /** That location's tax code. */
+  location_tax_code_id: string | null;
 }
 
 const LOCATION_FIELDS = ['address_line1', 'address_line2', 'city', 'state', 'zipcode', 'directions', 'phone', 'default_tax_code_id', 'integration_data'];
@@ -95,6 +97,7 @@ export async function upsertJobs(
         'j.state',
         tx.raw("to_json(j.start_date) #>> '{}' AS start_date"),
         'l.type as location_type',
+        'l.default_tax_code_id as location_tax_code_id',
       );
     const byCode = new Map(existing.map((e) => [e.code, e]));
 
@@ -103,10 +106,12 @@ export async function upsertJobs(
         errors.add(n, 'give either defaultLocationId or defaultLocation, not both');
       if (isReference(input.defaultLocationId) && !locations.has(input.defaultLocationId.toLowerCase()))
         errors.add(n, `defaultLocationId: no location ${input.defaultLocationId} exists in your organization`);
-      if (isReference(input.defaultTaxCodeId) && !taxCodes.has(input.defaultTaxCodeId.toLowerCase()))
+      // A tax code left as the job (or its default location) holds it is not looked up (changedReference).
+      const job = byCode.get(input.code);
+      if (changedReference(input.defaultTaxCodeId, job?.default_tax_code_id) && !taxCodes.has(input.defaultTaxCodeId.toLowerCase()))
         errors.add(n, `defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization`);
       const inlineTax = input.defaultLocation?.defaultTaxCodeId;
-      if (isReference(inlineTax) && !taxCodes.has(inlineTax.toLowerCase()))
+      if (changedReference(inlineTax, job?.location_tax_code_id) && !taxCodes.has(inlineTax.toLowerCase()))
         errors.add(n, `defaultLocation.defaultTaxCodeId: no tax code ${inlineTax} exists in your organization`);
       const missingGroups = missingOf(input.groupIds ?? [], groups);
       if (missingGroups.length) errors.add(n, `groupIds: no group ${missingGroups.join(', ')} exists in your organization`);

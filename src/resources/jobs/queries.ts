@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
-import { existingIds, isReference, missingOf } from '../../db/refs';
+import { changedReference, existingIds, isReference, missingOf } from '../../db/refs';
 import { ResourceDef, allJson, oneByIdJson, resolveId, scoped, whereIdOrCode } from '../../db/resource';
 import { checkCodeFree, rowOf, updateById } from '../../db/resource-writes';
 import { invalidField, notFound } from '../../http/errors';
@@ -9,7 +9,7 @@ import type { Schema } from '../../http/handler';
 import type { Json } from '../../http/json';
 import { GROUP_JSON } from '../groups/queries';
 import { attachToJob } from '../locations/attachments';
-import { checkLocationInput, insertLocation, locationType, updateLocationRow } from '../locations/queries';
+import { checkLocationInput, currentLocation, insertLocation, locationType, updateLocationRow } from '../locations/queries';
 
 type Job = Schema<'Job'>;
 type DefaultLocationInput = Schema<'DefaultLocationInput'>;
@@ -67,15 +67,21 @@ interface JobRefs {
   groupIds?: string[];
 }
 
-/** Every referenced ID must be the organization's: a foreign one is answered like a missing one. */
-async function checkRefs(db: Queryable, orgId: string, input: JobRefs): Promise<void> {
+/**
+ * Every referenced ID must be the organization's: a foreign one is answered like a missing one.
+ * `current` (an update) holds the job's tax code: left as it is, it is not looked up.
+ */
+async function checkRefs(db: Queryable, orgId: string, input: JobRefs, current?: { default_tax_code_id: string | null }): Promise<void> {
   if (input.defaultLocationId !== undefined && input.defaultLocation !== undefined) {
     throw invalidField('body.defaultLocation', 'exclusive', 'give either defaultLocationId or defaultLocation, not both');
   }
   if (isReference(input.defaultLocationId) && !(await locationType(db, orgId, input.defaultLocationId))) {
     throw notFound(`body.defaultLocationId: no location ${input.defaultLocationId} exists in your organization.`);
   }
-  if (isReference(input.defaultTaxCodeId) && !(await existingIds(db, 'tax_codes', orgId, [input.defaultTaxCodeId], { softDelete: true })).size) {
+  if (
+    changedReference(input.defaultTaxCodeId, current?.default_tax_code_id) &&
+    !(await existingIds(db, 'tax_codes', orgId, [input.defaultTaxCodeId], { softDelete: true })).size
+  ) {
     throw notFound(`body.defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization.`);
   }
   if (input.groupIds?.length) {
@@ -130,16 +136,16 @@ export async function updateJob(db: Knex, orgId: string, idOrCode: string, chang
   return db.transaction(async (tx) => {
     const job = await whereIdOrCode(scoped(tx, jobs, orgId), jobs, idOrCode)
       .forUpdate()
-      .first('j.id', 'j.default_location_id');
+      .first('j.id', 'j.default_location_id', 'j.default_tax_code_id');
     if (!job) return undefined;
-    await checkRefs(tx, orgId, changes);
+    await checkRefs(tx, orgId, changes, job);
     if (changes.code !== undefined) await checkCodeFree(tx, jobs, orgId, changes.code, job.id);
     let defaultLocationId: string | null | undefined = changes.defaultLocationId;
     const inline = changes.defaultLocation;
     if (inline) {
-      const currentType = job.default_location_id ? await locationType(tx, orgId, job.default_location_id) : undefined;
-      await checkLocationInput(tx, orgId, inline, 'body.defaultLocation', currentType);
-      if (currentType) await updateLocationRow(tx, orgId, job.default_location_id, inline);
+      const current = job.default_location_id ? await currentLocation(tx, orgId, job.default_location_id) : undefined;
+      await checkLocationInput(tx, orgId, inline, 'body.defaultLocation', current);
+      if (current) await updateLocationRow(tx, orgId, job.default_location_id, inline);
       else defaultLocationId = await insertLocation(tx, orgId, { ...inline, type: inline.type ?? 'Jobsite' });
     }
     if (defaultLocationId) await attachToJob(tx, orgId, [{ jobId: job.id, locationId: defaultLocationId }]);

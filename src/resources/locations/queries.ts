@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
-import { isReference } from '../../db/refs';
+import { changedReference } from '../../db/refs';
 import { ResourceDef, allJson, existsById, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
 import { rowOf, updateRow } from '../../db/resource-writes';
 import { invalidField, notFound } from '../../http/errors';
@@ -82,15 +82,24 @@ const locationRow = (c: LocationInput) => ({
 
 export const WAREHOUSE_TYPE_MESSAGE = 'the type of a Warehouse location cannot be changed';
 
-/** The rules every location write checks; `field` prefixes the names in errors (`body` or `body.defaultLocation`). */
-export async function checkLocationInput(db: Queryable, orgId: string, input: LocationInput, field: string, currentType?: string): Promise<void> {
+/** What a location update checks against: the stored type and tax code. */
+export interface CurrentLocation {
+  type: string;
+  default_tax_code_id: string | null;
+}
+
+/**
+ * The rules every location write checks; `field` prefixes the names in errors (`body` or
+ * `body.defaultLocation`); `current` is the location an update changes.
+ */
+export async function checkLocationInput(db: Queryable, orgId: string, input: LocationInput, field: string, current?: CurrentLocation): Promise<void> {
   if (input.visibility === 'ROLE') {
     throw invalidField(`${field}.visibility`, 'roleVisibility', 'ROLE is not accepted: role-based visibility is configured only in the application');
   }
-  if (currentType === 'Warehouse' && input.type !== undefined && input.type !== 'Warehouse') {
-    throw invalidField(`${field}.type`, 'warehouseType', `${WAREHOUSE_TYPE_MESSAGE} (it is ${currentType}; ${input.type} was given)`);
+  if (current?.type === 'Warehouse' && input.type !== undefined && input.type !== 'Warehouse') {
+    throw invalidField(`${field}.type`, 'warehouseType', `${WAREHOUSE_TYPE_MESSAGE} (it is ${current.type}; ${input.type} was given)`);
   }
-  if (isReference(input.defaultTaxCodeId) && !(await existsById(db, taxCodes, orgId, input.defaultTaxCodeId))) {
+  if (changedReference(input.defaultTaxCodeId, current?.default_tax_code_id) && !(await existsById(db, taxCodes, orgId, input.defaultTaxCodeId))) {
     throw notFound(`${field}.defaultTaxCodeId: no tax code ${input.defaultTaxCodeId} exists in your organization.`);
   }
 }
@@ -109,8 +118,12 @@ export function locationsInOrder(db: Queryable, orgId: string, ids: string[]): P
 
 /** The location's type, or undefined when it is not a live location of the organization. */
 export async function locationType(db: Queryable, orgId: string, id: string): Promise<string | undefined> {
-  const row = await whereId(scoped(db, locations, orgId), locations, id).first('l.type');
-  return row?.type;
+  return (await currentLocation(db, orgId, id))?.type;
+}
+
+/** The live location's type and tax code (what an update is checked against), or undefined. */
+export async function currentLocation(db: Queryable, orgId: string, id: string): Promise<CurrentLocation | undefined> {
+  return whereId(scoped(db, locations, orgId), locations, id).first('l.type', 'l.default_tax_code_id');
 }
 
 /** Inserts a checked location; returns its ID. */
@@ -130,9 +143,9 @@ export async function createLocation(db: Queryable, orgId: string, input: Schema
 }
 
 export async function updateLocation(db: Queryable, orgId: string, id: string, changes: Schema<'LocationUpdate'>): Promise<Json<Location> | undefined> {
-  const type = await locationType(db, orgId, id);
-  if (!type) return undefined;
-  await checkLocationInput(db, orgId, changes, 'body', type);
+  const current = await currentLocation(db, orgId, id);
+  if (!current) return undefined;
+  await checkLocationInput(db, orgId, changes, 'body', current);
   await updateLocationRow(db, orgId, id, changes);
   return oneByIdJson<Location>(db, locations, orgId, id);
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../http/errors';
 import type { Schema } from '../../http/handler';
-import { existingIds, missingOf } from '../../db/refs';
+import { changedReference, existingIds, missingOf } from '../../db/refs';
 import type { ItemWrite, OrderWrite } from './store';
 import { extPrice, extPriceIncludingTax } from './pricing';
 
@@ -61,15 +61,17 @@ async function assertExists(tx: Knex.Transaction, orgId: string, field: string, 
   if (missing.length) throw missingRef(field, what, missing[0]);
 }
 
+/** An order's columns from `body`; `current` (an update) holds its references as stored: one left as it is is not looked up. */
 export async function orderColumns(
   tx: Knex.Transaction,
   orgId: string,
   body: OrderInput | OrderUpdate,
+  current?: Record<string, string | null>,
 ): Promise<OrderWrite & { created_by_id?: string | null }> {
   const input = body as Record<string, unknown>;
   for (const [field, table, what, soft] of ORDER_REFS) {
     const v = input[field];
-    if (typeof v === 'string') await assertExists(tx, orgId, `body.${field}`, table, what, soft, [v]);
+    if (typeof v === 'string' && changedReference(v, current?.[ORDER_COLUMNS[field]])) await assertExists(tx, orgId, `body.${field}`, table, what, soft, [v]);
   }
   if (Array.isArray(input.requisitionIds))
     await assertExists(tx, orgId, 'body.requisitionIds', 'requisitions', 'requisition', true, input.requisitionIds as string[]);

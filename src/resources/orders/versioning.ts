@@ -19,6 +19,8 @@ export interface LockedOrder {
   mode: OrderMode;
   version: number;
   integrationState: string;
+  /** Its references as stored (column names), so a write that leaves one as it is is not refused. */
+  refs: Record<string, string | null>;
 }
 
 /** The live order, locked until the request's transaction ends (concurrent changes queue up). */
@@ -28,8 +30,21 @@ export async function lockOrder(tx: Knex.Transaction, orgId: string, id: string)
     .where({ organization_id: orgId, id })
     .whereNull('deleted_at')
     .forUpdate()
-    .first('id', 'state', 'mode', 'version', 'integration_state as integrationState');
-  return row;
+    .first(
+      'id',
+      'state',
+      'mode',
+      'version',
+      'integration_state as integrationState',
+      'job_id',
+      'vendor_id',
+      'delivery_location_id',
+      'tax_code_id',
+      'created_by_id',
+    );
+  if (!row) return undefined;
+  const { job_id, vendor_id, delivery_location_id, tax_code_id, created_by_id, ...order } = row;
+  return { ...order, refs: { job_id, vendor_id, delivery_location_id, tax_code_id, created_by_id } };
 }
 
 export const etagOf = (id: string, version: number) => `W/"order-${id}-v${version}"`;
