@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { harness } from './support/harness';
 
 /**
  * A write that gives a reference the object already holds is not refused when the referenced
@@ -70,5 +71,30 @@ describe('references written back unchanged', () => {
     const other = expectStatus(await org.api.post('/orders', { ...base, purchaseOrderNumber: 'WB-2' }), 201).body;
     expect(problemOf(await org.api.patch(`/orders/${other.id}`, { vendorId: vendor.id }), 404).errors[0].message).to.match(/body\.vendorId/);
     problemOf(await org.api.post('/orders', { ...base, purchaseOrderNumber: 'WB-3', taxCodeId: taxCode.id }), 404);
+  });
+
+  it('items keep a deleted tax code they hold when its code is given back', async () => {
+    expectStatus(await org.api.post('/tax-codes', { code: 'TX-ITEM', description: 'Retired line rate', taxPercent: 0.1 }), 201);
+    const order = expectStatus(
+      await org.api.post('/orders', {
+        distributorContactEmail: 'dana@closed.example',
+        distributorContactCompany: 'Closed Supply',
+        purchaseOrderNumber: 'WB-ITEMS',
+        items: [
+          { lineNumber: 1, quantity: 2, unitPrice: 10, taxCode: 'TX-ITEM' },
+          { lineNumber: 2, quantity: 1, unitPrice: 5 },
+        ],
+      }),
+      201,
+    ).body;
+    const [held, other] = expectStatus(await org.api.get(`/orders/${order.id}/items?orderBy=lineNumber`), 200).body;
+    const taxCodeId = (await org.api.get('/tax-codes/TX-ITEM')).body.id;
+    expectStatus(await org.api.delete('/tax-codes/TX-ITEM'), 200);
+    const patched = expectStatus(await org.api.patch(`/items/${held.id}`, { notes: 'written back', taxCode: 'TX-ITEM' }), 200).body;
+    expect(patched.notes).to.equal('written back');
+    expect(patched.extPriceIncludingTax).to.equal(held.extPriceIncludingTax);
+    expect((await harness().db('items').where({ id: held.id }).first('tax_code_id')).tax_code_id).to.equal(taxCodeId);
+    // The line that does not hold it may not take it.
+    expect(problemOf(await org.api.patch(`/items/${other.id}`, { taxCode: 'TX-ITEM' }), 404).errors[0].message).to.match(/taxCode/);
   });
 });

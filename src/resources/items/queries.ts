@@ -6,6 +6,7 @@ import { ResourceDef, allJson, bulkPageJson, oneByIdJson, scoped } from '../../d
 import type { Schema } from '../../http/handler';
 import type { Json, JsonStream } from '../../http/json';
 import { glCodeBrief, taxCodeBrief } from '../orders/queries';
+import type { HeldTaxCode } from '../orders/authoring';
 
 type Item = Schema<'Item'>;
 type BulkItem = Schema<'BulkItem'>;
@@ -116,3 +117,11 @@ export const itemsByIds = (db: Queryable, orgId: string, ids: string[]): Promise
 /** Every item of the order, by line number. */
 export const itemsOfOrder = (db: Queryable, orgId: string, orderId: string): Promise<Json<Item[]>> =>
   allJson<Item>(db, items, scoped(db, items, orgId).where('i.order_id', orderId), 'i.line_number, i.id');
+
+/** The tax code the item holds, deleted or not (what writing its code back keeps), or undefined. */
+export async function heldTaxCode(db: Queryable, orgId: string, itemId: string): Promise<HeldTaxCode | undefined> {
+  return db('items as i')
+    .join('tax_codes as tc', (j) => j.on('tc.organization_id', 'i.organization_id').andOn('tc.id', 'i.tax_code_id'))
+    .where({ 'i.organization_id': orgId, 'i.id': itemId })
+    .first('tc.id', 'tc.code');
+}

@@ -108,15 +108,23 @@ async function codeIds(tx: Knex.Transaction, orgId: string, table: string, codes
   return new Map((await q).map((r: { id: string; code: string }) => [r.code, r.id]));
 }
 
+/** An item's tax code as stored (deleted or not): its id and code. */
+export interface HeldTaxCode {
+  id: string;
+  code: string;
+}
+
 /**
  * Item columns for each input (`prefix` names the body position in errors). Tax codes are codes of
  * the organization (unknown: 404); a unit code links the organization's unit of that code if any.
+ * `held` (an update) is the tax code the item holds: its code given back keeps it, even deleted.
  */
 export async function itemColumns(
   tx: Knex.Transaction,
   orgId: string,
   inputs: (ItemInput | ItemUpdate)[],
   prefix: (i: number) => string,
+  held?: HeldTaxCode,
 ): Promise<Record<string, unknown>[]> {
   const all = inputs as Record<string, any>[];
   const taxCodes = await codeIds(
@@ -137,6 +145,7 @@ export async function itemColumns(
   const bomFound = await existingIds(tx, 'bill_of_materials_items', orgId, bomIds, { softDelete: true });
   const reqItemIds = all.flatMap((i) => (Array.isArray(i.requisitionItemIds) ? i.requisitionItemIds : []));
   const reqFound = await existingIds(tx, 'requisition_items', orgId, reqItemIds);
+  if (held) taxCodes.set(held.code, held.id);
   return all.map((input, n) => {
     if (typeof input.taxCode === 'string' && !taxCodes.has(input.taxCode)) throw missingRef(`${prefix(n)}.taxCode`, 'tax code', input.taxCode);
     if (typeof input.bomItemId === 'string' && !bomFound.has(input.bomItemId.toLowerCase()))
