@@ -117,7 +117,8 @@ export interface HeldTaxCode {
 /**
  * Item columns for each input (`prefix` names the body position in errors). Tax codes are codes of
  * the organization (unknown: 404); a unit code links the organization's unit of that code if any.
- * `held` (an update) is the tax code the item holds: its code given back keeps it, even deleted.
+ * `held` (an update) is the tax code the item holds: its code given back keeps it, even deleted
+ * (unless a live tax code has that code now: the code names it).
  */
 export async function itemColumns(
   tx: Knex.Transaction,
@@ -145,7 +146,8 @@ export async function itemColumns(
   const bomFound = await existingIds(tx, 'bill_of_materials_items', orgId, bomIds, { softDelete: true });
   const reqItemIds = all.flatMap((i) => (Array.isArray(i.requisitionItemIds) ? i.requisitionItemIds : []));
   const reqFound = await existingIds(tx, 'requisition_items', orgId, reqItemIds);
-  if (held) taxCodes.set(held.code, held.id);
+  // A code names the live tax code of that code; only without one, the (deleted) one the item holds.
+  if (held && !taxCodes.has(held.code)) taxCodes.set(held.code, held.id);
   return all.map((input, n) => {
     if (typeof input.taxCode === 'string' && !taxCodes.has(input.taxCode)) throw missingRef(`${prefix(n)}.taxCode`, 'tax code', input.taxCode);
     if (typeof input.bomItemId === 'string' && !bomFound.has(input.bomItemId.toLowerCase()))
