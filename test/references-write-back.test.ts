@@ -96,5 +96,9 @@ describe('references written back unchanged', () => {
     expect((await harness().db('items').where({ id: held.id }).first('tax_code_id')).tax_code_id).to.equal(taxCodeId);
     // The line that does not hold it may not take it.
     expect(problemOf(await org.api.patch(`/items/${other.id}`, { taxCode: 'TX-ITEM' }), 404).errors[0].message).to.match(/taxCode/);
+    // Once a live tax code has that code again, the code names it.
+    const revived = expectStatus(await org.api.post('/tax-codes', { code: 'TX-ITEM', description: 'Current line rate', taxPercent: 0.2 }), 201).body;
+    expectStatus(await org.api.patch(`/items/${held.id}`, { taxCode: 'TX-ITEM' }), 200);
+    expect((await harness().db('items').where({ id: held.id }).first('tax_code_id')).tax_code_id).to.equal(revived.id);
   });
 });
