@@ -7398,7 +7398,7 @@ export interface components {
          *     updated; `location` created, updated (also when its jobs or vendor change), deleted; `vendor`
          *     created, updated, deleted; `phase` and `cost_category` created, updated, deleted; `user`
          *     created; `tag` created, updated (a tag created or recolored through an order); `order_tag`
-         *     created, deleted (a tag put on or taken off an order; data is the tag plus `orderId`); `order`
+         *     created, deleted (a tag put on or taken off an order, or its order deleted; data is the tag plus `orderId`); `order`
          *     created, updated, deleted, integration_state_changed; `item` created, updated, deleted (its
          *     tombstone carries `orderId`); `change_order` created, integration_state_changed, deleted (with
          *     its order; the tombstone carries `orderId`); `release` deleted (with its order; the tombstone
