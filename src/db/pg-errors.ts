@@ -90,8 +90,16 @@ export function fromDatabaseError(err: unknown): ApiError {
       if (/not currently accepting connections/.test(e.message ?? '')) return unavailable();
       break;
   }
+  // The connection itself failed (the server ended the session, the network dropped it): an
+  // outage, answered 503. pg reports a client whose session was ended under it, when next used, as
+  // "not queryable"; the socket's own errors carry Node's codes.
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(String(e.code))) return unavailable();
   const msg = String(e.message ?? '');
-  if (/ECONNREFUSED|ETIMEDOUT|Knex: Timeout acquiring a connection|Connection terminated|timeout exceeded when trying to connect/.test(msg)) {
+  if (
+    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Knex: Timeout acquiring a connection|Connection terminated|Connection ended unexpectedly|not queryable|socket has been ended|timeout exceeded when trying to connect/.test(
+      msg,
+    )
+  ) {
     return unavailable();
   }
   return internal();
