@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../../http/errors';
+import { forbidden, notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import type { Queryable } from '../../db/knex';

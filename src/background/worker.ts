@@ -6,8 +6,8 @@ import type { Logger as ServiceLogger } from 'pino';
 import { componentLog, type ComponentLog } from '../ops/log';
 import type { Db } from '../db/knex';
 import { deliverEndpoint } from './deliver';
-import { Sender } from './send';
-import { webhookSettings, WebhookSettings } from './settings';
+import { Sender } from '../webhooks/send';
+import { webhookSettings, WebhookSettings } from '../webhooks/settings';
 
 /**
  * The webhook delivery worker: graphile-worker jobs in our PostgreSQL.
@@ -18,7 +18,7 @@ import { webhookSettings, WebhookSettings } from './settings';
  * LISTEN/NOTIFY (polling where NOTIFY does not reach, e.g. behind PgBouncer), and a job key folds
  * the doorbells of one endpoint into one pending job. pg-boss would need its JavaScript `send`
  * inside our transaction. What must be delivered is not the jobs but the feed itself, from each
- * endpoint's `delivered_position` (src/webhooks/deliver.ts), so the periodic sweep below makes a
+ * endpoint's `delivered_position` (src/background/deliver.ts), so the periodic sweep below makes a
  * lost or stuck job (a crashed worker's stays locked for hours in graphile-worker) harmless.
  */
 export interface WebhookWorker {

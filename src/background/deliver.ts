@@ -4,9 +4,9 @@ import { encodeCursor } from '../feed/cursor';
 import { writeTransaction } from '../feed/append';
 import { endpointJson, wake } from '../resources/webhook-endpoints/queries';
 import { createNotification } from '../resources/notifications/queries';
-import type { Sender, SendResult } from './send';
-import { signatureHeader } from './signing';
-import type { WebhookSettings } from './settings';
+import type { Sender, SendResult } from '../webhooks/send';
+import { signatureHeader } from '../webhooks/signing';
+import type { WebhookSettings } from '../webhooks/settings';
 
 /**
  * Delivering to one endpoint: its entries after `delivered_position`, in feed order, one at a time.

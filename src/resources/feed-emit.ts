@@ -1,6 +1,6 @@
 import type { HandlerMap } from '../http/handler';
-import { JsonParts, JsonStream } from '../http/json';
-import { FEED_OPERATIONS } from './operations';
+import { JsonParts, JsonStream } from '../db/json';
+import { FEED_OPERATIONS } from './feed-operations';
 
 /** A reply body as a value: JSON built by PostgreSQL arrives as text. */
 const valueOf = (body: unknown): unknown => (typeof body === 'string' ? JSON.parse(body) : body instanceof JsonParts ? JSON.parse(body.text()) : body);
