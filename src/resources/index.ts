@@ -37,6 +37,7 @@ import { invoiceItemHandlers } from './invoice-items/handlers';
 
 // --- imports: change feed ---
 import { changeHandlers } from './changes/handlers';
+import { reconciliationHandlers } from './reconciliation/handlers';
 // --- imports: webhooks ---
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
 
@@ -97,6 +98,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
 
     // --- handlers: change feed ---
     ...changeHandlers,
+    ...reconciliationHandlers,
     // --- handlers: webhooks ---
     ...webhookEndpointHandlers,
   } satisfies HandlerMap;
