@@ -17,6 +17,7 @@ import { seedRequisitions } from './requisitions';
 import { seedWarehouseRequests } from './warehouse-requests';
 import { seedDeliveryReceipts } from './delivery-receipts';
 import { seedInvoices } from './invoices';
+import { requestBackfill } from '../../src/resources/reconciliation/backfill';
 
 /**
  * The demo dataset, part by part, in dependency order. Each resource adds its part so that every
@@ -56,6 +57,8 @@ export async function loadDemoData(db: Knex, orgId: string): Promise<void> {
     if (!admin) throw new Error(`organization ${orgId} has no user`);
     const ctx = demoContext(tx, orgId, admin.id);
     for (const part of PARTS) await part(ctx);
+    // Written without the feed: the objects' states (reconciliation digests) come from a backfill.
+    await requestBackfill(tx, orgId);
     await tx('organizations').where({ id: orgId }).update({ demo_loaded_at: tx.fn.now() });
   });
 }

@@ -24,6 +24,7 @@ import { deliveryReceiptHandlers } from './delivery-receipts/handlers';
 import { invoiceHandlers } from './invoices/handlers';
 import { invoiceItemHandlers } from './invoice-items/handlers';
 import { changeHandlers } from './changes/handlers';
+import { reconciliationHandlers } from './reconciliation/handlers';
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
 
 /**
@@ -76,6 +77,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...invoiceItemHandlers,
 
     ...changeHandlers,
+    ...reconciliationHandlers,
     ...webhookEndpointHandlers,
   } satisfies HandlerMap;
 }
