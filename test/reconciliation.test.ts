@@ -241,6 +241,36 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     expect(after.objects).to.deep.equal([{ id: site.id, digest: objectDigest(read) }]);
   });
 
+  it('objects that show another object without an entry of their own (an item’s tax code, a job’s groups) get their digests rebuilt', async () => {
+    const own = await newOrg();
+    expectStatus(await own.api.post('/tax-codes', { code: 'STX', description: 'Shown tax', taxPercent: 0.05 }), 201);
+    const group = expectStatus(await own.api.post('/groups', { name: 'Shown group', code: 'SG' }), 201).body;
+    const job = expectStatus(await own.api.post('/jobs', { code: 'SJ-1', name: 'Shown job', groupIds: [group.id] }), 201).body;
+    const order = expectStatus(
+      await own.api.post('/orders', {
+        purchaseOrderNumber: 'SPO-1',
+        distributorContactEmail: 'dana@ferguson.example',
+        distributorContactCompany: 'Ferguson',
+        jobId: job.id,
+        items: [{ lineNumber: 1, description: 'Rebar #4', quantity: 40, unitPrice: 7.5, taxCode: 'STX' }],
+      }),
+      201,
+    ).body;
+    const [item] = expectStatus(await own.api.get(`/orders/${order.id}/items`), 200).body;
+    const before = { item: await reconcile(own.api, 'item'), job: await reconcile(own.api, 'job') };
+    expectStatus(await own.api.patch('/tax-codes/STX', { taxPercent: 0.0625 }), 200);
+    expectStatus(await own.api.patch(`/groups/${group.id}`, { name: 'Shown group, renamed' }), 200);
+    const after = { item: await reconcile(own.api, 'item'), job: await reconcile(own.api, 'job') };
+    const itemRead = expectStatus(await own.api.get(`/items/${item.id}`), 200).body;
+    const jobRead = expectStatus(await own.api.get(`/jobs/${job.id}`), 200).body;
+    expect(itemRead.taxCode.taxPercent).to.equal(0.0625);
+    expect(jobRead.groups[0].name).to.equal('Shown group, renamed');
+    expect(after.item.digest).to.not.equal(before.item.digest);
+    expect(after.item.objects).to.deep.equal([{ id: item.id, digest: objectDigest(itemRead) }]);
+    expect(after.job.digest).to.not.equal(before.job.digest);
+    expect(after.job.objects).to.deep.equal([{ id: job.id, digest: objectDigest(jobRead) }]);
+  });
+
   it('tenancy: another organization’s objects are neither counted nor listed, at any prefix', async () => {
     const other = await newOrg();
     const theirs = await reconcile(other.api, 'vendor');
