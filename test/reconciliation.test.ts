@@ -6,6 +6,10 @@ import { harness } from './support/harness';
 import { Change, readAll } from './support/feed';
 import { decodeCursor } from '../src/feed/cursor';
 import { requestBackfill } from '../src/resources/reconciliation/backfill';
+import { readCopy, reconcile as reconcileCopy } from '../examples/reconcile';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /*
  * The digests are computed here independently of the service: RFC 8785 by the `canonicalize`
@@ -303,6 +307,29 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     // The organization's first user (written by provisioning, without the feed) is digested too.
     const users = await reconcile(own.api, 'user');
     expect(users.objects).to.deep.equal(digestsOf(await singleReads(own.api, '/users', [own.userId])).objects);
+  });
+
+  it('the example client (examples/reconcile.ts) finds the ids where a copy in JSON files differs', async () => {
+    const own = await newOrg();
+    const vendors = expectStatus(
+      await own.api.post('/vendors/batch', { inputs: Array.from({ length: 30 }, (_, i) => ({ code: `XV-${i}`, name: `Example vendor ${i}` })) }),
+      200,
+    ).body as { id: string }[];
+    const copy = replayed((await readAll(own.api, undefined)).entries, 'vendor', own.id);
+    const dir = mkdtempSync(join(tmpdir(), 'reconcile-copy-'));
+    try {
+      // Changed at the service, missing from the copy, and only in the copy.
+      expectStatus(await own.api.patch(`/vendors/${vendors[3].id}`, { name: 'Changed at the service' }), 200);
+      copy.delete(vendors[5].id);
+      const stray = { ...(copy.get(vendors[6].id) as object), id: '00000000-0000-4000-8000-000000000001' };
+      writeFileSync(join(dir, 'vendors.json'), JSON.stringify([...copy.values()]));
+      writeFileSync(join(dir, 'stray.json'), JSON.stringify(stray));
+      const found = await reconcileCopy(harness().baseUrl, own.clientId, own.clientSecret, 'vendor', readCopy(dir));
+      expect(found.ids).to.deep.equal([vendors[3].id, vendors[5].id, stray.id].sort());
+      expect(decodeCursor(own.id, found.asOf)).to.be.a('number');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an unknown resource is a 404 problem; a bad prefix a 400 naming the parameter', async () => {
