@@ -4,7 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { removeStaleClusters, startEmbedded } from '../../src/db/embedded';
-import { DATA_DIR } from '../../src/paths';
+import { loadConfig } from '../../src/config';
+
+/** DATA_DIR as the service reads it (src/config.ts). */
+const DATA_DIR = loadConfig().dataDir;
 
 /** The embedded PostgreSQL behind `npm start`: a second start on the same folder must work. */
 describe('unit: embedded PostgreSQL', function () {
