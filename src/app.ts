@@ -44,6 +44,7 @@ export async function createApp({
   const api = await createBackend(
     {
       db,
+      config,
       validateResponses: config.mode === 'test',
       validationFailFor: { issueToken: tokenValidationFail },
       batchLists: BATCH_LISTS,

@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
 import type { Db } from '../db/knex';
+import type { Config } from '../config';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
 import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
@@ -28,6 +29,8 @@ function setStatusAndHeaders(res: Response, reply: { status: number; headers?: R
 
 export interface BackendDeps {
   db: Db;
+  /** The service's settings, handed to every handler. */
+  config: Config;
   /** Validate every response against the contract (test mode). */
   validateResponses: boolean;
   /** Answers a request whose validation failed, when an operation has its own error format. */
@@ -154,6 +157,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
             query: c.request.query ?? {},
             body: c.request.requestBody,
             rejected,
+            config: deps.config,
             req,
             res,
           });

@@ -10,9 +10,7 @@ import * as q from './queries';
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
 
 /** Refuses a target that would reach our own network (see src/webhooks/ssrf.ts). */
-async function checkUrl(url: string): Promise<void> {
-  // Read per request: the setting is a list of host names an operator may change between starts.
-  const { allowedHosts } = webhookSettings();
+async function checkUrl(url: string, allowedHosts: string[]): Promise<void> {
   const problem = urlProblem(url, allowedHosts) ?? (await resolvedProblem(url, allowedHosts));
   if (problem) throw invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
 }
@@ -36,9 +34,9 @@ export const webhookEndpointHandlers: Handlers<
     body: await q.listEndpoints(db, caller.organizationId, query.limit ?? 100, query.offset ?? 0),
   }),
 
-  createWebhookEndpoint: async ({ db, caller, body, changes }) => {
+  createWebhookEndpoint: async ({ db, caller, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    await checkUrl(body.url);
+    await checkUrl(body.url, config.webhookAllowedHosts);
     const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, body);
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
@@ -50,9 +48,9 @@ export const webhookEndpointHandlers: Handlers<
     return { status: 200, body: q.endpointJson(row) };
   },
 
-  updateWebhookEndpoint: async ({ db, caller, params, body, changes }) => {
+  updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    if (body.url !== undefined) await checkUrl(body.url);
+    if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
     const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, body), missing, params.id);
     const endpoint = q.endpointJson(row);
     emit(changes, 'updated', row.id, endpoint);
@@ -65,8 +63,8 @@ export const webhookEndpointHandlers: Handlers<
     return { status: 200, body: q.endpointJson(row) };
   },
 
-  rotateWebhookEndpointSecret: async ({ db, caller, params, changes }) => {
-    const rotated = orNotFound(await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings().secretOverlapMs), missing, params.id);
+  rotateWebhookEndpointSecret: async ({ db, caller, params, changes, config }) => {
+    const rotated = orNotFound(await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings(config).secretOverlapMs), missing, params.id);
     const endpoint = q.endpointJson(rotated.row);
     emit(changes, 'updated', rotated.row.id, endpoint);
     return { status: 200, body: { ...endpoint, secret: rotated.secret } };
