@@ -7485,6 +7485,26 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /**
+             * @description On an entry that changes an existing object (every event but `created` and `deleted`): the
+             *     names of the top-level fields of `data` whose values differ from the object's previous state,
+             *     never `updatedAt`. A write that changes nothing records no entry at all, so this list is never
+             *     empty. Absent on creations and deletions, and on changes to objects whose previous state the
+             *     feed does not know (older than the feed). See the guide "Two-way sync".
+             * @example [
+             *       "name"
+             *     ]
+             */
+            changedFields?: string[];
+            /**
+             * @description The values the fields of `changedFields` had before the change (a nested value whole, as `data` shows it), present exactly when `changedFields` is.
+             * @example {
+             *       "name": "Ferguson Enterprises"
+             *     }
+             */
+            previous?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A page of the change feed, in commit order. */
         ChangePage: {
@@ -7533,6 +7553,14 @@ export interface components {
              *     ]
              */
             types: components["schemas"]["ChangeType"][] | null;
+            /**
+             * @description Only update entries that changed one of these top-level fields are delivered (creations and deletions always); null delivers every entry.
+             * @example [
+             *       "name",
+             *       "code"
+             *     ]
+             */
+            fields?: string[] | null;
             /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
@@ -7629,6 +7657,16 @@ export interface components {
              */
             types?: string[] | null;
             /**
+             * @description Only update entries that changed at least one of these top-level fields of `data` are
+             *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
+             *     always delivered. Omitted or null: every entry. Combines with `types`.
+             * @example [
+             *       "name",
+             *       "code"
+             *     ]
+             */
+            fields?: string[] | null;
+            /**
              * @description Start delivering at once (default) or not yet.
              * @default true
              * @example true
@@ -7663,6 +7701,16 @@ export interface components {
              *     ]
              */
             types?: string[] | null;
+            /**
+             * @description Only update entries that changed at least one of these top-level fields of `data` are
+             *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
+             *     always delivered. Omitted or null: every entry. Combines with `types`.
+             * @example [
+             *       "name",
+             *       "code"
+             *     ]
+             */
+            fields?: string[] | null;
             /**
              * @description false pauses deliveries (entries wait, nothing is lost); true resumes them, also after the service disabled a failing endpoint, starting with the entry that failed.
              * @example true
@@ -7811,6 +7859,22 @@ export interface components {
                  *     }
                  */
                 data: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description As in `GET /changes`, the top-level fields of `data` an update changed (never `updatedAt`); absent on creations and deletions.
+                 * @example [
+                 *       "name"
+                 *     ]
+                 */
+                changedFields?: string[];
+                /**
+                 * @description As in `GET /changes`, the values of `changedFields` before the change.
+                 * @example {
+                 *       "name": "Acme Supply Co."
+                 *     }
+                 */
+                previous?: {
                     [key: string]: unknown;
                 };
             };
@@ -26887,6 +26951,16 @@ export interface operations {
                  *     ]
                  */
                 types?: string[];
+                /**
+                 * @description Only update entries that changed at least one of these top-level fields of `data` (see
+                 *     `changedFields`), as a comma-separated list or the parameter repeated; creations and
+                 *     deletions always pass. `nextCursor` still moves past the entries skipped.
+                 * @example [
+                 *       "name",
+                 *       "code"
+                 *     ]
+                 */
+                fields?: string[];
                 /**
                  * @description Only entries about this kind of object. `nextCursor` still moves past the entries skipped.
                  * @example vendor
