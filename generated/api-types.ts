@@ -2098,7 +2098,7 @@ export interface paths {
         put?: never;
         /**
          * Mark invoices paid
-         * @description Moves every listed invoice, from any state, to `CLOSED` and sets `paidAt` (now) and `paidById` (`userId`); an invoice not yet approved also gets `approvedAt`/`approvedById` the same way (a paid invoice counts as approved). `updatedAt` is set. Returns the updated invoices in the order of `ids` (a repeated ID once).
+         * @description Moves every listed invoice, from any state, to `CLOSED` and sets `paidAt` (now) and `paidById` (`userId`); an invoice not yet approved also gets `approvedAt`/`approvedById` the same way (a paid invoice counts as approved). `updatedAt` is set. An invoice already paid (`CLOSED` with `paidAt`) is left as it is, `paidAt`, `paidById` and `updatedAt` included: marking it again changes nothing (see the guide, "A write that changes nothing"). Returns the updated invoices in the order of `ids` (a repeated ID once).
          *
          *     All or nothing: `userId` must be a user of the organization and every ID an invoice of the organization that is not deleted; otherwise the request fails with 404 naming the first unknown value and no invoice changes.
          */
