@@ -2237,6 +2237,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reconciliation/{resource}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
+                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 * @example item
+                 */
+                resource: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Digests of a resource, to check a copy
+         * @description Proves cheaply that a copy of a resource equals the service's, and finds the objects that
+         *     differ: the count and set digest of the resource's live objects, and the same for sixteen
+         *     buckets by the next hex digit of their `id`. Ask again with `prefix` set to a bucket whose
+         *     digest differs from the copy's, down to a bucket of at most 1000 objects, whose answer lists
+         *     every object's digest: at most 8 requests from the top digest to the differing ids. See the
+         *     guide "Checking your copy".
+         *
+         *     The digests describe exactly the state after every feed entry up to and including `asOf` (a
+         *     feed cursor), and none after it. Objects written outside the feed (data loaded before the
+         *     feed existed, demo data) are digested by a backfill, which this request completes first when
+         *     it has not yet run, so the first answer after such a load may take longer.
+         */
+        get: operations["getReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -7522,6 +7559,92 @@ export interface components {
              * @example false
              */
             hasMore: boolean;
+        };
+        /**
+         * @description A resource of the change feed (`ChangeResource`) whose objects have their own `id`. Not
+         *     reconciled: `order_tag` (a tag on an order is named by the pair) and `webhook_endpoint` (the
+         *     integration's own configuration).
+         * @example item
+         * @enum {string}
+         */
+        ReconciliationResource: "bill_of_materials" | "bom_item" | "change_order" | "cost_category" | "delivery_receipt" | "group" | "invoice" | "invoice_item" | "item" | "job" | "location" | "notification" | "order" | "phase" | "release" | "requisition" | "tag" | "tax_code" | "unit_of_measure" | "user" | "vendor" | "warehouse_request";
+        /** @description The objects whose `id` starts with `prefix` (one hex digit longer than the answer's prefix). */
+        ReconciliationBucket: {
+            /**
+             * @description The hex digits the ids of the bucket's objects start with (dashes of the id not counted).
+             * @example 3c
+             */
+            prefix: string;
+            /**
+             * Format: int64
+             * @description How many objects the bucket holds (0 for an empty bucket, which is listed too).
+             * @example 11874
+             */
+            count: number;
+            /**
+             * @description The set digest of the bucket's objects (the empty set's is SHA-256 of the empty string).
+             * @example 5f2b0c7a9e41d3f86b1c0e27a4d95b3c8f60e1d2a7b49c5e3f10d86a2b7c4e91
+             */
+            digest: string;
+        };
+        /** @description One object's digest. */
+        ReconciliationObject: {
+            /**
+             * Format: uuid
+             * @description The object's id.
+             * @example 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+             */
+            id: string;
+            /**
+             * @description Lowercase hex SHA-256 of the RFC 8785 (JSON Canonicalization Scheme) serialization of the object as its single read returns it.
+             * @example 9b1e4c2a7f30d5e86c4b1a9f2e7d3c05b8a6f4e1d2c3b4a5968778695a4b3c2d
+             */
+            digest: string;
+        };
+        /**
+         * @description The digests of a resource's live objects (or of those whose `id` starts with `prefix`) at the
+         *     feed cursor `asOf`. See the guide "Checking your copy".
+         *
+         *     - **Object digest**: lowercase hex SHA-256 of the RFC 8785 (JSON Canonicalization Scheme)
+         *       serialization of the object exactly as its single read returns it (the same object the
+         *       feed's `data` carries for it).
+         *     - **Set digest** (`digest` of the answer or of a bucket): lowercase hex SHA-256 of the UTF-8
+         *       string made of one line `<id>:<objectDigest>\n` per object, the objects sorted by `id`
+         *       (byte order of the lowercase id). The empty set's digest is SHA-256 of the empty string,
+         *       `e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855`.
+         */
+        Reconciliation: {
+            resource: components["schemas"]["ReconciliationResource"];
+            /**
+             * @description The `prefix` asked for (empty without one).
+             * @example 3c
+             */
+            prefix: string;
+            /**
+             * @description A feed cursor (as `GET /changes` returns it in `nextCursor`): the digests describe exactly
+             *     the state after every feed entry up to and including it, and none after it. Compare a copy
+             *     that has applied the feed up to `asOf`; `GET /changes?after=<asOf>` continues from it.
+             * @example MTA0NC5QWHNGWEMwUERHNQ
+             */
+            asOf: string;
+            /**
+             * Format: int64
+             * @description How many live objects (those the resource's list returns; deleted ones are not counted).
+             * @example 189994
+             */
+            count: number;
+            /**
+             * @description The set digest of those objects.
+             * @example 1d8f3a6c2b9e40f7a5c1d3e8b2f64a90c7e5d1b3a8f2c6e40b9d7a1f3c5e8b2d
+             */
+            digest: string;
+            /** @description Sixteen buckets, one per next hex digit of the id (`prefix` + `0` ... `f`), in that order, empty ones included. */
+            buckets: components["schemas"]["ReconciliationBucket"][];
+            /**
+             * @description When `count` is at most 1000 (or `prefix` has 8 digits): every object's id and digest,
+             *     sorted by `id`. Absent otherwise: drill down into the buckets.
+             */
+            objects?: components["schemas"]["ReconciliationObject"][];
         };
         /**
          * @description A subscription that pushes the organization's change-feed entries to a URL, signed per the
@@ -27007,6 +27130,73 @@ export interface operations {
                      *         {
                      *           "message": "The changes after this cursor are no longer kept (entries are kept 30 days); resynchronize with a full export, then follow the feed from after=now taken before it.",
                      *           "field": "query.after"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getReconciliation: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the objects whose `id` starts with these 1 to 8 lowercase hex digits (the dashes of
+                 *     the id are not counted: `3c4d5e6f7` is the prefix of `3c4d5e6f-7a8b-...`); the buckets
+                 *     are one digit deeper.
+                 * @example 3c
+                 */
+                prefix?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
+                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 * @example item
+                 */
+                resource: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The digests at `asOf`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reconciliation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such resource to reconcile. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No resource vendors can be reconciled (use a resource of GET /changes whose objects have an id, e.g. vendor).",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "No resource vendors can be reconciled (use a resource of GET /changes whose objects have an id, e.g. vendor)."
                      *         }
                      *       ]
                      *     }

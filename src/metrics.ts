@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * The process's Prometheus registry, served on GET /metrics (src/ops/metrics-route.ts). Other
+ * The process's Prometheus registry, served on GET /metrics (src/http/metrics-route.ts). Other
  * parts of the service register into it through the named exports below rather than creating
  * registries of their own, so one scrape sees everything.
  */

@@ -17,7 +17,7 @@ import { componentLog, createLogger } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
-import { startWebhookWorker } from './webhooks/worker';
+import { startWebhookWorker } from './background/worker';
 import { applyHeapGrowth } from './ops/memory';
 
 /**
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   onShutdown('credential cache', () => closeApp(app));
   onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays, componentLog('change-feed-retention', logger)));
   if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl, { log: componentLog('mailer', logger) }));
-  // Webhook deliveries (src/webhooks/worker.ts): every instance with WEBHOOK_WORKER=on runs a worker
+  // Webhook deliveries (src/background/worker.ts): every instance with WEBHOOK_WORKER=on runs a worker
   // (about 6 connections of its own); they share the work. With off, writes still queue deliveries
   // (the doorbell trigger on change_feed) and the instances with a worker send them.
   if (config.webhookWorker) {

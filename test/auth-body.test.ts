@@ -4,7 +4,7 @@ import { harness } from './support/harness';
 import { newOrg } from './support/client';
 import { itDirect, PRISM } from './support/proxy';
 
-/** Authentication runs before the body is read (src/auth/middleware.ts). */
+/** Authentication runs before the body is read (src/http/authentication.ts). */
 describe('authentication before the body', () => {
   // Announces a 4 MB body, sends 1 kB of it and waits: only an answer given without reading the
   // body can arrive.

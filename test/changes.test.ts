@@ -6,7 +6,7 @@ import { Change, headCursor, readAll } from './support/feed';
 import { makeOrder } from './support/release-fixtures';
 import * as billing from './support/billing-fixtures';
 import { loadContract } from '../src/http/contract';
-import { FEED_BY_HANDLER, FEED_EXCLUDED, FEED_OPERATIONS } from '../src/feed/operations';
+import { FEED_BY_HANDLER, FEED_EXCLUDED, FEED_OPERATIONS } from '../src/resources/feed-operations';
 import { pruneChangeFeed, retentionDays } from '../src/feed/retention';
 import { checkFeedSettings } from '../src/feed/settings';
 import { encodeCursor } from '../src/feed/cursor';
@@ -337,7 +337,7 @@ describe('change feed', () => {
   });
 
   describe('every write operation of the contract emits its entries', () => {
-    it('each write operation of the contract is in the feed table (src/feed/operations.ts) or excluded with a reason', () => {
+    it('each write operation of the contract is in the feed table (src/resources/feed-operations.ts) or excluded with a reason', () => {
       const writes = contractWrites();
       expect(writes.length).to.be.greaterThan(40);
       const missing = writes.filter((id) => !(id in FEED_OPERATIONS) && !(id in FEED_EXCLUDED) && !(id in FEED_BY_HANDLER));

@@ -5,7 +5,7 @@ import { buildAndServeDocsPage, CHROMIUM, DocsPage, requireChromium } from './su
 
 /**
  * The only address outside the page that the built page refers to: the "API docs by Redocly"
- * badge's logo, which `--inlineBundle` leaves on Redocly's CDN (see /work/shared/docs/stack-notes.md).
+ * badge's logo, which `--inlineBundle` leaves on Redocly's CDN.
  * The network stays off: the test answers it with a local stand-in so its absence logs nothing.
  */
 const BADGE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini-full.svg';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { harness } from './support/harness';
 import { anonymous, expectStatus, problemOf } from './support/client';
 import { call, startInstance, type Instance } from './support/instance';
-import { notReadyReason } from '../src/ops/health';
+import { notReadyReason } from '../src/resources/health/handlers';
 import { Lifecycle } from '../src/ops/lifecycle';
 import { onlyDirect } from './support/proxy';
 import { readdirSync } from 'node:fs';

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import express from 'express';
-import { createLogger, LOG_FLUSH_MS, requestLogger } from '../src/ops/log';
+import { createLogger, LOG_FLUSH_MS } from '../src/ops/log';
+import { requestLogger } from '../src/http/request-log';
+import { createContext } from '../src/http/context';
 import { errorMiddleware } from '../src/http/problem';
 import { listen } from '../src/http/server';
 import { anonymous, newOrg, type TestOrg } from './support/client';
@@ -57,8 +59,8 @@ describe('ops: request logs and metrics', () => {
   it('an unexpected error (a 5xx) is logged on its request line as err, at error level, redacted', async () => {
     const out = capture();
     const app = express();
-    app.use((req, res, next) => {
-      res.locals.requestId = 'ops-log-500';
+    app.use((req, _res, next) => {
+      createContext(req, 'ops-log-500');
       next();
     });
     app.use(requestLogger(createLogger('info', out.stream)));

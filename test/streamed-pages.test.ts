@@ -17,7 +17,7 @@ import { listParams } from '../src/http/list-params';
 
 /**
  * Bulk pages (GET /items, GET /invoice-items, GET /releases) leave a production server part by
- * part as PostgreSQL produces them (src/http/json.ts JsonStream, src/db/stream.ts). Tests run the
+ * part as PostgreSQL produces them (src/db/json.ts JsonStream, src/db/stream.ts). Tests run the
  * service in test mode, which validates each page whole before sending it; this file starts a
  * production-mode app on the same database to check the streamed form: the same document, sent in
  * chunks, a revoked key still refused, and a client that goes away mid-page gives its database

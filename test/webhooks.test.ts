@@ -6,7 +6,7 @@ import { itDirect, PRISM } from './support/proxy';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
 import { isPublicAddress } from '../src/webhooks/ssrf';
 import { parseRetryAfter } from '../src/webhooks/send';
-import { retryDelay } from '../src/webhooks/deliver';
+import { retryDelay } from '../src/background/deliver';
 import { webhookSettings } from '../src/webhooks/settings';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request (npm run proxy-check sets it for its service).

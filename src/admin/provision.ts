@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/knex';
 import { isUuid } from '../db/columns';
 import { hashSecret, newPublicId, newSecret } from '../auth/secrets';
 import { notifyRevocation, revokedLocally } from '../auth/revocation';
+import { requestBackfill } from '../resources/reconciliation/backfill';
 
 /**
  * Provisioning: organizations, their OAuth clients and API keys. Used by the admin CLI, the demo
@@ -44,6 +45,8 @@ export async function createOrganization(db: Queryable, input: { name: string; a
         admin: true,
       })
       .returning(['id', 'email']);
+    // Its first user is written without the feed: its state (reconciliation digests) comes from a backfill.
+    await requestBackfill(tx, org.id);
     const apiKey = await issueApiKey(tx, org.id, user.id);
     const oauthClient = await insertClient(tx, org.id, user.id);
     return { organization: { id: org.id, name: org.name }, user: { id: user.id, email: user.email }, apiKey, oauthClient };

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { retryOnConflict } from '../db/retry';
 import { rowsPrepared } from '../db/prepared';
 import type { ChangeType, FeedResource } from './change-types';
+import { stateCtes } from './object-states';
 
 /** One change as it enters the feed. `data` is the object as its own read endpoint returns it. */
 export interface ChangeEntry {
@@ -51,6 +52,10 @@ export interface ChangeEntry {
  */
 export async function appendChanges(trx: Knex.Transaction, organizationId: string, entries: ChangeEntry[]): Promise<number | undefined> {
   if (!entries.length) return undefined;
+  // Each changed object's current state (feed_objects) is written by this same statement, after
+  // the head's lock (object-states.ts): a state row is only ever written with its organization's
+  // head locked, so this statement still never waits for another lock.
+  const states = stateCtes(organizationId, entries);
   const rows = await rowsPrepared(
     trx,
     trx.raw(
@@ -64,7 +69,7 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
            FROM head,
                 ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
                            json_array_elements(?::json), json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, change, ord)
-       )
+       )${states.sql}
        SELECT position FROM head`,
       [
         organizationId,
@@ -80,6 +85,8 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
         JSON.stringify(entries.map((e) => e.id)),
         JSON.stringify(entries.map((e) => e.data)),
         JSON.stringify(entries.map((e) => (e.changedFields ? { f: e.changedFields, p: e.previous } : {}))),
+        // Last: the bindings of the states' CTEs, which follow every other part of the statement.
+        ...states.bindings,
       ],
     ),
   );

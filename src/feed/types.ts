@@ -1,4 +1,4 @@
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { CHANGE_EVENTS, FEED_RESOURCES } from './change-types';
 
 const RESOURCES = new Set<string>(FEED_RESOURCES);

@@ -1,16 +1,21 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Queryable } from '../db/knex';
 import type { ChangeEntry } from './append';
+import { readObjectStates } from './object-states';
 
 /**
  * "A write that changes nothing is nothing": the one rule, applied to every write's feed entries
- * inside its transaction (src/feed/emit.ts runs it after each write handler).
+ * inside its transaction (src/resources/feed-emit.ts runs it after each write handler).
  *
  * An entry changed nothing when its object existed before the write and every top-level field of
  * its `data` equals the object's previous state (its read as stored before the write), `updatedAt`
- * aside: that is the stamp of a change, not a change. Such entries are dropped. A write none of
- * whose entries changed anything is undone (src/feed/emit.ts rolls back to the savepoint taken
- * before it ran) and answers the object as stored. Every kept entry that changes an existing
+ * aside: that is the stamp of a change, not a change. A write none of whose entries changed
+ * anything is undone (src/resources/feed-emit.ts rolls back to the savepoint taken before it ran),
+ * records no entry and answers the objects as stored. A write that changed something records the
+ * entries that did; an entry that changed nothing is dropped, unless its object's `updatedAt` was
+ * stamped all the same (then it is kept with empty `changedFields`, so that the feed and the
+ * reconciliation states never disagree with what is stored; set-based writes avoid it by leaving
+ * unchanged rows untouched, src/db/batch.ts). Every kept entry that changes an existing
  * object (every event but `created` and `deleted`) records `changedFields` and `previous`.
  *
  * Creations and deletions always change something. An `order_tag` is named by its tag's id,
@@ -26,35 +31,40 @@ const comparable = (e: ChangeEntry) => !NOT_COMPARED.has(e.resource) && !e.type.
 
 type Data = Record<string, unknown>;
 
-/** The top-level fields of `data` whose values differ from `before`'s (never `updatedAt`). */
+/**
+ * The top-level fields of `data` whose values differ from `before`'s (never `updatedAt`). A field
+ * `before` does not hold is not compared: its previous value is unknown (the job a counter change
+ * replies with shows the counter, the job's read does not; the write says, with markUpdated).
+ */
 export function changedFieldsOf(data: Data, before: Data): string[] {
-  return Object.keys(data).filter((k) => k !== STAMP && !isDeepStrictEqual(data[k], before[k] ?? null));
+  return Object.keys(data).filter((k) => k !== STAMP && k in before && !isDeepStrictEqual(data[k], before[k]));
 }
 
 /**
- * The objects' states before the write, by `<resource>:<id>`: the object as its read returned it
- * after the last change the feed recorded for it (an object the feed never recorded, or whose
- * last change was its deletion, has none, and its entries are kept as they are).
+ * The objects' states before the write, by `<resource>:<id>`: their reads as the feed last stored
+ * them (feed_objects, src/feed/object-states.ts). An object without one (none yet, or before its
+ * backfill ran) keeps its entries as they are.
  */
 export async function previousStates(db: Queryable, organizationId: string, entries: ChangeEntry[]): Promise<Map<string, Data>> {
-  const wanted = entries.filter(comparable);
+  const byResource = new Map<string, string[]>();
+  for (const e of entries.filter(comparable)) byResource.set(e.resource, [...(byResource.get(e.resource) ?? []), e.id]);
   const found = new Map<string, Data>();
-  if (!wanted.length) return found;
-  const { rows } = (await db.raw(
-    `SELECT DISTINCT ON (c.resource, c.resource_id) c.resource, c.resource_id AS id, c.type, c.data
-       FROM change_feed c
-       JOIN (SELECT DISTINCT * FROM unnest(?::text[], ?::uuid[])) AS w(resource, id) ON c.resource = w.resource AND c.resource_id = w.id
-      WHERE c.organization_id = ?
-      ORDER BY c.resource, c.resource_id, c.position DESC`,
-    [wanted.map((e) => e.resource), wanted.map((e) => e.id), organizationId],
-  )) as { rows: { resource: string; id: string; type: string; data: Data }[] };
-  for (const r of rows) if (!r.type.endsWith('.deleted')) found.set(`${r.resource}:${r.id}`, r.data);
+  for (const [resource, ids] of byResource) {
+    for (const [id, state] of await readObjectStates(db, organizationId, resource, [...new Set(ids)])) found.set(`${resource}:${id}`, state.data as Data);
+  }
   return found;
 }
 
 /** What the rule made of a write's entries. */
 export interface Settled {
-  /** The entries that change something, with changedFields and previous where they update an object. */
+  /** Whether any entry changes something: when none does, the write is undone. */
+  changed: boolean;
+  /**
+   * The entries to record when the write stands, in order: those that change something (with
+   * changedFields and previous where they update an object), and those whose object only got a
+   * new `updatedAt` (changedFields empty): the write stored it, and the feed never disagrees with
+   * what is stored. A write that changes nothing has none of either (it is undone).
+   */
   kept: ChangeEntry[];
   /** The states as stored of the objects whose entries changed nothing, by id. */
   unchanged: Map<string, Data>;
@@ -69,19 +79,24 @@ export async function settle(db: Queryable, organizationId: string, entries: Cha
   const before = await previousStates(db, organizationId, entries);
   const kept: ChangeEntry[] = [];
   const unchanged = new Map<string, Data>();
+  let changed = false;
   for (const e of entries) {
     const prior = comparable(e) ? before.get(`${e.resource}:${e.id}`) : undefined;
     const data = e.data as Data;
     if (!prior || !data || typeof data !== 'object') {
       kept.push(e);
+      changed = true;
       continue;
     }
     const changedFields = changedFieldsOf(data, prior);
-    if (!changedFields.length && !changedAnyway.has(e.id)) {
+    const what = { ...e, changedFields, previous: Object.fromEntries(changedFields.map((k) => [k, prior[k]])) };
+    if (changedFields.length || changedAnyway.has(e.id)) {
+      kept.push(what);
+      changed = true;
+    } else {
       unchanged.set(e.id, prior);
-      continue;
+      if (STAMP in data && !isDeepStrictEqual(data[STAMP], prior[STAMP])) kept.push(what);
     }
-    kept.push({ ...e, changedFields, previous: Object.fromEntries(changedFields.map((k) => [k, prior[k] ?? null])) });
   }
-  return { kept, unchanged };
+  return { changed, kept: changed ? kept : [], unchanged };
 }

@@ -4,15 +4,16 @@ import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
 import type { Db } from '../db/knex';
-import { ApiError, badRequest, methodNotAllowed, notFound } from './errors';
+import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
 import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
 import { byElement, toProblemItems } from './validation-errors';
 import { recordCoverage } from './coverage';
-import { JsonParts, JsonStream } from './json';
+import { JsonParts, JsonStream } from '../db/json';
 import { sendParts, sendWhole } from './send-parts';
 import { ChangeCollector, writeTransaction } from '../feed/append';
 import { idempotent } from './idempotency';
+import { contextOf } from './context';
 import { NONE_REJECTED, type RejectedElements } from '../db/batch';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
@@ -106,9 +107,9 @@ export function newBackend(): OpenAPIBackend {
 export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<OpenAPIBackend> {
   const api = newBackend();
 
-  // Authentication is an express middleware before the body is read (src/auth/middleware.ts):
-  // the security handlers only say whether it found a caller.
-  const authenticated = (c: Context, req: Request, res: Response) => (res.locals.caller as Caller | undefined) ?? false;
+  // Authentication is a pipeline step before the body is read (src/http/authentication.ts): the
+  // security handlers only say whether it found a caller.
+  const authenticated = (c: Context, req: Request) => contextOf(req).caller ?? false;
   api.registerSecurityHandler('oauth2', authenticated as any);
   api.registerSecurityHandler('apiKey', authenticated as any);
 
@@ -119,11 +120,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
     methodNotAllowed: async (c: Context, req: Request) => {
       throw methodNotAllowed(req.method, req.path, allowedMethods(api, req.path));
     },
-    unauthorizedHandler: async (c: Context, req: Request, res: Response) => {
-      throw (
-        res.locals.authError ??
-        new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' })
-      );
+    unauthorizedHandler: async () => {
+      throw new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' });
     },
     validationFail: async (c: Context, req: Request, res: Response) => {
       const operationId = c.operation.operationId as OperationId;
@@ -142,8 +140,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
   const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<unknown>>();
   for (const [operationId, handler] of Object.entries(handlers)) {
     const operation = async (c: Context, req: Request, res: Response, rejected: RejectedElements) => {
-      // Authenticated and its scopes checked before the body was read (src/auth/middleware.ts).
-      const caller: Caller | undefined = res.locals.caller;
+      // Authenticated and its scopes checked before the body was read (src/http/authentication.ts).
+      const caller: Caller | undefined = contextOf(req).caller;
       let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
       try {
         const ctx = (db: unknown, changes: ChangeCollector) =>
@@ -222,9 +220,6 @@ export function operationOf(api: OpenAPIBackend, req: Request): Operation | unde
   return api.router.matchOperation({ method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, headers: {} });
 }
 
-/** The operation routeRequest matched for this request (undefined: none). */
-export const routedOperation = (res: Response): Operation | undefined => res.locals.operation;
-
 /**
  * Routes each request once, by openapi-backend's router, before anything needs to know its
  * operation: authentication (does it need a credential?), the logs and metrics (its operationId),
@@ -235,8 +230,9 @@ export const routedOperation = (res: Response): Operation | undefined => res.loc
 export function routeRequest(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const operation = operationOf(api, req);
-    res.locals.operation = operation;
-    if (operation) res.locals.operationId = operation.operationId;
+    const context = contextOf(req);
+    context.operation = operation;
+    if (operation) context.operationId = operation.operationId;
     next();
   };
 }
@@ -247,10 +243,11 @@ export function routeRequest(api: OpenAPIBackend): (req: Request, res: Response,
  */
 export function recordProblems(): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
-    const operation = routedOperation(res);
+    const operation = contextOf(req).operation;
     if (operation) {
       const documented = Object.keys(operation.responses ?? {});
-      res.locals.onProblem = (status: number) => recordCoverage(operation.operationId as string, status, documented.includes(String(status)) || status >= 500);
+      contextOf(req).onProblem = (status: number) =>
+        recordCoverage(operation.operationId as string, status, documented.includes(String(status)) || status >= 500);
     }
     next();
   };
@@ -266,7 +263,7 @@ export function apiMiddleware(api: OpenAPIBackend): (req: Request, res: Response
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     api
       .handleRequest(
-        { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body, operation: routedOperation(res) },
+        { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body, operation: contextOf(req).operation },
         req,
         res,
       )

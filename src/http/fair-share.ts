@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from './errors';
+import { ApiError } from '../errors';
 import type { Caller } from './handler';
 
 /**

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { components, operations } from '../../generated/api-types';
 import type { Db } from '../db/knex';
 import type { RejectedElements } from '../db/batch';
-import type { Json, JsonParts, JsonStream } from './json';
+import type { Json, JsonParts, JsonStream } from '../db/json';
 import type { Caller } from '../auth/caller';
 import type { ChangeCollector } from '../feed/append';
 import type { ApiError } from '../errors';

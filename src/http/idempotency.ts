@@ -2,8 +2,9 @@ import { repeatedHeader } from './raw-headers';
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Request } from 'express';
-import { ApiError, invalidField } from './errors';
-import { JsonParts, JsonStream } from './json';
+import { ApiError, invalidField } from '../errors';
+import { JsonParts, JsonStream } from '../db/json';
+import { contextOf } from './context';
 
 /**
  * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field") for POSTs with a
@@ -70,6 +71,7 @@ export async function idempotent(
 ): Promise<IdempotentReply> {
   const key = req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
   if (key === undefined) return run();
+  contextOf(req).idempotencyKey = key;
   const locked = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [idempotencyLockName(orgId, key)]);
   if (!locked.rows[0].ok) {
     throw new ApiError(409, 'idempotency-key-in-use', 'Conflict', [

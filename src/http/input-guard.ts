@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { badRequest, ProblemItem } from './errors';
+import { badRequest, ProblemItem } from '../errors';
 import { prototypeKeysOf } from './query';
 
 /**

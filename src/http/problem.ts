@@ -1,28 +1,36 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, badRequest, internal } from './errors';
+import { ApiError, badRequest, internal } from '../errors';
 import { fromDatabaseError } from '../db/pg-errors';
-import { logUnexpected } from '../ops/log';
-import { answerInvalidTokenRequest } from '../auth/token';
+import { logUnexpected } from './request-log';
+import { contextOf } from './context';
+
+/**
+ * Operations that answer their client errors in a format of their own (the token endpoint: RFC
+ * 6749 5.2), by operationId: given the response and the problem's detail.
+ */
+export type OwnProblemFormats = Partial<Record<string, (res: Response, detail: string) => void>>;
 
 /** Renders any thrown error as the one problem body. Never a stack trace, never SQL. */
-export function sendProblem(err: unknown, req: Request, res: Response): void {
+export function sendProblem(err: unknown, req: Request, res: Response, own: OwnProblemFormats = {}): void {
   const problem = toApiError(err);
+  const context = contextOf(req);
   if (problem.status >= 500 && !(err instanceof ApiError)) {
     // Logged for the operator (src/ops/log.ts); the client only sees the request id.
     logUnexpected(res, err);
   }
   if (res.headersSent) {
-    res.locals.onProblem?.(problem.status);
+    context.onProblem?.(problem.status);
     return void res.end();
   }
-  // The token endpoint answers in OAuth's own format (RFC 6749 5.2) whatever refused the request
-  // (a body the parsers refuse, a NUL byte): every malformed token request is an invalid_request.
-  // Its 401 is the handler's, its 429 the shared problem.
-  if (res.locals.operationId === 'issueToken' && problem.status >= 400 && problem.status < 500 && problem.status !== 401 && problem.status !== 429) {
-    res.locals.onProblem?.(400);
-    return answerInvalidTokenRequest(res, problem.detail);
+  // An operation with its own format (the token endpoint, RFC 6749 5.2) answers whatever refused
+  // the request (a body the parsers refuse, a NUL byte) in it: every malformed token request is an
+  // invalid_request. Its 401 is the handler's, its 429 the shared problem.
+  const ownFormat = context.operationId === undefined ? undefined : own[context.operationId];
+  if (ownFormat && problem.status >= 400 && problem.status < 500 && problem.status !== 401 && problem.status !== 429) {
+    context.onProblem?.(400);
+    return ownFormat(res, problem.detail);
   }
-  res.locals.onProblem?.(problem.status);
+  context.onProblem?.(problem.status);
   res.status(problem.status);
   for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
@@ -32,7 +40,7 @@ export function sendProblem(err: unknown, req: Request, res: Response): void {
       title: problem.title,
       status: problem.status,
       detail: problem.detail,
-      requestId: String(res.locals.requestId ?? ''),
+      requestId: context.requestId,
       errors: problem.items,
     }),
   );
@@ -86,6 +94,11 @@ function toApiError(err: unknown): ApiError {
   return mapped ?? internal();
 }
 
-export function errorMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  sendProblem(err, req, res);
+/** The pipeline's last step: every error, as a problem (or in the operation's own format). */
+export function problemResponder(own: OwnProblemFormats = {}) {
+  return function errorMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+    sendProblem(err, req, res, own);
+  };
 }
+
+export const errorMiddleware = problemResponder();

@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex';
 import { libraryPool, type PoolLike } from '../db/prepared';
-import { ApiError } from './errors';
+import { ApiError } from '../errors';
 import { rateLimitRejections } from '../metrics';
 import { CoalescedConsumer, type Counted } from './coalesced-consume';
 import type { Caller } from './handler';

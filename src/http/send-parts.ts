@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { logUnexpected } from '../ops/log';
+import { logUnexpected } from './request-log';
 
 /**
  * Writes a streamed body part by part, waiting for the socket to drain when its buffer is full,

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { ProblemItem, Violation } from './errors';
+import type { ProblemItem, Violation } from '../errors';
 
 /**
  * ajv errors -> problem items that name the field and the rule, e.g.

@@ -1,43 +1,30 @@
 import type { HandlerMap, OperationId } from '../http/handler';
-import { tokenHandlers } from '../auth/token';
-import { healthHandlers } from '../ops/health';
+import { tokenHandlers } from './oauth2/token';
+import { healthHandlers } from './health/handlers';
 import { taxCodeHandlers } from './tax-codes/handlers';
 import { unitOfMeasureHandlers } from './units-of-measure/handlers';
-// --- imports: jobs and groups ---
 import { jobHandlers } from './jobs/handlers';
 import { groupHandlers } from './groups/handlers';
-
-// --- imports: locations and vendors ---
 import { locationHandlers } from './locations/handlers';
 import { vendorHandlers } from './vendors/handlers';
-
-// --- imports: phases, cost categories, users, tags ---
 import { phaseHandlers } from './phases/handlers';
 import { costCategoryHandlers } from './cost-categories/handlers';
 import { userHandlers } from './users/handlers';
 import { tagHandlers } from './tags/handlers';
-
-// --- imports: purchasing ---
 import { orderHandlers } from './orders/handlers';
 import { itemHandlers } from './items/handlers';
 import { orderTagHandlers } from './order-tags/handlers';
 import { notificationHandlers } from './notifications/handlers';
-
-// --- imports: change orders, releases, bills of materials ---
 import { changeOrderHandlers } from './change-orders/handlers';
 import { releaseHandlers } from './releases/handlers';
 import { billOfMaterialsHandlers } from './bills-of-materials/handlers';
-
-// --- imports: receiving and billing ---
 import { requisitionHandlers } from './requisitions/handlers';
 import { warehouseRequestHandlers } from './warehouse-requests/handlers';
 import { deliveryReceiptHandlers } from './delivery-receipts/handlers';
 import { invoiceHandlers } from './invoices/handlers';
 import { invoiceItemHandlers } from './invoice-items/handlers';
-
-// --- imports: change feed ---
 import { changeHandlers } from './changes/handlers';
-// --- imports: webhooks ---
+import { reconciliationHandlers } from './reconciliation/handlers';
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
 
 /**
@@ -63,41 +50,34 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...healthHandlers,
     ...taxCodeHandlers,
     ...unitOfMeasureHandlers,
-    // --- handlers: jobs and groups ---
     ...jobHandlers,
     ...groupHandlers,
 
-    // --- handlers: locations and vendors ---
     ...locationHandlers,
     ...vendorHandlers,
 
-    // --- handlers: phases, cost categories, users, tags ---
     ...phaseHandlers,
     ...costCategoryHandlers,
     ...userHandlers,
     ...tagHandlers,
 
-    // --- handlers: purchasing ---
     ...orderHandlers,
     ...itemHandlers,
     ...orderTagHandlers,
     ...notificationHandlers,
 
-    // --- handlers: change orders, releases, bills of materials ---
     ...changeOrderHandlers,
     ...releaseHandlers,
     ...billOfMaterialsHandlers,
 
-    // --- handlers: receiving and billing ---
     ...requisitionHandlers,
     ...warehouseRequestHandlers,
     ...deliveryReceiptHandlers,
     ...invoiceHandlers,
     ...invoiceItemHandlers,
 
-    // --- handlers: change feed ---
     ...changeHandlers,
-    // --- handlers: webhooks ---
+    ...reconciliationHandlers,
     ...webhookEndpointHandlers,
   } satisfies HandlerMap;
 }

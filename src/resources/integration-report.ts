@@ -1,4 +1,4 @@
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 
 /**
  * The one rule of every integration report (orders, change orders, delivery receipts, invoices):

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/errors';
 import type { ErrorObject } from 'ajv';
 import { PositionErrors, checkBatchSize, checkElements } from '../../src/db/batch';
 import { byElement } from '../../src/http/validation-errors';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { withFeed } from '../../src/feed/emit';
+import { withFeed } from '../../src/resources/feed-emit';
 import { ChangeCollector } from '../../src/feed/append';
-import { JsonParts } from '../../src/http/json';
+import { JsonParts } from '../../src/db/json';
 import type { HandlerMap } from '../../src/http/handler';
 
 /** Runs createTaxCode, wrapped by withFeed, with a handler replying `body`; returns the entries recorded. */

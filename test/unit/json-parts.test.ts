@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { JsonParts, PART_BYTES } from '../../src/http/json';
+import { JsonParts, PART_BYTES } from '../../src/db/json';
 
 describe('unit: JsonParts', () => {
   it('holds head, comma-separated parts and tail, which join into the document', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { JsonStream } from '../../src/http/json';
+import { JsonStream } from '../../src/db/json';
 
 /**
  * A streamed page holds a database connection until its elements are closed: stopping the parts

@@ -1,6 +1,6 @@
 import { batchProblem, checkBatchSize, checkElements } from '../../db/batch';
 import { isUuid } from '../../db/columns';
-import { badRequest, notFound } from '../../http/errors';
+import { badRequest, notFound } from '../../errors';
 import { existsById } from '../../db/resource';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { requireJob } from '../lookups';

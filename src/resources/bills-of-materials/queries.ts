@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ResourceDef, allJson, oneByIdJson, oneJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { BomItemInput, WbsValue, mergeWbs } from './rules';
 
 type BillOfMaterials = Schema<'BillOfMaterials'>;

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../../http/errors';
+import { ApiError, notFound } from '../../errors';
 import { type Handlers, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { reportedMessage } from '../integration-report';

@@ -3,7 +3,7 @@ import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, existsById, listJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { JsonParts } from '../../http/json';
+import type { JsonParts } from '../../db/json';
 
 type ChangeOrder = Schema<'ChangeOrder'>;
 type IntegrationState = Schema<'IntegrationState'>;

@@ -1,6 +1,6 @@
-import { ApiError, invalidField } from '../../http/errors';
+import { ApiError, invalidField } from '../../errors';
 import type { Handlers, Schema } from '../../http/handler';
-import type { JsonParts } from '../../http/json';
+import type { JsonParts } from '../../db/json';
 import { decodeCursor } from '../../feed/cursor';
 import { readChanges } from '../../feed/read';
 import { retentionDays } from '../../feed/retention';

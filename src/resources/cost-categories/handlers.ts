@@ -1,6 +1,6 @@
 import type { Caller } from '../../auth/caller';
 import type { Db, Queryable } from '../../db/knex';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { ListQuery, listParams } from '../../http/list-params';
 import { requireJob, requireJobPhase } from '../lookups';

@@ -1,5 +1,5 @@
 import { isUuid } from '../../db/columns';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { requireOrder } from '../lookups';

@@ -4,7 +4,7 @@ import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { JsonParts } from '../../http/json';
+import type { JsonParts } from '../../db/json';
 import { attachedFilesSql } from '../files/attachments';
 
 type DeliveryReceipt = Schema<'DeliveryReceipt'>;

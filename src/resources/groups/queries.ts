@@ -3,7 +3,7 @@ import { col, idCol, tsCol } from '../../db/columns';
 import { ResourceDef, existsById } from '../../db/resource';
 import { checkCodeFree, insertOne, rowOf, updateById } from '../../db/resource-writes';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 
 type Group = Schema<'Group'>;
 

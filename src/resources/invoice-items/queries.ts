@@ -4,7 +4,7 @@ import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, bulkPageJson } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { JsonStream } from '../../http/json';
+import type { JsonStream } from '../../db/json';
 
 type InvoiceItemPage = Schema<'InvoiceItemPage'>;
 

@@ -1,5 +1,5 @@
 import { existsById } from '../../db/resource';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors';
 import { type Handlers, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { missingInvoice } from '../lookups';

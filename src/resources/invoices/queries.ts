@@ -3,7 +3,7 @@ import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, allJson, listJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { attachedFilesSql } from '../files/attachments';
 
 type Invoice = Schema<'Invoice'>;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isUuid } from '../../db/columns';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { addItems, removeItem, updateItem } from '../orders/store';

@@ -4,7 +4,7 @@ import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, allJson, bulkPageJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json, JsonStream } from '../../http/json';
+import type { Json, JsonStream } from '../../db/json';
 import { glCodeBrief, taxCodeBrief } from '../orders/queries';
 import type { HeldTaxCode } from '../orders/authoring';
 

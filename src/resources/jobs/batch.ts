@@ -14,7 +14,7 @@ import {
 } from '../../db/batch';
 import { changedReference, existingIds, isReference, missingOf } from '../../db/refs';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { attachToJob } from '../locations/attachments';
 import { WAREHOUSE_TYPE_MESSAGE } from '../locations/queries';
 import { jobs, jobsInOrder, replaceJobGroups } from './queries';

@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../../http/errors';
+import { forbidden, notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import type { Queryable } from '../../db/knex';
@@ -92,7 +92,7 @@ export const jobHandlers: Handlers<
     return { status: 200, body: { nextPurchaseOrderNumber: await peekNextPurchaseOrderNumber(db, caller.organizationId, jobId) } };
   },
 
-  setNextPurchaseOrderNumber: async ({ db, caller, params, body }) => {
+  setNextPurchaseOrderNumber: async ({ db, caller, params, body, changes }) => {
     const orgId = caller.organizationId;
     const jobId = await requireJob(db, orgId, params.idOrCode);
     const org = await db('organizations').where({ id: orgId }).first('po_counter_enabled');
@@ -100,7 +100,7 @@ export const jobHandlers: Handlers<
       throw forbidden('Setting the purchase order counter must be enabled for your organization by a support request; contact support to turn it on.');
     }
     const job = await db.transaction(async (tx) => {
-      await setPurchaseOrderCounter(tx, orgId, jobId, body.nextCounter);
+      if (await setPurchaseOrderCounter(tx, orgId, jobId, body.nextCounter)) changes.markUpdated([jobId]);
       return oneByIdJson<Schema<'JobWithCounter'>>(tx, q.jobsWithCounter, orgId, jobId);
     });
     return { status: 200, body: job! };

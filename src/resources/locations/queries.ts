@@ -6,9 +6,9 @@ import { ListParams } from '../../db/list';
 import { changedReference } from '../../db/refs';
 import { ResourceDef, allJson, existsById, listJson, oneByIdJson, scoped, whereId } from '../../db/resource';
 import { rowOf, updateRow } from '../../db/resource-writes';
-import { invalidField, notFound } from '../../http/errors';
+import { invalidField, notFound } from '../../errors';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { taxCodes } from '../tax-codes/queries';
 import { detachEverywhere } from './attachments';
 

@@ -1,4 +1,4 @@
-import { invalidField, notFound } from '../../http/errors';
+import { invalidField, notFound } from '../../errors';
 import type { Handlers, Schema } from '../../http/handler';
 import type { Queryable } from '../../db/knex';
 import { existsById } from '../../db/resource';

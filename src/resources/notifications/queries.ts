@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
 import { ResourceDef, allJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 
 type Notification = Schema<'Notification'>;
 export type NotificationType = Schema<'NotificationType'>;

@@ -1,5 +1,5 @@
 import { isUuid } from '../../db/columns';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { requireOrder } from '../lookups';
@@ -17,7 +17,7 @@ export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'remo
     await requireOrder(db, orgId, params.orderId);
     const written = { created: [] as string[], recolored: [] as string[], attached: [] as string[] };
     const tags = await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body, written));
-    // The feed's tag.created / tag.updated entries (src/feed/operations.ts).
+    // The feed's tag.created / tag.updated entries (src/resources/feed-operations.ts).
     changes.markCreated(written.created);
     changes.markUpdated(written.recolored);
     changes.markAttached(written.attached);

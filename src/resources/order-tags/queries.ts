@@ -2,9 +2,9 @@ import type { Queryable } from '../../db/knex';
 import { ListParams } from '../../db/list';
 import { allJson, listJson, scoped } from '../../db/resource';
 import { tags } from '../tags/queries';
-import { notFound, unavailable } from '../../http/errors';
+import { notFound, unavailable } from '../../errors';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 
 type Tag = Schema<'Tag'>;
 type TagInput = Schema<'OrderTagInput'>;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors';
 import type { Schema } from '../../http/handler';
 import { changedReference, existingIds, missingOf } from '../../db/refs';
 import type { ItemWrite, OrderWrite } from './store';

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { ApiError, notFound } from '../../http/errors';
+import { ApiError, notFound } from '../../errors';
 import { type Handlers, type Schema, orNotFound } from '../../http/handler';
 import { itemsByIds, itemsOfOrder } from '../items/queries';
 import { createOrder, deleteOrder, type IntegrationState, setIntegrationState, updateOrder } from './store';
 import { type ChangeCollector, CommittedRefusal } from '../../feed/append';
-import { entry } from '../../feed/operations';
+import { entry } from '../feed-operations';
 import type { ResourceWith } from '../../feed/change-types';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';

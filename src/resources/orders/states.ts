@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors';
 
 /**
  * The order state machine (written out in the guide). DRAFT comes first; issued orders go

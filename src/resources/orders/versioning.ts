@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { isUuid } from '../../db/columns';
-import { ApiError, invalidField } from '../../http/errors';
+import { ApiError, invalidField } from '../../errors';
 import type { Caller } from '../../http/handler';
 import type { ChangeCollector } from '../../feed/append';
 import { getChangeOrder } from '../change-orders/queries';

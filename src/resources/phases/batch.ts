@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import { INDEX_TEXT_TOO_LONG, tooLongToIndex } from '../../db/pg-errors';
 import { BatchOutcome, NONE_REJECTED, RejectedElements, UNRECORDED, checkBatchSize, checkElements, insertedIds, upsertRecordset } from '../../db/batch';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { findJobs } from './job-lookup';
 import { phasesInOrder } from './queries';
 

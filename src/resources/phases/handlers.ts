@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { upsertPhases } from './batch';

@@ -4,9 +4,9 @@ import { col, idCol, isUuid, tsCol } from '../../db/columns';
 import { ListParams } from '../../db/list';
 import { ResourceDef, allJson, listJson, oneByIdJson, resolveIdWithin, scoped } from '../../db/resource';
 import { codeInUse, insertOne, rowOf, softDeleteById, updateById } from '../../db/resource-writes';
-import { conflict } from '../../http/errors';
+import { conflict } from '../../errors';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 
 type Phase = Schema<'Phase'>;
 

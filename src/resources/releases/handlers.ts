@@ -1,5 +1,5 @@
 import { existsById } from '../../db/resource';
-import { badRequest, notFound } from '../../http/errors';
+import { badRequest, notFound } from '../../errors';
 import type { Handlers } from '../../http/handler';
 import * as q from './queries';
 import { orderRows } from '../orders/queries';

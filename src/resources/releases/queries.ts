@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, tsCol } from '../../db/columns';
 import { ResourceDef, allJson, pageWithTotalJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json, JsonStream } from '../../http/json';
+import type { Json, JsonStream } from '../../db/json';
 
 type Release = Schema<'Release'>;
 type ReleasePage = Schema<'ReleasePage'>;

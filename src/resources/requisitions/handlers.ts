@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
 import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';

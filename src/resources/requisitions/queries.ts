@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/knex';
 import { col, expr, idCol, isUuid, tsCol } from '../../db/columns';
 import { ResourceDef, oneByIdJson } from '../../db/resource';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 
 type Requisition = Schema<'Requisition'>;
 export type RequisitionState = Schema<'RequisitionState'>;

@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import type { Handlers, Schema } from '../../http/handler';
 import { plainHandlers } from '../plain';
 import { unitsOfMeasure } from './queries';

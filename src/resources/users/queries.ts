@@ -1,9 +1,9 @@
 import type { Db, Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
 import { ResourceDef, oneByIdJson, oneJson, scoped } from '../../db/resource';
-import { conflict } from '../../http/errors';
+import { conflict } from '../../errors';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { enqueueEmail, mailbox } from '../../mail/outbox';
 
 /** Users: the column map every resource that returns User objects shares. */

@@ -11,7 +11,7 @@ import {
   upsertRecordset,
 } from '../../db/batch';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { vendorsInOrder } from './queries';
 
 /** POST /vendors/batch: every element checked first, then one upsert statement, in one transaction. */

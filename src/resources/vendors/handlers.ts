@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { locationType } from '../locations/queries';
@@ -32,7 +32,7 @@ export const vendorHandlers: Handlers<'listVendors' | 'createVendor' | 'upsertVe
         throw notFound(`body.locationId: no location ${body.locationId} exists in your organization.`);
       }
       const { vendor, previousLocationId } = await q.setVendorLocation(db, caller.organizationId, id, body.locationId);
-      // The location it leaves lists it no more: the feed reports that location too (src/feed/operations.ts).
+      // The location it leaves lists it no more: the feed reports that location too (src/resources/feed-operations.ts).
       if (previousLocationId && previousLocationId !== body.locationId) changes.markUpdated([previousLocationId]);
       return { status: 200, body: vendor };
     },

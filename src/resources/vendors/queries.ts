@@ -5,7 +5,7 @@ import { ListParams } from '../../db/list';
 import { ResourceDef, allJson, listJson, oneJson, resolveId, scoped, whereIdOrCode } from '../../db/resource';
 import { checkCodeFree, insertOne, rowOf, updateById } from '../../db/resource-writes';
 import type { Schema } from '../../http/handler';
-import type { Json } from '../../http/json';
+import type { Json } from '../../db/json';
 import { LOCATION_SUMMARY_JSON } from '../locations/queries';
 
 type Vendor = Schema<'Vendor'>;

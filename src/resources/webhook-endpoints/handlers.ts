@@ -1,4 +1,4 @@
-import { invalidField, notFound } from '../../http/errors';
+import { invalidField, notFound } from '../../errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { decodeCursor, encodeCursor } from '../../feed/cursor';
 import { checkChangeTypes } from '../../feed/types';

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
-import type { Db } from '../db/knex';
-import type { Handlers } from '../http/handler';
-import { TOKEN_LIFETIME_SECONDS, signToken } from './credentials';
-import { hashSecret, sameHash } from './secrets';
-import { releaseTokenAttempt, reserveTokenAttempt } from '../http/token-guard';
-import { grantedScopes } from './scopes';
+import type { Db } from '../../db/knex';
+import type { Handlers } from '../../http/handler';
+import { TOKEN_LIFETIME_SECONDS, signToken } from '../../auth/credentials';
+import { hashSecret, sameHash } from '../../auth/secrets';
+import { releaseTokenAttempt, reserveTokenAttempt } from './token-guard';
+import { grantedScopes } from '../../auth/scopes';
 
 /** RFC 6749 section 5.1: token responses must not be cached. */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -100,7 +100,7 @@ export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
       const secret = basic ? basic.secret : (form.client_secret as string | undefined);
       if (!clientId || !secret) return oauthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret).', !!basic);
 
-      // Guessing secrets is throttled per (client id, address): see src/http/token-guard.ts.
+      // Guessing secrets is throttled per (client id, address): see src/resources/oauth2/token-guard.ts.
       await reserveTokenAttempt(db, req, res, clientId);
       const client = await findClient(db, clientId);
       if (!client || !sameHash(client.secret_hash, hashSecret(secret))) {

@@ -6,8 +6,9 @@ import type { Logger as ServiceLogger } from 'pino';
 import { componentLog, type ComponentLog } from '../ops/log';
 import type { Db } from '../db/knex';
 import { ENDPOINT_WANTS, deliverEndpoint } from './deliver';
-import { Sender } from './send';
-import { webhookSettings, WebhookSettings } from './settings';
+import { Sender } from '../webhooks/send';
+import { webhookSettings, WebhookSettings } from '../webhooks/settings';
+import { runPendingBackfills } from '../resources/reconciliation/backfill';
 
 /**
  * The webhook delivery worker: graphile-worker jobs in our PostgreSQL.
@@ -18,7 +19,7 @@ import { webhookSettings, WebhookSettings } from './settings';
  * LISTEN/NOTIFY (polling where NOTIFY does not reach, e.g. behind PgBouncer), and a job key folds
  * the doorbells of one endpoint into one pending job. pg-boss would need its JavaScript `send`
  * inside our transaction. What must be delivered is not the jobs but the feed itself, from each
- * endpoint's `delivered_position` (src/webhooks/deliver.ts), so the periodic sweep below makes a
+ * endpoint's `delivered_position` (src/background/deliver.ts), so the periodic sweep below makes a
  * lost or stuck job (a crashed worker's stays locked for hours in graphile-worker) harmless.
  */
 export interface WebhookWorker {
@@ -71,6 +72,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const taskList: TaskList = {
     webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
     webhook_sweep: async () => sweep(options.db, settings),
+    // Object states owed a backfill (data written without the feed: src/resources/reconciliation/backfill.ts).
+    reconciliation_backfill: async () => runPendingBackfills(options.db),
   };
   // Our own pool rather than a connectionString: graphile-worker's releasers, on stop(), remove the
   // error listeners of a pool it made and then call its end() without waiting for it, so its idle
@@ -92,7 +95,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       pollInterval: options.pollInterval ?? 2000,
       logger: quietLogger(log),
       taskList,
-      crontab: '* * * * * webhook_sweep ?max=1',
+      crontab: '* * * * * webhook_sweep ?max=1\n* * * * * reconciliation_backfill ?max=1',
     });
   } catch (err) {
     await pool.end();

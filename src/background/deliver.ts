@@ -5,9 +5,9 @@ import { CHANGED_ONE_OF, whatChanged } from '../feed/read';
 import { writeTransaction } from '../feed/append';
 import { endpointJson, wake } from '../resources/webhook-endpoints/queries';
 import { createNotification } from '../resources/notifications/queries';
-import type { Sender, SendResult } from './send';
-import { signatureHeader } from './signing';
-import type { WebhookSettings } from './settings';
+import type { Sender, SendResult } from '../webhooks/send';
+import { signatureHeader } from '../webhooks/signing';
+import type { WebhookSettings } from '../webhooks/settings';
 
 /**
  * Delivering to one endpoint: its entries after `delivered_position`, in feed order, one at a time.

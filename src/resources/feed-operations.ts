@@ -1,11 +1,11 @@
 import type { Queryable } from '../db/knex';
 import type { OperationId } from '../http/handler';
-import type { ChangeCollector, ChangeEntry } from './append';
-import type { ChangeEvent, ChangeType, FeedResource, ResourceWith } from './change-types';
-import { locationsInOrder } from '../resources/locations/queries';
-import { jobsInOrder } from '../resources/jobs/queries';
-import { vendorsInOrder } from '../resources/vendors/queries';
-import { notificationsInOrder } from '../resources/notifications/queries';
+import type { ChangeCollector, ChangeEntry } from '../feed/append';
+import type { ChangeEvent, ChangeType, FeedResource, ResourceWith } from '../feed/change-types';
+import { locationsInOrder } from './locations/queries';
+import { jobsInOrder } from './jobs/queries';
+import { vendorsInOrder } from './vendors/queries';
+import { notificationsInOrder } from './notifications/queries';
 
 /**
  * Which feed entries each write operation of the contract emits, derived from its reply: one
@@ -33,7 +33,7 @@ export interface EmitContext {
 
 export type Emitter = (reply: any, ctx: EmitContext) => ChangeEntry[] | Promise<ChangeEntry[]>;
 
-export { FEED_RESOURCES, type FeedResource } from './change-types';
+export { FEED_RESOURCES, type FeedResource } from '../feed/change-types';
 
 /** A feed entry of `resource` and one of its events (change-types.ts); `data` carries its `id`. */
 export const entry = <R extends FeedResource>(resource: R, event: ChangeEvent<R>, data: { id: string; [key: string]: unknown }): ChangeEntry => ({

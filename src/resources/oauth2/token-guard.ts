@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Db } from '../db/knex';
-import { rateLimitRejections } from '../metrics';
-import { LimiterSet, policyHeader, stateHeader, tooManyRequests } from './rate-limit';
+import type { Db } from '../../db/knex';
+import { rateLimitRejections } from '../../metrics';
+import { LimiterSet, policyHeader, stateHeader, tooManyRequests } from '../../http/rate-limit';
 
 /**
  * The token endpoint's guard against guessing client secrets: at most FAILURES_PER_MINUTE failed

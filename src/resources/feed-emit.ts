@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { HandlerMap, OperationId } from '../http/handler';
-import { JsonParts, JsonStream } from '../http/json';
-import { FEED_BY_HANDLER, FEED_OPERATIONS } from './operations';
-import { settle } from './unchanged';
+import { JsonParts, JsonStream } from '../db/json';
+import { settle } from '../feed/unchanged';
+import { FEED_BY_HANDLER, FEED_OPERATIONS } from './feed-operations';
 
 /** A reply body as a value: JSON built by PostgreSQL arrives as text. */
 const valueOf = (body: unknown): unknown => (typeof body === 'string' ? JSON.parse(body) : body instanceof JsonParts ? JSON.parse(body.text()) : body);
@@ -59,9 +59,9 @@ export function withFeed(handlers: HandlerMap): HandlerMap {
         });
         ctx.changes.add(...entries);
       }
-      const { kept, unchanged } = await settle(tx, organizationId, ctx.changes.entries.slice(from), ctx.changes.updated);
+      const { changed, kept, unchanged } = await settle(tx, organizationId, ctx.changes.entries.slice(from), ctx.changes.updated);
       ctx.changes.entries.splice(from, Infinity, ...kept);
-      if (!kept.length) {
+      if (!changed) {
         await tx.raw(`ROLLBACK TO SAVEPOINT ${savepoint}`);
         reply = { ...reply, body: asStored(value, unchanged) };
       }

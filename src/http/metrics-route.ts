@@ -1,15 +1,16 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { contextOf } from './context';
 import { httpRequestDuration, httpRequestsTotal, registry } from '../metrics';
 
 /**
- * Counts and times every request by the contract's operationId (set on res.locals by the pipeline;
+ * Counts and times every request by the contract's operationId (from the request's context;
  * requests that match no operation share one label so unknown paths cannot grow the series).
  */
 export function observeRequests(req: Request, res: Response, next: NextFunction): void {
   const start = process.hrtime.bigint();
   res.once('finish', () => {
-    const labels = { operationId: String(res.locals.operationId ?? 'unmatched'), method: req.method, status: String(res.statusCode) };
+    const labels = { operationId: String(contextOf(req).operationId ?? 'unmatched'), method: req.method, status: String(res.statusCode) };
     httpRequestsTotal.inc(labels);
     httpRequestDuration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
   });
@@ -26,7 +27,7 @@ export function metricsRoute(token: string | undefined) {
   const expected = token ? digest(token) : undefined;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (!expected || req.path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
-    res.locals.operationId = 'metrics';
+    contextOf(req).operationId = 'metrics';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     // Compared as digests: equal length, constant time, whatever the caller sent.
     if (!m || !timingSafeEqual(digest(m[1]), expected)) {

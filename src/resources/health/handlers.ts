@@ -1,11 +1,12 @@
 import { readdirSync } from 'node:fs';
 import type { NextFunction, Request, Response } from 'express';
-import { MIGRATIONS_DIR, type Db } from '../db/knex';
-import { badRequest, unavailable } from '../http/errors';
-import { sendProblem } from '../http/problem';
-import { recordCoverage } from '../http/coverage';
-import { Lifecycle } from './lifecycle';
-import type { Handlers } from '../http/handler';
+import { MIGRATIONS_DIR, type Db } from '../../db/knex';
+import { badRequest, unavailable } from '../../errors';
+import { sendProblem } from '../../http/problem';
+import { recordCoverage } from '../../http/coverage';
+import { contextOf } from '../../http/context';
+import { Lifecycle } from '../../ops/lifecycle';
+import type { Handlers } from '../../http/handler';
 
 /** A readiness probe must answer quickly even when the database hangs rather than refuses. */
 const READY_TIMEOUT_MS = 2000;
@@ -52,7 +53,7 @@ export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boole
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const operationId = req.path === '/healthz' ? 'getHealth' : req.path === '/readyz' ? 'getReadiness' : undefined;
     if (!operationId) return next();
-    res.locals.operationId = operationId;
+    contextOf(req).operationId = operationId;
     const record = (status: number) => recordForTests && recordCoverage(operationId, status);
     const extra = Object.keys(req.query ?? {});
     if (extra.length) {

@@ -1,0 +1,105 @@
+import canonicalize from 'canonicalize';
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/knex';
+import type { ChangeEntry } from './append';
+
+/**
+ * Each live object's current state (table `feed_objects`, migration 20261126000000): the object as
+ * its single read returns it, its digest (src/db/object-digest.ts) and the feed position of its
+ * last change. Kept by the feed's append statement, in the same statement as the entries, so the
+ * states and the feed head always agree in any snapshot.
+ */
+export interface ObjectState {
+  /** The object as its single read returns it (keys in RFC 8785 order). */
+  data: unknown;
+  /** objectDigest(data). */
+  digest: string;
+  /** Feed position of the entry that last changed it (a backfilled object: the head when backfilled). */
+  position: number;
+}
+
+/**
+ * The stored states of some objects of one resource, by id, in one query. An id without a state
+ * is absent: no such live object, or one whose backfill has not run yet (src/feed/backfill.ts).
+ */
+export async function readObjectStates(db: Queryable, organizationId: string, resource: string, ids: string[]): Promise<Map<string, ObjectState>> {
+  const states = new Map<string, ObjectState>();
+  if (!ids.length) return states;
+  const { rows } = await db.raw(`SELECT id, data, digest, position FROM feed_objects WHERE organization_id = ? AND resource = ? AND id = ANY(?::uuid[])`, [
+    organizationId,
+    resource,
+    ids,
+  ]);
+  for (const r of rows as { id: string; data: unknown; digest: string; position: number }[]) {
+    states.set(r.id, { data: r.data, digest: r.digest, position: Number(r.position) });
+  }
+  return states;
+}
+
+/** An object's state as JSON text in RFC 8785 form, and its digest: the one serialization both come from. */
+export function canonicalState(object: unknown): { text: string; digest: string } {
+  const text = canonicalize(object);
+  if (text === undefined) throw new TypeError('canonicalState: the value has no JSON form');
+  // The same digest as objectDigest (src/db/object-digest.ts), without serializing the object twice.
+  return { text, digest: createHash('sha256').update(text, 'utf8').digest('hex') };
+}
+
+/**
+ * What an entry does to its object's state: `null` removes it (a deletion), an object replaces it,
+ * `undefined` leaves it (an entry that is not one object's state).
+ */
+function stateOf(entry: ChangeEntry): unknown {
+  // An order's tag names the pair (order, tag) by the tag's id: not an object of its own.
+  if (entry.resource === 'order_tag') return undefined;
+  if (entry.type.endsWith('.deleted')) return null;
+  // The reply of POST /jobs/{id}/nextPurchaseOrderNumber is the job plus its numbering, which the job's read does not show.
+  if (entry.type === 'job.purchase_order_counter_changed') {
+    const { hasPhaseCodes: _p, nextPurchaseOrderCounter: _n, ...job } = entry.data as Record<string, unknown>;
+    return job;
+  }
+  return entry.data;
+}
+
+/**
+ * The part of the feed's append statement (append.ts) that keeps the states: two data-modifying
+ * CTEs after `head` (they read it, so they run after its row lock is taken) and their bindings,
+ * which come after every other binding of the statement. Per object only its last entry of the
+ * transaction counts (a row may be changed once per statement), at that entry's position.
+ */
+export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql: string; bindings: (string | number)[] } {
+  const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
+  entries.forEach((e, i) => {
+    const state = stateOf(e);
+    if (state !== undefined) last.set(`${e.resource} ${e.id}`, { ord: i + 1, resource: e.resource, id: e.id, state });
+  });
+  const puts = [...last.values()].filter((s) => s.state !== null);
+  const drops = [...last.values()].filter((s) => s.state === null);
+  const canonical = puts.map((s) => canonicalState(s.state));
+  return {
+    sql: `, put_states AS (
+         INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
+         SELECT ?, s.resource, s.id::uuid, head.position - ? + s.ord::bigint, s.digest, s.data
+           FROM head,
+                ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
+                           json_array_elements_text(?::json), json_array_elements(?::json)) AS s(ord, resource, id, digest, data)
+         ON CONFLICT (organization_id, resource, id) DO UPDATE SET position = EXCLUDED.position, digest = EXCLUDED.digest, data = EXCLUDED.data
+       ), drop_states AS (
+         DELETE FROM feed_objects f
+          USING head, ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json)) AS d(resource, id)
+          WHERE f.organization_id = ? AND f.resource = d.resource AND f.id = d.id::uuid
+       )`,
+    bindings: [
+      organizationId,
+      entries.length,
+      JSON.stringify(puts.map((s) => s.ord)),
+      JSON.stringify(puts.map((s) => s.resource)),
+      JSON.stringify(puts.map((s) => s.id)),
+      JSON.stringify(canonical.map((c) => c.digest)),
+      // The canonical texts are the stored data: one serialization gives both it and the digest.
+      `[${canonical.map((c) => c.text).join(',')}]`,
+      JSON.stringify(drops.map((s) => s.resource)),
+      JSON.stringify(drops.map((s) => s.id)),
+      organizationId,
+    ],
+  };
+}

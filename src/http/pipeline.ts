@@ -1,0 +1,82 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type OpenAPIBackend from 'openapi-backend';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import type { Authenticator } from '../auth/credentials';
+import { requestId } from './request-id';
+import { requestLogger } from './request-log';
+import { metricsRoute, observeRequests } from './metrics-route';
+import { corsFor, noStoreWithCredentials, securityHeaders } from './security-headers';
+import { docsAndContract } from './docs';
+import { apiMiddleware, recordProblems, routeRequest } from './backend';
+import { authentication } from './authentication';
+import { rateLimiter } from './rate-limit';
+import { jsonBody } from './body';
+import { inputGuard } from './input-guard';
+import { fairShare, fairShareLimit } from './fair-share';
+import { problemResponder, type OwnProblemFormats } from './problem';
+import { callerOf } from './context';
+
+export interface PipelineDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** openapi-backend with every operation's handler (http/backend.ts createBackend). */
+  api: OpenAPIBackend;
+  authenticate: Authenticator;
+  /** GET /healthz and /readyz, answered before anything costly (resources/health). */
+  probes: RequestHandler;
+  /** Operations that answer their client errors in their own format (the token endpoint). */
+  ownProblemFormats: OwnProblemFormats;
+}
+
+/**
+ * Every request goes through these steps, in this order (one line each, with its reason). What a
+ * step learns about the request goes into the request's context (context.ts), created by the first.
+ */
+export function pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats }: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
+  const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
+  const cors = corsFor(config.corsOrigins);
+  const steps: (RequestHandler | ErrorRequestHandler | false | undefined)[] = [
+    // The request's context and id: everything after may log it or answer with it.
+    requestId,
+    // (Response compression goes here: before anything writes a body.)
+    // One log line per request, when it is finished or aborted.
+    requestLogger(logger),
+    // Request counts and durations by operation, for /metrics.
+    observeRequests,
+    // Headers every answer carries (nosniff, frame and referrer policy, ...).
+    securityHeaders(),
+    // CORS for the configured browser origins (preflights answered here).
+    cors,
+    // Probes: no credentials, cheap, before anything that could wait on the database.
+    probes,
+    // GET /metrics with its own bearer token (absent without METRICS_TOKEN).
+    metricsRoute(config.metricsToken),
+    // Answers to credentialed requests are not stored by shared caches.
+    noStoreWithCredentials,
+    // The contract and the docs page, without authentication.
+    docsAndContract(),
+    // The request's operation, matched once (everything after reads it from the context).
+    routeRequest(api),
+    // Test mode: problems answered for an operation count towards its coverage.
+    config.mode === 'test' && recordProblems(),
+    // Credentials and scopes, before the body is read: a refused request sends its body for nothing.
+    authentication(authenticate),
+    // The caller's and its organization's rate limits, before the body is read.
+    config.rateLimits && rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller: callerOf }),
+    // The body, JSON (or the form of an operation that takes one), within BODY_LIMIT.
+    jsonBody(),
+    // Input no resource can store (NUL bytes, dropped query keys, nesting too deep).
+    inputGuard,
+    // The organization's fair share of the database pool, taken once the body has arrived: slow
+    // uploads hold only their own sockets, not their organization's slots.
+    fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
+    // openapi-backend: security, validation, the operation's handler and its reply.
+    apiMiddleware(api),
+    // Every error, as one problem body (or the operation's own format).
+    problemResponder(ownProblemFormats),
+  ];
+  return steps.filter((s): s is RequestHandler | ErrorRequestHandler => !!s);
+}

@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+import type { Db, Queryable } from '../../db/knex';
+import { selectList } from '../../db/columns';
+import { scoped } from '../../db/resource';
+import { canonicalState } from '../../feed/object-states';
+import { RECONCILED, RECONCILED_RESOURCES } from './sources';
+
+/**
+ * The backfill of object states (feed_objects, migration 20261126000000) for objects that exist
+ * without a feed entry: created before that migration, by the admin CLI's demo data, or by a bulk
+ * loader (the benchmark's). Whoever writes objects without the feed says so with
+ * requestBackfill; the marker rows (feed_object_backfills) are worked off by the worker's
+ * `reconciliation_backfill` task every minute, and GET /reconciliation/{resource} completes the
+ * backfill of its resource itself before it answers (handlers.ts), so it never answers digests
+ * that miss an object.
+ *
+ * A backfill is a rebuild: it reads the resource's live objects with the same ResourceDef its
+ * single read uses (sources.ts), in id order, CHUNK at a time (keyset pages, never one query per
+ * object), and in each id range writes the states that differ, and removes states whose object is
+ * gone. Each chunk is one transaction that first takes the organization's feed head row lock, the
+ * lock the feed's append statement takes before it writes states: no entry is numbered while the
+ * chunk reads, so what it reads is the state after every entry up to the head, and the states it
+ * writes carry the head as their position. An entry numbered after the chunk rewrites its
+ * object's state itself. The head's lock is held for one chunk only, so writers wait at most that.
+ */
+const CHUNK = 2000;
+
+/** Marks resources of an organization (all by default) as owed a backfill. */
+export async function requestBackfill(db: Queryable, organizationId: string, resources: readonly string[] = RECONCILED_RESOURCES): Promise<void> {
+  await db.raw(
+    `INSERT INTO feed_object_backfills (organization_id, resource)
+     SELECT ?, r FROM unnest(?::text[]) AS r
+     ON CONFLICT (organization_id, resource) DO UPDATE SET requested_at = clock_timestamp()`,
+    [organizationId, [...resources]],
+  );
+}
+
+/** The marker of `resource` (or of every resource, '*'), turned into one per resource; its requested_at, or undefined when none. */
+async function pendingSince(db: Db, organizationId: string, resource: string): Promise<string | undefined> {
+  const all = await db('feed_object_backfills').where({ organization_id: organizationId, resource: '*' }).first('requested_at');
+  if (all) {
+    await db.transaction(async (trx) => {
+      await requestBackfill(trx, organizationId);
+      await trx('feed_object_backfills').where({ organization_id: organizationId, resource: '*' }).delete();
+    });
+  }
+  // As text: a Date would drop the microseconds, and the marker would never match again.
+  const row = await db('feed_object_backfills').where({ organization_id: organizationId, resource }).first(db.raw('requested_at::text AS at'));
+  return row?.at;
+}
+
+/** Whether any resource of the organization is owed a backfill, in the caller's snapshot. */
+export async function backfillPending(db: Queryable, organizationId: string, resource: string): Promise<boolean> {
+  const { rows } = await db.raw(`SELECT 1 FROM feed_object_backfills WHERE organization_id = ? AND resource IN (?, '*') LIMIT 1`, [organizationId, resource]);
+  return rows.length > 0;
+}
+
+/** Takes the organization's feed head row lock (creating the head when there is none) and returns its position. */
+async function lockHead(trx: Knex.Transaction, organizationId: string): Promise<number> {
+  const { rows } = await trx.raw(
+    `INSERT INTO feed_heads AS h (organization_id, position) VALUES (?, 0)
+     ON CONFLICT (organization_id) DO UPDATE SET position = h.position RETURNING position`,
+    [organizationId],
+  );
+  return Number(rows[0].position);
+}
+
+/** One chunk: the live objects after `after` (in id order), their states written, stale ones removed. Returns the last id, or undefined at the end. */
+async function backfillChunk(trx: Knex.Transaction, organizationId: string, resource: string, after: string | undefined): Promise<string | undefined> {
+  const def = RECONCILED[resource as keyof typeof RECONCILED]!;
+  const head = await lockHead(trx, organizationId);
+  const id = `${def.alias}.id`;
+  const page = scoped(trx, def, organizationId)
+    .select(trx.raw(selectList(def.columns)))
+    .orderBy(id)
+    .limit(CHUNK);
+  if (after) page.where(id, '>', after);
+  const { rows } = await trx.raw(`SELECT x.id, row_to_json(x)::text AS json FROM ? AS x`, [page]);
+  const objects = (rows as { id: string; json: string }[]).map((r) => ({ id: r.id, ...canonicalState(JSON.parse(r.json)) }));
+  const last = objects.length === CHUNK ? objects[objects.length - 1].id : undefined;
+  // Only states that differ are written: a backfill of a resource whose states are current writes nothing.
+  await trx.raw(
+    `INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
+     SELECT ?, ?, s.id::uuid, ?, s.digest, s.data
+       FROM ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements(?::json)) AS s(id, digest, data)
+     ON CONFLICT (organization_id, resource, id) DO UPDATE SET position = EXCLUDED.position, digest = EXCLUDED.digest, data = EXCLUDED.data
+      WHERE f.digest <> EXCLUDED.digest`,
+    [
+      organizationId,
+      resource,
+      head,
+      JSON.stringify(objects.map((o) => o.id)),
+      JSON.stringify(objects.map((o) => o.digest)),
+      `[${objects.map((o) => o.text).join(',')}]`,
+    ],
+  );
+  // States in this chunk's id range whose object is not live (deleted without an entry).
+  await trx.raw(
+    `DELETE FROM feed_objects WHERE organization_id = ? AND resource = ? AND (?::uuid IS NULL OR id > ?::uuid) AND (?::uuid IS NULL OR id <= ?::uuid)
+        AND id <> ALL(?::uuid[])`,
+    [organizationId, resource, after ?? null, after ?? null, last ?? null, last ?? null, objects.map((o) => o.id)],
+  );
+  return last;
+}
+
+/**
+ * Rebuilds the states of one resource of an organization when it is owed a backfill, and clears
+ * its marker unless it was asked for again meanwhile. Returns whether it ran.
+ */
+export async function backfillResource(db: Db, organizationId: string, resource: string): Promise<boolean> {
+  const since = await pendingSince(db, organizationId, resource);
+  if (!since) return false;
+  let after: string | undefined;
+  for (;;) {
+    const done = await db.transaction(async (trx) => {
+      after = await backfillChunk(trx, organizationId, resource, after);
+      if (after !== undefined) return false;
+      await trx('feed_object_backfills').where({ organization_id: organizationId, resource }).whereRaw('requested_at = ?::timestamptz', [since]).delete();
+      return true;
+    });
+    if (done) return true;
+  }
+}
+
+/** Works off every marker (the worker's `reconciliation_backfill` task). */
+export async function runPendingBackfills(db: Db): Promise<void> {
+  const pending: { organization_id: string; resource: string }[] = await db('feed_object_backfills')
+    .select('organization_id', 'resource')
+    .orderBy(['organization_id', 'resource']);
+  const organizations = new Set(pending.map((p) => p.organization_id));
+  for (const organizationId of organizations) {
+    const resources = pending.filter((p) => p.organization_id === organizationId).map((p) => p.resource);
+    for (const resource of resources.includes('*') ? RECONCILED_RESOURCES : resources) {
+      if (resource in RECONCILED) await backfillResource(db, organizationId, resource);
+    }
+  }
+}
