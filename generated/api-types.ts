@@ -2098,7 +2098,7 @@ export interface paths {
         put?: never;
         /**
          * Mark invoices paid
-         * @description Moves every listed invoice, from any state, to `CLOSED` and sets `paidAt` (now) and `paidById` (`userId`); an invoice not yet approved also gets `approvedAt`/`approvedById` the same way (a paid invoice counts as approved). `updatedAt` is set. Returns the updated invoices in the order of `ids` (a repeated ID once).
+         * @description Moves every listed invoice, from any state, to `CLOSED` and sets `paidAt` (now) and `paidById` (`userId`); an invoice not yet approved also gets `approvedAt`/`approvedById` the same way (a paid invoice counts as approved). `updatedAt` is set. An invoice already paid (`CLOSED` with `paidAt`) is left as it is, `paidAt`, `paidById` and `updatedAt` included: marking it again changes nothing (see the guide, "A write that changes nothing"). Returns the updated invoices in the order of `ids` (a repeated ID once).
          *
          *     All or nothing: `userId` must be a user of the organization and every ID an invoice of the organization that is not deleted; otherwise the request fails with 404 naming the first unknown value and no invoice changes.
          */
@@ -7523,6 +7523,26 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /**
+             * @description On an entry that changes an existing object (every event but `created` and `deleted`): the
+             *     names of the top-level fields of `data` whose values differ from the object's previous state,
+             *     never `updatedAt`. A write that changes nothing records no entry at all, so this list is never
+             *     empty. Absent on creations and deletions, and on changes to objects whose previous state the
+             *     feed does not know (older than the feed). See the guide "Two-way sync".
+             * @example [
+             *       "name"
+             *     ]
+             */
+            changedFields?: string[];
+            /**
+             * @description The values the fields of `changedFields` had before the change (a nested value whole, as `data` shows it), present exactly when `changedFields` is.
+             * @example {
+             *       "name": "Ferguson Enterprises"
+             *     }
+             */
+            previous?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A page of the change feed, in commit order. */
         ChangePage: {
@@ -7658,6 +7678,14 @@ export interface components {
              */
             types: components["schemas"]["ChangeType"][] | null;
             /**
+             * @description Only update entries that changed one of these top-level fields are delivered (creations and deletions always); null delivers every entry.
+             * @example [
+             *       "name",
+             *       "code"
+             *     ]
+             */
+            fields?: string[] | null;
+            /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
              */
@@ -7753,6 +7781,16 @@ export interface components {
              */
             types?: string[] | null;
             /**
+             * @description Only update entries that changed at least one of these top-level fields of `data` are
+             *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
+             *     always delivered. Omitted or null: every entry. Combines with `types`.
+             * @example [
+             *       "name",
+             *       "code"
+             *     ]
+             */
+            fields?: string[] | null;
+            /**
              * @description Start delivering at once (default) or not yet.
              * @default true
              * @example true
@@ -7787,6 +7825,16 @@ export interface components {
              *     ]
              */
             types?: string[] | null;
+            /**
+             * @description Only update entries that changed at least one of these top-level fields of `data` are
+             *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
+             *     always delivered. Omitted or null: every entry. Combines with `types`.
+             * @example [
+             *       "name",
+             *       "code"
+             *     ]
+             */
+            fields?: string[] | null;
             /**
              * @description false pauses deliveries (entries wait, nothing is lost); true resumes them, also after the service disabled a failing endpoint, starting with the entry that failed.
              * @example true
@@ -7935,6 +7983,22 @@ export interface components {
                  *     }
                  */
                 data: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description As in `GET /changes`, the top-level fields of `data` an update changed (never `updatedAt`); absent on creations and deletions.
+                 * @example [
+                 *       "name"
+                 *     ]
+                 */
+                changedFields?: string[];
+                /**
+                 * @description As in `GET /changes`, the values of `changedFields` before the change.
+                 * @example {
+                 *       "name": "Acme Supply Co."
+                 *     }
+                 */
+                previous?: {
                     [key: string]: unknown;
                 };
             };
@@ -27011,6 +27075,16 @@ export interface operations {
                  *     ]
                  */
                 types?: string[];
+                /**
+                 * @description Only update entries that changed at least one of these top-level fields of `data` (see
+                 *     `changedFields`), as a comma-separated list or the parameter repeated; creations and
+                 *     deletions always pass. `nextCursor` still moves past the entries skipped.
+                 * @example [
+                 *       "name",
+                 *       "code"
+                 *     ]
+                 */
+                fields?: string[];
                 /**
                  * @description Only entries about this kind of object. `nextCursor` still moves past the entries skipped.
                  * @example vendor

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { encodeCursor } from '../feed/cursor';
+import { CHANGED_ONE_OF, whatChanged } from '../feed/read';
 import { writeTransaction } from '../feed/append';
 import { endpointJson, wake } from '../resources/webhook-endpoints/queries';
 import { createNotification } from '../resources/notifications/queries';
@@ -43,7 +44,13 @@ interface Entry {
   resource_id: string;
   occurred_at: Date;
   data: string;
+  changed_fields: string | null;
+  previous: string | null;
 }
+
+/** An entry `f` is one the endpoint `e` is sent: one of its `types`, and an update that changed one of its `fields`. */
+export const ENDPOINT_WANTS = (e: string, f: string) =>
+  `(${e}.types IS NULL OR ${f}.type = ANY(${e}.types)) AND (${e}.fields IS NULL OR ${f}.changed_fields IS NULL OR jsonb_exists_any(${f}.changed_fields, ${e}.fields))`;
 
 /** The lease: long enough for an attempt and its bookkeeping, renewed by every attempt. */
 const leaseMs = (s: WebhookSettings) => s.timeoutMs + 30_000;
@@ -59,7 +66,7 @@ export function retryDelay(s: WebhookSettings, failures: number, result: Pick<Se
 function bodyOf(orgId: string, e: Entry): string {
   const occurredAt = e.occurred_at.toISOString();
   const head = JSON.stringify({ cursor: encodeCursor(orgId, e.position), type: e.type, resource: e.resource, id: e.resource_id, occurredAt });
-  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"data":${e.data}}}`;
+  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"data":${e.data}${whatChanged(e)}}}`;
 }
 
 export const messageId = (endpointId: string, position: number) => `msg_${endpointId.replace(/-/g, '')}_${position}`;
@@ -88,7 +95,7 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
     `SELECT 1 FROM webhook_endpoints e
       WHERE e.id = ? AND e.enabled AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())
         AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
-                      AND (e.types IS NULL OR f.type = ANY(e.types)))`,
+                      AND ${ENDPOINT_WANTS('e', 'f')})`,
     [endpointId],
   );
   if (due.rows.length) await wake(db, endpointId, null, 'preserve_run_at');
@@ -117,10 +124,12 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   try {
     while (!deps.stopping()) {
       const { rows: entries } = (await db.raw(
-        `SELECT position, type, resource, resource_id, occurred_at, data::text AS data FROM change_feed
+        `SELECT position, type, resource, resource_id, occurred_at, data::text AS data, changed_fields::text AS changed_fields, previous::text AS previous
+           FROM change_feed c
           WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
+            AND (?::text[] IS NULL OR ${CHANGED_ONE_OF('c')})
           ORDER BY position LIMIT ?`,
-        [orgId, position, ep.types, ep.types, BATCH],
+        [orgId, position, ep.types, ep.types, ep.fields, ep.fields, BATCH],
       )) as { rows: Entry[] };
       if (!entries.length) return;
       for (const entry of entries) {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { Logger as ServiceLogger } from 'pino';
 import { componentLog, type ComponentLog } from '../ops/log';
 import type { Db } from '../db/knex';
-import { deliverEndpoint } from './deliver';
+import { ENDPOINT_WANTS, deliverEndpoint } from './deliver';
 import { Sender } from '../webhooks/send';
 import type { WebhookSettings } from '../webhooks/settings';
 import { deliverPending } from '../mail/mailer';
@@ -65,7 +65,7 @@ async function sweep(db: Db, settings: WebhookSettings): Promise<void> {
     `SELECT webhook_wake(e.id, greatest(e.next_attempt_at, now()), 'preserve_run_at') FROM webhook_endpoints e
       WHERE e.enabled AND (e.lease_expires_at IS NULL OR e.lease_expires_at < now())
         AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
-                      AND (e.types IS NULL OR f.type = ANY(e.types)))`,
+                      AND ${ENDPOINT_WANTS('e', 'f')})`,
   );
   await db.raw(`DELETE FROM webhook_deliveries WHERE attempted_at < now() - ? * interval '1 millisecond'`, [settings.deliveryRetentionMs]);
 }

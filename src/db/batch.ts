@@ -146,6 +146,10 @@ export function inLockOrder<T extends Record<string, unknown>>(rows: T[], confli
  * per-row round trip). Rows must all carry the same keys (snake_case column names); columns not
  * given take their defaults. Duplicate conflict keys must be rejected before calling this. The
  * returned rows follow lock order, not input order: callers map them back by key.
+ *
+ * A row the upsert would leave as it is stays untouched, `updated_at` included: a write that
+ * changes nothing is nothing (src/feed/unchanged.ts; the feed then drops its entry). Its returned
+ * row is read back in the same statement, with `xmax` '1' (not inserted).
  */
 export async function upsertRecordset<R = Record<string, unknown>>(
   db: Queryable,
@@ -154,32 +158,61 @@ export async function upsertRecordset<R = Record<string, unknown>>(
   opts: UpsertOptions,
 ): Promise<R[]> {
   if (!input.length) return [];
-  const { sql, rows } = upsertStatement(table, input, opts);
-  return (await rowsPrepared(db, db.raw(`${sql} RETURNING ${opts.returning.map(quoteIdent).join(', ')}`, [JSON.stringify(rows)]))) as R[];
+  const { sql, rows, untouched } = upsertStatement(table, input, opts);
+  const q = quoteIdent;
+  const pick = (c: string, from: string) => (c === 'xmax' ? `${from === 'w' ? 'w.xmax::text' : "'1'"} AS xmax` : `${from}.${q(c)}`);
+  const statement = `WITH ${sql} RETURNING *, xmax)
+    SELECT ${opts.returning.map((c) => pick(c, 'w')).join(', ')} FROM upserted w
+    UNION ALL SELECT ${opts.returning.map((c) => pick(c, 't')).join(', ')} FROM ${untouched}`;
+  return allWritten((await rowsPrepared(db, db.raw(statement, [JSON.stringify(rows)]))) as R[], rows.length);
 }
 
-/** The statement upsertRecordset runs, without its RETURNING clause. */
+/**
+ * Every row of the batch is written or read back. A row a concurrent transaction inserted after
+ * this statement's snapshot was taken conflicts (the upsert waits for it, then finds it unchanged)
+ * but is not visible to the read back: the transaction is run again (src/db/retry.ts), as for a
+ * serialization failure, and then sees it.
+ */
+function allWritten<R>(written: R[], expected: number): R[] {
+  if (written.length === expected) return written;
+  throw Object.assign(new Error('a row of the batch was inserted concurrently'), { code: '40001' });
+}
+
+/**
+ * The statement upsertRecordset runs, as CTEs `input` and `upserted` (left open for its RETURNING),
+ * and `untouched`: the FROM clause of the existing rows the upsert left as they were (alias `t`).
+ */
 function upsertStatement(table: string, input: Record<string, unknown>[], opts: UpsertOptions) {
   const rows = inLockOrder(input, opts.conflict);
   const columns = Object.keys(rows[0]);
   const q = quoteIdent;
   const keep = new Set(opts.keepWhenNull ?? []);
+  const value = (c: string) => (keep.has(c) ? `COALESCE(EXCLUDED.${q(c)}, ${q(table)}.${q(c)})` : `EXCLUDED.${q(c)}`);
   const set = opts.update
-    .map((c) => (keep.has(c) ? `${q(c)} = COALESCE(EXCLUDED.${q(c)}, ${q(table)}.${q(c)})` : `${q(c)} = EXCLUDED.${q(c)}`))
+    .map((c) => `${q(c)} = ${value(c)}`)
     .concat(['"updated_at" = now()'])
     .join(', ');
-  const sql = `INSERT INTO ${q(table)} (${columns.map(q).join(', ')})
-    SELECT ${columns.map(q).join(', ')} FROM json_populate_recordset(NULL::${q(table)}, ?::json)
-    ON CONFLICT ${opts.conflict} DO UPDATE SET ${set}`;
-  return { sql, rows };
+  const changed = `ROW(${opts.update.map((c) => `${q(table)}.${q(c)}`).join(', ')}) IS DISTINCT FROM ROW(${opts.update.map(value).join(', ')})`;
+  const sql = `input AS (SELECT * FROM json_populate_recordset(NULL::${q(table)}, ?::json)),
+    upserted AS (INSERT INTO ${q(table)} (${columns.map(q).join(', ')})
+    SELECT ${columns.map(q).join(', ')} FROM input
+    ON CONFLICT ${opts.conflict} DO UPDATE SET ${set} WHERE ${changed}`;
+  // The conflict target's columns and predicate (`(organization_id, code) WHERE deleted_at IS NULL`) find the rows left alone.
+  const keys = conflictColumns(opts.conflict).filter((c) => columns.includes(c));
+  const predicate = opts.conflict.replace(/^\s*\([^)]*\)/, '').trim();
+  const untouched = `(SELECT * FROM ${q(table)} ${predicate}) t
+    WHERE EXISTS (SELECT 1 FROM input i WHERE ${keys.map((k) => `i.${q(k)} IS NOT DISTINCT FROM t.${q(k)}`).join(' AND ')})
+      AND t.id NOT IN (SELECT id FROM upserted)`;
+  return { sql, rows, untouched };
 }
 
 /**
  * upsertRecordset and the reply in one statement: the written rows as `def` represents them, in
  * the order of `order` (values of the text column `key`, which tells the input rows apart). For a
  * batch whose reply reads nothing that a later statement of the batch writes: the reply is built
- * from the rows as the upsert leaves them (its RETURNING), and the rest of `def`'s columns read
- * other tables as they were before the statement. Saves reading the batch back by id.
+ * from the rows as the upsert leaves them (its RETURNING, and the rows it left untouched), and the
+ * rest of `def`'s columns read other tables as they were before the statement. Saves reading the
+ * batch back by id.
  */
 export async function upsertRecordsetReplying<R extends { id: string }, T>(
   db: Queryable,
@@ -187,17 +220,19 @@ export async function upsertRecordsetReplying<R extends { id: string }, T>(
   input: Record<string, unknown>[],
   opts: UpsertOptions & { reply: { def: ResourceDef; key: string; order: string[] } },
 ): Promise<{ rows: R[]; reply: Json<T[]> }> {
-  const { sql, rows } = upsertStatement(table, input, opts);
+  const { sql, rows, untouched } = upsertStatement(table, input, opts);
   const { def, key, order } = opts.reply;
   const q = quoteIdent;
-  const statement = `WITH written AS (${sql} RETURNING *, xmax)
+  const statement = `WITH ${sql} RETURNING *, xmax),
+      written AS (SELECT * FROM upserted UNION ALL SELECT t.*, '1'::xid AS xmax FROM ${untouched})
     SELECT (SELECT json_agg(json_build_object(${opts.returning.map((c) => `'${c}', ${q(c)}`).join(', ')}))::text FROM written) AS rows,
       (SELECT ${ROWS_OF_X_AS_JSON_ARRAY} FROM (
         SELECT ${selectList(def.columns)} FROM written ${def.alias}
         JOIN unnest(?::text[]) WITH ORDINALITY AS wanted(${q(key)}, position) ON wanted.${q(key)} = ${def.alias}.${q(key)}
         ORDER BY wanted.position) x) AS json`;
   const [row] = (await rowsPrepared(db, db.raw(statement, [JSON.stringify(rows), order]))) as { rows: string | null; json: string }[];
-  return { rows: row.rows === null ? [] : (JSON.parse(row.rows) as R[]), reply: asJson<T[]>(row.json) };
+  const written = allWritten(row.rows === null ? [] : (JSON.parse(row.rows) as R[]), rows.length);
+  return { rows: written, reply: asJson<T[]>(row.json) };
 }
 
 /** What a batch upsert reports besides its reply (the change feed's ChangeCollector records it). */

@@ -14,6 +14,10 @@ export interface ChangeEntry {
   id: string;
   /** The object at this change, or for a deletion its tombstone (`id`, `deletedAt`, parent id). */
   data: unknown;
+  /** For an entry that changes an existing object: the top-level fields of `data` it changed (src/feed/unchanged.ts). */
+  changedFields?: string[];
+  /** Those fields' values before the change. */
+  previous?: Record<string, unknown>;
 }
 
 /**
@@ -60,11 +64,11 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
          ON CONFLICT (organization_id) DO UPDATE SET position = h.position + EXCLUDED.position
          RETURNING position
        ), entries AS (
-         INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data)
-         SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id::uuid, e.data
+         INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data, changed_fields, previous)
+         SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id::uuid, e.data, e.change->'f', e.change->'p'
            FROM head,
                 ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
-                           json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, ord)
+                           json_array_elements(?::json), json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, change, ord)
        )${states.sql}
        SELECT position FROM head`,
       [
@@ -80,6 +84,7 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
         JSON.stringify(entries.map((e) => e.resource)),
         JSON.stringify(entries.map((e) => e.id)),
         JSON.stringify(entries.map((e) => e.data)),
+        JSON.stringify(entries.map((e) => (e.changedFields ? { f: e.changedFields, p: e.previous } : {}))),
         // Last: the bindings of the states' CTEs, which follow every other part of the statement.
         ...states.bindings,
       ],
@@ -102,6 +107,13 @@ export class ChangeCollector {
    * (a location its jobs): only these make those objects change. Undefined until a batch says.
    */
   renamed: Set<string> | undefined;
+
+  /** Ids of objects a write attached where they were not (a tag put on an order that did not have it). */
+  readonly attached = new Set<string>();
+
+  markAttached(ids: Iterable<string>): void {
+    for (const id of ids) this.attached.add(id);
+  }
 
   markCreated(ids: Iterable<string>): void {
     for (const id of ids) this.created.add(id);

@@ -8,7 +8,20 @@ export interface ChangesQuery {
   limit: number;
   types?: string[];
   resource?: string;
+  /** Only update entries that changed one of these fields (creations and deletions pass). */
+  fields?: string[];
 }
+
+/**
+ * The condition `fields` puts on an entry of alias `c` (one text[] binding): an entry without
+ * changed_fields (a creation, a deletion, an object with no known previous state) passes; an
+ * update passes when it changed one of the fields. Also a webhook endpoint's `fields`.
+ */
+export const CHANGED_ONE_OF = (c: string) => `(${c}.changed_fields IS NULL OR jsonb_exists_any(${c}.changed_fields, ?::text[]))`;
+
+/** `,"changedFields":[...],"previous":{...}` of an entry that has them (as stored, as text). */
+export const whatChanged = (r: { changed_fields: string | null; previous: string | null }): string =>
+  r.changed_fields === null ? '' : `,"changedFields":${r.changed_fields},"previous":${r.previous ?? '{}'}`;
 
 export type ChangesPage =
   | { ok: true; page: JsonParts<unknown> }
@@ -24,6 +37,8 @@ interface Row {
   resource_id: string;
   occurred_at: string;
   data: string;
+  changed_fields: string | null;
+  previous: string | null;
 }
 
 /**
@@ -45,13 +60,17 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
     filters.push('AND c.resource = ?');
     bindings.push(q.resource);
   }
+  if (q.fields?.length) {
+    filters.push(`AND ${CHANGED_ONE_OF('c')}`);
+    bindings.push(q.fields);
+  }
   bindings.push(q.after === 'now' ? 0 : q.limit + 1);
   const { rows } = (await db.raw(
     `WITH h AS (SELECT position, pruned_through FROM feed_heads WHERE organization_id = ?)
      SELECT (SELECT position FROM h) AS head, (SELECT pruned_through FROM h) AS pruned, p.*
        FROM (SELECT 1) AS one
        LEFT JOIN (
-         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.data::text AS data
+         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.data::text AS data, c.changed_fields::text AS changed_fields, c.previous::text AS previous
            FROM change_feed c
           WHERE c.organization_id = ? AND c.position > COALESCE(?::bigint, (SELECT pruned_through FROM h), 0) ${filters.join(' ')}
           ORDER BY c.position
@@ -70,7 +89,7 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
   const next = hasMore ? Number(entries[entries.length - 1].position) : head;
   const parts = entries.map(
     (r) =>
-      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","data":${r.data}}`,
+      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","data":${r.data}${whatChanged(r)}}`,
   );
   return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}`) };
 }

@@ -230,7 +230,8 @@ export const FEED_OPERATIONS: Partial<Record<OperationId, Emitter>> = {
     ...reply
       .filter((t) => changes.created.has(t.id) || changes.updated.has(t.id))
       .map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
-    ...reply.map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
+    // Only the tags the order did not have: one it has already is no change (src/feed/unchanged.ts).
+    ...reply.filter((t) => changes.attached.has(t.id)).map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
   ],
   // The tag leaves the order's row with it (nothing is soft-deleted): the transaction's time, as a soft delete's deletedAt is.
   removeOrderTag: async (_reply, { db, params }) => [

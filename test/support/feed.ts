@@ -10,6 +10,8 @@ export interface Change {
   id: string;
   occurredAt: string;
   data: any;
+  changedFields?: string[];
+  previous?: Record<string, any>;
 }
 
 /** The cursor of the newest change (`after=now`). */

@@ -110,7 +110,7 @@ export async function lockItems(db: Queryable, orgId: string, ids: string[]): Pr
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Applies every change in one statement (the rows travel as one JSON parameter). */
+/** Applies every change in one statement (the rows travel as one JSON parameter); items it would not change are left alone. */
 export async function updateItems(db: Queryable, orgId: string, changes: { current: StoredItem; input: BomItemInput }[]): Promise<void> {
   const rows = changes.map(({ current: c, input: i }) => ({
     id: c.id,
@@ -129,7 +129,10 @@ export async function updateItems(db: Queryable, orgId: string, changes: { curre
        mpn = v.mpn, unit_of_measure = v.unit_of_measure, unit_price = v.unit_price, upc = v.upc,
        work_breakdown_structure_values = v.work_breakdown_structure_values, updated_at = now()
      FROM json_populate_recordset(NULL::bill_of_materials_items, ?::json) v
-     WHERE bi.organization_id = ? AND bi.id = v.id`,
+     WHERE bi.organization_id = ? AND bi.id = v.id
+       -- An item the change leaves as it is stays untouched, updated_at included (src/feed/unchanged.ts).
+       AND ROW(bi.catalog_id, bi.description, bi.estimated_quantity, bi.mpn, bi.unit_of_measure, bi.unit_price, bi.upc, bi.work_breakdown_structure_values)
+           IS DISTINCT FROM ROW(v.catalog_id, v.description, v.estimated_quantity, v.mpn, v.unit_of_measure, v.unit_price, v.upc, v.work_breakdown_structure_values)`,
     [JSON.stringify(rows), orgId],
   );
 }

@@ -76,16 +76,19 @@ export async function existingInvoiceIds(db: Queryable, orgId: string, ids: stri
 /**
  * Closes the invoices as paid by the user. An invoice paid before it was approved counts as
  * approved by the same user at the same time (the spec's shown result has approval fields set).
+ * An invoice already paid and closed is left as it is.
  */
 export async function markPaid(db: Queryable, orgId: string, ids: string[], userId: string): Promise<Json<Invoice[]>> {
   await db('invoices')
     .where('organization_id', orgId)
     .whereNull('deleted_at')
     .whereRaw('id = ANY(?::uuid[])', [ids])
+    // A paid invoice stays as it is (when and by whom it was paid): marking it again changes nothing (src/feed/unchanged.ts).
+    .whereRaw(`NOT (state = 'CLOSED' AND paid_at IS NOT NULL)`)
     .update({
       state: 'CLOSED',
-      paid_at: db.fn.now(),
-      paid_by_id: userId,
+      paid_at: db.raw('coalesce(paid_at, now())'),
+      paid_by_id: db.raw('CASE WHEN paid_at IS NULL THEN ?::uuid ELSE paid_by_id END', [userId]),
       approved_by_id: db.raw('CASE WHEN approved_at IS NULL THEN ?::uuid ELSE approved_by_id END', [userId]),
       approved_at: db.raw('coalesce(approved_at, now())'),
       updated_at: db.fn.now(),

@@ -54,17 +54,17 @@ export const jobHandlers: Handlers<
     return { status: 200, body: await links.listJobLocations(db, caller.organizationId, jobId, locationListParams(query)) };
   },
 
-  addJobLocation: async ({ db, caller, params, query }) => {
+  addJobLocation: async ({ db, caller, params, query, changes }) => {
     const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
     await requireLocation(db, caller.organizationId, query.locationId);
-    await links.addJobLocation(db, caller.organizationId, jobId, query.locationId, query.shouldSetAsDefault ?? false);
+    if (await links.addJobLocation(db, caller.organizationId, jobId, query.locationId, query.shouldSetAsDefault ?? false)) changes.markUpdated([jobId]);
     return { status: 200, body: await q.getJobById(db, caller.organizationId, jobId) };
   },
 
-  removeJobLocation: async ({ db, caller, params, query }) => {
+  removeJobLocation: async ({ db, caller, params, query, changes }) => {
     const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
     await requireLocation(db, caller.organizationId, query.locationId);
-    await links.removeJobLocation(db, caller.organizationId, jobId, query.locationId);
+    if (await links.removeJobLocation(db, caller.organizationId, jobId, query.locationId)) changes.markUpdated([jobId]);
     return { status: 200, body: await q.getJobById(db, caller.organizationId, jobId) };
   },
 
@@ -73,17 +73,17 @@ export const jobHandlers: Handlers<
     return { status: 200, body: await links.listJobUsers(db, caller.organizationId, jobId, listParams(query, { orderBy: 'createdAt' })) };
   },
 
-  addJobUser: async ({ db, caller, params, query }) => {
+  addJobUser: async ({ db, caller, params, query, changes }) => {
     const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
     await requireUser(db, caller.organizationId, query.userId);
-    await links.addJobUser(db, caller.organizationId, jobId, query.userId);
+    if (await links.addJobUser(db, caller.organizationId, jobId, query.userId)) changes.markUpdated([jobId]);
     return { status: 200, body: await q.getJobById(db, caller.organizationId, jobId) };
   },
 
-  removeJobUser: async ({ db, caller, params, query }) => {
+  removeJobUser: async ({ db, caller, params, query, changes }) => {
     const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
     await requireUser(db, caller.organizationId, query.userId);
-    await links.removeJobUser(db, caller.organizationId, jobId, query.userId);
+    if (await links.removeJobUser(db, caller.organizationId, jobId, query.userId)) changes.markUpdated([jobId]);
     return { status: 200, body: await q.getJobById(db, caller.organizationId, jobId) };
   },
 
@@ -92,7 +92,7 @@ export const jobHandlers: Handlers<
     return { status: 200, body: { nextPurchaseOrderNumber: await peekNextPurchaseOrderNumber(db, caller.organizationId, jobId) } };
   },
 
-  setNextPurchaseOrderNumber: async ({ db, caller, params, body }) => {
+  setNextPurchaseOrderNumber: async ({ db, caller, params, body, changes }) => {
     const orgId = caller.organizationId;
     const jobId = await requireJob(db, orgId, params.idOrCode);
     const org = await db('organizations').where({ id: orgId }).first('po_counter_enabled');
@@ -100,7 +100,7 @@ export const jobHandlers: Handlers<
       throw forbidden('Setting the purchase order counter must be enabled for your organization by a support request; contact support to turn it on.');
     }
     const job = await db.transaction(async (tx) => {
-      await setPurchaseOrderCounter(tx, orgId, jobId, body.nextCounter);
+      if (await setPurchaseOrderCounter(tx, orgId, jobId, body.nextCounter)) changes.markUpdated([jobId]);
       return oneByIdJson<Schema<'JobWithCounter'>>(tx, q.jobsWithCounter, orgId, jobId);
     });
     return { status: 200, body: job! };

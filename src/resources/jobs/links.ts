@@ -17,15 +17,32 @@ export const listJobLocations = (db: Queryable, orgId: string, jobId: string, pa
     ),
   );
 
-export async function addJobLocation(db: Knex, orgId: string, jobId: string, locationId: string, setAsDefault: boolean): Promise<void> {
-  await db.transaction(async (tx) => {
+/**
+ * The link functions answer whether they changed a link: a link is not in the job's read, so the
+ * feed cannot see it (the handler marks the job changed, src/feed/unchanged.ts); one already made,
+ * or already gone, is no change.
+ */
+const hasLocation = async (db: Queryable, orgId: string, jobId: string, locationId: string) =>
+  !!(await db('job_locations').where({ organization_id: orgId, job_id: jobId, location_id: locationId }).first('job_id'));
+
+export async function addJobLocation(db: Knex, orgId: string, jobId: string, locationId: string, setAsDefault: boolean): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (await hasLocation(tx, orgId, jobId, locationId)) {
+      if (setAsDefault) await tx('jobs').where({ organization_id: orgId, id: jobId }).update({ default_location_id: locationId, updated_at: tx.fn.now() });
+      return false;
+    }
     await attachToJob(tx, orgId, [{ jobId, locationId }]);
     if (setAsDefault) await tx('jobs').where({ organization_id: orgId, id: jobId }).update({ default_location_id: locationId, updated_at: tx.fn.now() });
+    return true;
   });
 }
 
-export async function removeJobLocation(db: Knex, orgId: string, jobId: string, locationId: string): Promise<void> {
-  await db.transaction((tx) => detachFromJob(tx, orgId, jobId, locationId));
+export async function removeJobLocation(db: Knex, orgId: string, jobId: string, locationId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (!(await hasLocation(tx, orgId, jobId, locationId))) return false;
+    await detachFromJob(tx, orgId, jobId, locationId);
+    return true;
+  });
 }
 
 export function listJobUsers(db: Queryable, orgId: string, jobId: string, params: ListParams) {
@@ -35,10 +52,15 @@ export function listJobUsers(db: Queryable, orgId: string, jobId: string, params
   return listJson<Schema<'User'>>(db, users, q, params);
 }
 
-export async function addJobUser(db: Queryable, orgId: string, jobId: string, userId: string): Promise<void> {
-  await db('job_users').insert({ organization_id: orgId, job_id: jobId, user_id: userId }).onConflict(['organization_id', 'job_id', 'user_id']).ignore();
+export async function addJobUser(db: Queryable, orgId: string, jobId: string, userId: string): Promise<boolean> {
+  const added = await db('job_users')
+    .insert({ organization_id: orgId, job_id: jobId, user_id: userId })
+    .onConflict(['organization_id', 'job_id', 'user_id'])
+    .ignore()
+    .returning('user_id');
+  return added.length > 0;
 }
 
-export async function removeJobUser(db: Queryable, orgId: string, jobId: string, userId: string): Promise<void> {
-  await db('job_users').where({ organization_id: orgId, job_id: jobId, user_id: userId }).delete();
+export async function removeJobUser(db: Queryable, orgId: string, jobId: string, userId: string): Promise<boolean> {
+  return (await db('job_users').where({ organization_id: orgId, job_id: jobId, user_id: userId }).delete()) > 0;
 }

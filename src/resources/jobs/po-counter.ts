@@ -52,10 +52,14 @@ export async function peekNextPurchaseOrderNumber(db: Queryable, orgId: string, 
   return firstFreeNumber(db, orgId, jobId, job.next_po_counter);
 }
 
-/** Sets the counter to `next`, or to the first free number after it when `next` is in use; returns it. */
-export async function setPurchaseOrderCounter(tx: Knex.Transaction, orgId: string, jobId: string, next: number): Promise<number> {
-  await lockedCounter(tx, orgId, jobId);
+/**
+ * Sets the counter to `next`, or to the first free number after it when `next` is in use; returns
+ * whether that changed it (the job's read does not show the counter: src/feed/unchanged.ts).
+ */
+export async function setPurchaseOrderCounter(tx: Knex.Transaction, orgId: string, jobId: string, next: number): Promise<boolean> {
+  const current = await lockedCounter(tx, orgId, jobId);
   const n = await firstFreeNumber(tx, orgId, jobId, next);
+  if (Number(current) === n) return false;
   await tx('jobs').where({ organization_id: orgId, id: jobId }).update({ next_po_counter: n, updated_at: tx.fn.now() });
-  return n;
+  return true;
 }

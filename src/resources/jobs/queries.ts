@@ -90,20 +90,30 @@ async function checkRefs(db: Queryable, orgId: string, input: JobRefs, current?:
   }
 }
 
-/** Replaces the groups of the given jobs: two statements for any number of jobs. */
+/**
+ * Replaces the groups of the given jobs: a few statements for any number of jobs. A job whose
+ * groups this changes gets a new updated_at (its read shows them); one whose groups stay gets none.
+ */
 export async function replaceJobGroups(db: Queryable, orgId: string, groupsByJob: Map<string, string[]>): Promise<void> {
   if (!groupsByJob.size) return;
-  await db('job_groups')
+  const wanted = new Map([...groupsByJob].map(([jobId, ids]) => [jobId, [...new Set(ids.map((id) => id.toLowerCase()))].sort()]));
+  const current: { job_id: string; groups: string[] }[] = await db('job_groups')
     .where('organization_id', orgId)
     .whereIn('job_id', [...groupsByJob.keys()])
-    .delete();
-  const pairs = [...groupsByJob].flatMap(([job_id, ids]) => [...new Set(ids.map((id) => id.toLowerCase()))].map((group_id) => ({ job_id, group_id })));
-  if (!pairs.length) return;
-  await db.raw(
-    `INSERT INTO job_groups (organization_id, job_id, group_id)
-     SELECT ?, p.job_id, p.group_id FROM json_to_recordset(?::json) AS p(job_id uuid, group_id uuid) ON CONFLICT DO NOTHING`,
-    [orgId, JSON.stringify(pairs)],
-  );
+    .groupBy('job_id')
+    .select('job_id', db.raw('array_agg(group_id::text ORDER BY group_id::text) AS groups'));
+  const before = new Map(current.map((c) => [c.job_id, c.groups.join(',')]));
+  const changed = [...wanted].filter(([jobId, ids]) => (before.get(jobId) ?? '') !== ids.join(',')).map(([jobId]) => jobId);
+  if (!changed.length) return;
+  await db('job_groups').where('organization_id', orgId).whereIn('job_id', changed).delete();
+  const pairs = changed.flatMap((job_id) => wanted.get(job_id)!.map((group_id) => ({ job_id, group_id })));
+  if (pairs.length)
+    await db.raw(
+      `INSERT INTO job_groups (organization_id, job_id, group_id)
+       SELECT ?, p.job_id, p.group_id FROM json_to_recordset(?::json) AS p(job_id uuid, group_id uuid) ON CONFLICT DO NOTHING`,
+      [orgId, JSON.stringify(pairs)],
+    );
+  await db('jobs').where('organization_id', orgId).whereIn('id', changed).update({ updated_at: db.fn.now() });
 }
 
 export async function createJob(db: Knex, orgId: string, input: Schema<'JobCreate'>): Promise<Json<Job>> {

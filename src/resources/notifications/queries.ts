@@ -70,7 +70,21 @@ export async function updateNotifications(tx: Queryable, orgId: string, ids: str
     if (!changes.read.isRead) set.read_at = null;
     else set.read_at = changes.read.readAt ?? tx.raw('coalesce(read_at, now())');
   }
-  const rows: { id: string }[] = await tx('notifications').where('organization_id', orgId).whereIn('id', ids).update(set).returning('id');
+  const rows: { id: string }[] = await tx('notifications').where('organization_id', orgId).whereIn('id', ids).forUpdate().select('id');
+  // A notification the change leaves as it is stays untouched, updated_at included (src/feed/unchanged.ts).
+  const differs: [string, unknown[]][] = [];
+  if (set.type !== undefined) differs.push(['type IS DISTINCT FROM ?', [set.type]]);
+  if (set.payload !== undefined) differs.push(['payload IS DISTINCT FROM ?::jsonb', [set.payload]]);
+  if (changes.read) {
+    differs.push(['is_read IS DISTINCT FROM ?', [changes.read.isRead]]);
+    if (changes.read.isRead && changes.read.readAt !== undefined) differs.push(['read_at IS DISTINCT FROM ?::timestamptz(3)', [changes.read.readAt]]);
+  }
+  if (differs.length)
+    await tx('notifications')
+      .where('organization_id', orgId)
+      .whereIn('id', ids)
+      .whereRaw(`(${differs.map(([sql]) => sql).join(' OR ')})`, differs.flatMap(([, values]) => values) as any)
+      .update(set);
   const updated = new Set(rows.map((r) => r.id));
   return ids.filter((id) => updated.has(id));
 }

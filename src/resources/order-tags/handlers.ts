@@ -15,11 +15,12 @@ export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'remo
   addOrderTags: async ({ db, caller, params, body, changes }) => {
     const orgId = caller.organizationId;
     await requireOrder(db, orgId, params.orderId);
-    const written = { created: [] as string[], recolored: [] as string[] };
+    const written = { created: [] as string[], recolored: [] as string[], attached: [] as string[] };
     const tags = await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body, written));
     // The feed's tag.created / tag.updated entries (src/resources/feed-operations.ts).
     changes.markCreated(written.created);
     changes.markUpdated(written.recolored);
+    changes.markAttached(written.attached);
     return { status: 200, body: tags };
   },
 

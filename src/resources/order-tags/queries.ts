@@ -30,7 +30,7 @@ export async function addOrderTags(
   orgId: string,
   orderId: string,
   inputs: TagInput[],
-  written: { created: string[]; recolored: string[] } = { created: [], recolored: [] },
+  written: { created: string[]; recolored: string[]; attached: string[] } = { created: [], recolored: [], attached: [] },
 ): Promise<Json<Tag[]>> {
   const ids = [...new Set(inputs.filter((t) => t.id !== undefined).map((t) => t.id!))];
   const titles = [...new Set(inputs.filter((t) => t.id === undefined).map((t) => t.title))];
@@ -123,10 +123,12 @@ export async function addOrderTags(
 
   const result = order.map((t) => t.tag!.id);
   if (result.length) {
-    await tx('order_tags')
+    const attached: { tag_id: string }[] = await tx('order_tags')
       .insert([...result].sort().map((tagId) => ({ organization_id: orgId, order_id: orderId, tag_id: tagId })))
       .onConflict(['organization_id', 'order_id', 'tag_id'])
-      .ignore();
+      .ignore()
+      .returning('tag_id');
+    written.attached.push(...attached.map((a) => a.tag_id));
   }
   return allJson<Tag>(
     tx,

@@ -57,6 +57,12 @@ async function inTransaction<T>(db: Queryable, fn: (tx: Tx) => Promise<T>): Prom
   return (db as Knex.Transaction).isTransaction ? fn(db as Tx) : (db as Knex).transaction(fn);
 }
 
+/**
+ * The fields of an order's read that touch() stamps on every change: they say that something
+ * changed, they are not the change (src/resources/orders/versioning.ts, orderChanged).
+ */
+export const ORDER_STAMPS: readonly string[] = ['updatedAt', 'updatedById', 'version', 'integrationState'];
+
 /** Marks a LINKED or LINKING order OUT_OF_SYNC, raises its version and stamps who changed it and when. */
 async function touch(tx: Tx, orgId: string, orderId: string, userId: string | null): Promise<void> {
   await tx('orders')

@@ -8,6 +8,9 @@ import { getChangeOrder } from '../change-orders/queries';
 import { recordChangeOrder, snapshotOrder } from '../change-orders/store';
 import type { OrderMode, OrderState } from './states';
 import { getOrder } from './queries';
+import { ORDER_STAMPS } from './store';
+import { itemsOfOrder } from '../items/queries';
+import { changedFieldsOf } from '../../feed/unchanged';
 
 /**
  * What makes a change to an order safe and visible: the order row locked for the request, its
@@ -72,11 +75,35 @@ export async function orderReply(db: Knex | Knex.Transaction, orgId: string, id:
   return { body, headers: { ETag: etagOf(id, version) } };
 }
 
+/** An order and its items as their reads return them. */
+async function readOrderWithItems(tx: Knex.Transaction, orgId: string, id: string) {
+  return {
+    order: JSON.parse((await getOrder(tx, orgId, id))!) as Record<string, unknown>,
+    items: JSON.parse(await itemsOfOrder(tx, orgId, id)) as { id: string }[],
+  };
+}
+
+/**
+ * Whether a change to an order changed what its read or its items' reads show, by the feed's rule
+ * (src/feed/unchanged.ts), the fields the order store stamps on every change (ORDER_STAMPS) aside.
+ */
+function orderChanged(before: Awaited<ReturnType<typeof readOrderWithItems>>, after: typeof before): boolean {
+  if (changedFieldsOf(after.order, before.order).some((f) => !ORDER_STAMPS.includes(f))) return true;
+  if (after.items.length !== before.items.length) return true;
+  const prior = new Map(before.items.map((i) => [i.id, i]));
+  return after.items.some((i) => !prior.has(i.id) || changedFieldsOf(i, prior.get(i.id)!).length > 0);
+}
+
 /**
  * Runs one request's change to an order (`change` goes through the order store, which raises the
  * version and turns a LINKED or LINKING order OUT_OF_SYNC). A change to a sent order (not DRAFT when the
  * request began) records the next change-order version, a draft one when asked. Feed entries:
  * `order.updated` and `change_order.created`; the caller adds its item entries.
+ *
+ * A change that changes nothing (the order and its items read as before, see orderChanged) is
+ * undone, stamps included: no version, no change order, no integration state moved, no entry (a
+ * connector pushing its copy of an order again, or retrying a PATCH, leaves a LINKED order LINKED).
+ * Returns whether it changed anything.
  */
 export async function changeOrderWith(
   tx: Knex.Transaction,
@@ -85,14 +112,24 @@ export async function changeOrderWith(
   order: LockedOrder,
   draft: boolean,
   change: () => Promise<void>,
-): Promise<void> {
+): Promise<boolean> {
   const orgId = caller.organizationId;
+  const savepoint = `order_change_${order.version}`;
+  await tx.raw(`SAVEPOINT ${savepoint}`);
+  const read = await readOrderWithItems(tx, orgId, order.id);
   const before = order.state === 'DRAFT' ? undefined : await snapshotOrder(tx, orgId, order.id);
   await change();
+  if (!orderChanged(read, await readOrderWithItems(tx, orgId, order.id))) {
+    await tx.raw(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+    await tx.raw(`RELEASE SAVEPOINT ${savepoint}`);
+    return false;
+  }
+  await tx.raw(`RELEASE SAVEPOINT ${savepoint}`);
   if (before) {
     const after = (await snapshotOrder(tx, orgId, order.id))!;
     const recorded = await recordChangeOrder(tx, orgId, order.id, { before, after, draft, createdById: caller.userId });
     changes.add({ type: 'change_order.created', resource: 'change_order', id: recorded.id, data: JSON.parse((await getChangeOrder(tx, orgId, recorded.id))!) });
   }
   changes.add({ type: 'order.updated', resource: 'order', id: order.id, data: JSON.parse((await getOrder(tx, orgId, order.id))!) });
+  return true;
 }

@@ -86,7 +86,8 @@ export async function setRequisitionState(
     .whereNull('deleted_at')
     .update({
       state,
-      manually_closed_at: state === 'CLOSED' ? db.fn.now() : null,
+      // Closing a closed requisition keeps when it was closed: it changes nothing (src/feed/unchanged.ts).
+      manually_closed_at: state === 'CLOSED' ? db.raw(`CASE WHEN state = 'CLOSED' THEN coalesce(manually_closed_at, now()) ELSE now() END`) : null,
       updated_at: db.fn.now(),
       updated_by_id: userId,
     });

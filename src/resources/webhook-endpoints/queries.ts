@@ -15,6 +15,7 @@ export function endpointJson(r: any): WebhookEndpoint {
     url: r.url,
     description: r.description,
     types: r.types ?? null,
+    fields: r.fields ?? null,
     enabled: r.enabled,
     status: r.enabled ? (r.failing_since ? 'retrying' : 'active') : r.disabled_reason ? 'failing' : 'disabled',
     failingSince: iso(r.failing_since),
@@ -49,6 +50,7 @@ export interface EndpointInput {
   url: string;
   description?: string;
   types?: string[] | null;
+  fields?: string[] | null;
   enabled?: boolean;
 }
 
@@ -61,6 +63,7 @@ export async function createEndpoint(trx: Queryable, orgId: string, userId: stri
       url: input.url,
       description: input.description ?? '',
       types: input.types ?? null,
+      fields: input.fields ?? null,
       enabled: input.enabled ?? true,
       secret,
       created_by: userId,
@@ -82,6 +85,7 @@ export async function updateEndpoint(trx: Queryable, orgId: string, id: string, 
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.types !== undefined) set.types = changes.types;
+  if (changes.fields !== undefined) set.fields = changes.fields;
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
   if (changes.enabled === true && !current.enabled) {
     Object.assign(set, { disabled_at: null, disabled_reason: null, failing_since: null, next_attempt_at: null, last_error: null });

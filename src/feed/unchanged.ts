@@ -1,0 +1,102 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Queryable } from '../db/knex';
+import type { ChangeEntry } from './append';
+import { readObjectStates } from './object-states';
+
+/**
+ * "A write that changes nothing is nothing": the one rule, applied to every write's feed entries
+ * inside its transaction (src/resources/feed-emit.ts runs it after each write handler).
+ *
+ * An entry changed nothing when its object existed before the write and every top-level field of
+ * its `data` equals the object's previous state (its read as stored before the write), `updatedAt`
+ * aside: that is the stamp of a change, not a change. A write none of whose entries changed
+ * anything is undone (src/resources/feed-emit.ts rolls back to the savepoint taken before it ran),
+ * records no entry and answers the objects as stored. A write that changed something records the
+ * entries that did; an entry that changed nothing is dropped, unless its object's `updatedAt` was
+ * stamped all the same (then it is kept with empty `changedFields`, so that the feed and the
+ * reconciliation states never disagree with what is stored; set-based writes avoid it by leaving
+ * unchanged rows untouched, src/db/batch.ts). Every kept entry that changes an existing
+ * object (every event but `created` and `deleted`) records `changedFields` and `previous`.
+ *
+ * Creations and deletions always change something. An `order_tag` is named by its tag's id,
+ * which is on many orders: it has no single previous state, and its writes emit entries only for
+ * attachments they really made (src/resources/order-tags).
+ */
+const STAMP = 'updatedAt';
+
+const NOT_COMPARED = new Set<string>(['order_tag']);
+
+/** Whether the entry's object may have a previous state to compare with. */
+const comparable = (e: ChangeEntry) => !NOT_COMPARED.has(e.resource) && !e.type.endsWith('.created') && !e.type.endsWith('.deleted');
+
+type Data = Record<string, unknown>;
+
+/**
+ * The top-level fields of `data` whose values differ from `before`'s (never `updatedAt`). A field
+ * `before` does not hold is not compared: its previous value is unknown (the job a counter change
+ * replies with shows the counter, the job's read does not; the write says, with markUpdated).
+ */
+export function changedFieldsOf(data: Data, before: Data): string[] {
+  return Object.keys(data).filter((k) => k !== STAMP && k in before && !isDeepStrictEqual(data[k], before[k]));
+}
+
+/**
+ * The objects' states before the write, by `<resource>:<id>`: their reads as the feed last stored
+ * them (feed_objects, src/feed/object-states.ts). An object without one (none yet, or before its
+ * backfill ran) keeps its entries as they are.
+ */
+export async function previousStates(db: Queryable, organizationId: string, entries: ChangeEntry[]): Promise<Map<string, Data>> {
+  const byResource = new Map<string, string[]>();
+  for (const e of entries.filter(comparable)) byResource.set(e.resource, [...(byResource.get(e.resource) ?? []), e.id]);
+  const found = new Map<string, Data>();
+  for (const [resource, ids] of byResource) {
+    for (const [id, state] of await readObjectStates(db, organizationId, resource, [...new Set(ids)])) found.set(`${resource}:${id}`, state.data as Data);
+  }
+  return found;
+}
+
+/** What the rule made of a write's entries. */
+export interface Settled {
+  /** Whether any entry changes something: when none does, the write is undone. */
+  changed: boolean;
+  /**
+   * The entries to record when the write stands, in order: those that change something (with
+   * changedFields and previous where they update an object), and those whose object only got a
+   * new `updatedAt` (changedFields empty): the write stored it, and the feed never disagrees with
+   * what is stored. A write that changes nothing has none of either (it is undone).
+   */
+  kept: ChangeEntry[];
+  /** The states as stored of the objects whose entries changed nothing, by id. */
+  unchanged: Map<string, Data>;
+}
+
+/**
+ * Applies the rule to one write's entries (in the write's transaction, before anything is appended).
+ * `changedAnyway`: ids of objects the write changed in a way their read does not show (a user
+ * assigned to a job: ChangeCollector.markUpdated); their entries are kept, `changedFields` maybe empty.
+ */
+export async function settle(db: Queryable, organizationId: string, entries: ChangeEntry[], changedAnyway: ReadonlySet<string>): Promise<Settled> {
+  const before = await previousStates(db, organizationId, entries);
+  const kept: ChangeEntry[] = [];
+  const unchanged = new Map<string, Data>();
+  let changed = false;
+  for (const e of entries) {
+    const prior = comparable(e) ? before.get(`${e.resource}:${e.id}`) : undefined;
+    const data = e.data as Data;
+    if (!prior || !data || typeof data !== 'object') {
+      kept.push(e);
+      changed = true;
+      continue;
+    }
+    const changedFields = changedFieldsOf(data, prior);
+    const what = { ...e, changedFields, previous: Object.fromEntries(changedFields.map((k) => [k, prior[k]])) };
+    if (changedFields.length || changedAnyway.has(e.id)) {
+      kept.push(what);
+      changed = true;
+    } else {
+      unchanged.set(e.id, prior);
+      if (STAMP in data && !isDeepStrictEqual(data[STAMP], prior[STAMP])) kept.push(what);
+    }
+  }
+  return { changed, kept: changed ? kept : [], unchanged };
+}
