@@ -1194,7 +1194,7 @@ export interface paths {
         head?: never;
         /**
          * Change an order
-         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). Every change raises the order's `version` by one, and a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
+         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). A change makes a `LINKED` or `LINKING` order `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -1216,7 +1216,7 @@ export interface paths {
         put?: never;
         /**
          * Report an order's integration state
-         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `version`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
+         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `versionNumber`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
          */
         post: operations["updateOrderIntegrationState"];
         delete?: never;
@@ -1246,7 +1246,7 @@ export interface paths {
         put?: never;
         /**
          * Add items to an order
-         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
          */
         post: operations["createOrderItems"];
         delete?: never;
@@ -1328,14 +1328,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an order item
-         * @description Removes the line item from its order (its releases' lines go with it). Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         * @description Removes the line item from its order (its releases' lines go with it). A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
          */
         delete: operations["deleteItem"];
         options?: never;
         head?: never;
         /**
          * Change an order item
-         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
          */
         patch: operations["updateItem"];
         trace?: never;
@@ -4086,7 +4086,14 @@ export interface components {
             id: string;
             /**
              * Format: int32
-             * @description The order's version: 0 as created, one more for every request that changes the order or its items in the service (integration-state reports do not count). The `ETag` of GET /orders/{id} is built from it; a `LINKED` report may name it as `versionNumber`. Change orders of a sent order carry their own sequential `versionNumber`.
+             * @description The order's version in the spec's sense: the `versionNumber` of its latest completed change order, 0 until the first (the initial order is version 0). It moves only when a change to a sent order records a change order (a `DRAFT` order's edits, integration reports and a write that changes nothing leave it); a `LINKED` report names it as `versionNumber`. What follows every stored change is the `ETag`.
+             * @example 3
+             */
+            versionNumber: number;
+            /**
+             * Format: int32
+             * @deprecated
+             * @description Deprecated: the same number as `versionNumber` (use that; this field goes away in the next major version).
              * @example 3
              */
             version: number;
@@ -4612,7 +4619,7 @@ export interface components {
             integrationMessage?: string | null;
             /**
              * Format: int32
-             * @description With `LINKED`: the order `version` the integrating system wrote. When the order has changed since (its `version` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
+             * @description With `LINKED`: the order's `versionNumber` the integrating system wrote. When the order has moved on since (its `versionNumber` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
              * @example 3
              */
             versionNumber?: number;
@@ -7448,6 +7455,35 @@ export interface components {
          */
         ChangeType: "bill_of_materials.created" | "bom_item.created" | "bom_item.updated" | "bom_item.deleted" | "change_order.created" | "change_order.integration_state_changed" | "change_order.deleted" | "cost_category.created" | "cost_category.updated" | "cost_category.deleted" | "delivery_receipt.integration_state_changed" | "group.created" | "group.updated" | "invoice.paid" | "invoice.integration_state_changed" | "item.created" | "item.updated" | "item.deleted" | "job.created" | "job.updated" | "job.purchase_order_counter_changed" | "location.created" | "location.updated" | "location.deleted" | "notification.created" | "notification.updated" | "order.created" | "order.updated" | "order.deleted" | "order.integration_state_changed" | "order_tag.created" | "order_tag.deleted" | "phase.created" | "phase.updated" | "phase.deleted" | "release.deleted" | "requisition.state_changed" | "tag.created" | "tag.updated" | "tax_code.created" | "tax_code.updated" | "tax_code.deleted" | "unit_of_measure.created" | "unit_of_measure.updated" | "user.created" | "vendor.created" | "vendor.updated" | "vendor.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted";
         /**
+         * @description Who made the change: the credential of the request that wrote it, or `system` for a change not
+         *     made through the API (the admin CLI, demo data, retention, the webhook worker disabling an
+         *     endpoint). Never a secret. A connector recognises its own writes by `credentialId` (or leaves
+         *     them out of its reads with `excludeOrigins=self`, guide "Two-way sync").
+         */
+        ChangeOrigin: {
+            /**
+             * @description The kind of credential that made the change.
+             * @example oauth_client
+             * @enum {string}
+             */
+            credentialType: "oauth_client" | "api_key" | "system";
+            /**
+             * @description The OAuth client's id (`cl_...`) or the API key's id as `admin org show` lists it; null for `system`.
+             * @example cl_3efe715041c38f407e80dc83
+             */
+            credentialId: string | null;
+            /**
+             * @description The `X-Request-Id` of the write's response; null for `system`.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            requestId: string | null;
+            /**
+             * @description The `Idempotency-Key` the write was sent with; null when it had none.
+             * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+             */
+            idempotencyKey: string | null;
+        };
+        /**
          * @description One committed change of one object. `data` is the object exactly as its own read endpoint
          *     returned it at this change (for example a `vendor.*` entry carries a Vendor); for a
          *     `*.deleted` entry it is the tombstone: at least `id` and `deletedAt`, plus the parent's id for
@@ -7474,6 +7510,7 @@ export interface components {
              * @example 2026-11-24T09:15:02.412Z
              */
             occurredAt: string;
+            origin: components["schemas"]["ChangeOrigin"];
             /**
              * @description The object as its read endpoint returns it at this change, or the tombstone of a deletion.
              * @example {
@@ -7533,6 +7570,13 @@ export interface components {
              *     ]
              */
             types: components["schemas"]["ChangeType"][] | null;
+            /**
+             * @description Credential ids whose entries are not sent (`self` given at creation or update is stored as that request's credential id); null sends every entry.
+             * @example [
+             *       "cl_3efe715041c38f407e80dc83"
+             *     ]
+             */
+            excludeOrigins: string[] | null;
             /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
@@ -7629,6 +7673,16 @@ export interface components {
              */
             types?: string[] | null;
             /**
+             * @description Entries made by these credentials are not sent: OAuth client ids (`cl_...`) and API key ids
+             *     (as `admin org show` lists them); `self` stands for the credential making this request and is
+             *     stored as its id. A connector that writes with the credential it subscribed with sets
+             *     `[self]` and is not sent the echoes of its own writes. Omitted or null sends every entry.
+             * @example [
+             *       "self"
+             *     ]
+             */
+            excludeOrigins?: string[] | null;
+            /**
              * @description Start delivering at once (default) or not yet.
              * @default true
              * @example true
@@ -7663,6 +7717,16 @@ export interface components {
              *     ]
              */
             types?: string[] | null;
+            /**
+             * @description Entries made by these credentials are not sent: OAuth client ids (`cl_...`) and API key ids
+             *     (as `admin org show` lists them); `self` stands for the credential making this request and is
+             *     stored as its id. A connector that writes with the credential it subscribed with sets
+             *     `[self]` and is not sent the echoes of its own writes. null sends every entry.
+             * @example [
+             *       "self"
+             *     ]
+             */
+            excludeOrigins?: string[] | null;
             /**
              * @description false pauses deliveries (entries wait, nothing is lost); true resumes them, also after the service disabled a failing endpoint, starting with the entry that failed.
              * @example true
@@ -7802,6 +7866,7 @@ export interface components {
                  * @example 2026-11-24T03:10:00.000Z
                  */
                 occurredAt: string;
+                origin: components["schemas"]["ChangeOrigin"];
                 /**
                  * @description The object as its own read endpoint returns it at this change; for a deletion its tombstone (`id`, `deletedAt`, and the parent id of a sub-resource).
                  * @example {
@@ -7932,6 +7997,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The object is unchanged since the `ETag` given in `If-None-Match`; no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         TaxCodeNotFound: {
             headers: {
@@ -7951,6 +8027,62 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No tax code matches TX-XX."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/idempotency-key-in-use",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "in-progress"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `If-Match` header does not match the object's current `ETag` (the object changed since it was read); nothing was written. Read the object again, apply the change to it and retry with its new `ETag`. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "header.If-Match: the object changed since \"1c0e8a7d2b4f4e6a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\"; its current ETag is \"9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6\"",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.If-Match: the object changed since \"1c0e8a7d2b4f4e6a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\"; its current ETag is \"9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6\"",
+                 *           "field": "header.If-Match",
+                 *           "rule": "current-etag"
                  *         }
                  *       ]
                  *     }
@@ -8085,34 +8217,6 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No job matches J-1042."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
-        IdempotencyKeyInUse: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/idempotency-key-in-use",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *           "field": "header.Idempotency-Key",
-                 *           "rule": "in-progress"
                  *         }
                  *       ]
                  *     }
@@ -8596,34 +8700,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The `If-Match` header does not match the order's current `ETag` (the order changed since it was read); nothing was written. */
-        PreconditionFailed: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/precondition-failed",
-                 *       "title": "Precondition failed",
-                 *       "status": 412,
-                 *       "detail": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
-                 *           "field": "header.If-Match",
-                 *           "rule": "current-etag"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -9306,7 +9382,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+         * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
          * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
          */
         IdempotencyKey: string;
@@ -9315,6 +9391,16 @@ export interface components {
          * @example TX-CA
          */
         IdOrCode: string;
+        /**
+         * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+         */
+        IfMatch: string;
         /**
          * @description Field to order units of measure by (default `code`).
          * @example code
@@ -11796,11 +11882,6 @@ export interface components {
          * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
          */
         OrderPathId: string;
-        /**
-         * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
-         */
-        IfMatch: string;
         /**
          * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
          * @example false
@@ -15369,8 +15450,8 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description The order's entity tag, `W/"order-<id>-v<version>"`: it changes with every change made to the order or its items in the service. Send it back in `If-Match` to write only if nothing changed since.
-         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+         * @description The object's entity tag: a strong validator, `"<digest>"`, where the digest is the lowercase hex SHA-256 of the object exactly as its single read returns it, in RFC 8785 canonical JSON (the digest the reconciliation reads use). It changes with every stored change of the object, and only then: a write that changes nothing leaves it as it is. Send it back in `If-Match` to write only if nothing changed since, or in `If-None-Match` to read only if something did.
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
          */
         ETag: string;
         /**
@@ -15728,7 +15809,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15815,7 +15896,13 @@ export interface operations {
     getTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -15830,6 +15917,7 @@ export interface operations {
             /** @description The tax code. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -15851,6 +15939,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxCode"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaxCodeNotFound"];
@@ -15860,7 +15949,18 @@ export interface operations {
     deleteTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -15930,13 +16030,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["TaxCodeNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -15961,6 +16075,7 @@ export interface operations {
             /** @description The updated tax code. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16017,6 +16132,8 @@ export interface operations {
             };
             404: components["responses"]["TaxCodeNotFound"];
             409: components["responses"]["TaxCodeConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16094,7 +16211,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16178,7 +16295,13 @@ export interface operations {
     getUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16193,6 +16316,7 @@ export interface operations {
             /** @description The unit of measure. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16212,6 +16336,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnitOfMeasure"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UnitOfMeasureNotFound"];
@@ -16221,7 +16346,18 @@ export interface operations {
     updateUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16246,6 +16382,7 @@ export interface operations {
             /** @description The updated unit of measure. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16300,6 +16437,8 @@ export interface operations {
             };
             404: components["responses"]["UnitOfMeasureNotFound"];
             409: components["responses"]["UnitOfMeasureConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16395,7 +16534,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16509,7 +16648,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16666,7 +16805,13 @@ export interface operations {
     getJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16681,6 +16826,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16714,6 +16860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
@@ -16723,7 +16870,18 @@ export interface operations {
     updateJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16752,6 +16910,7 @@ export interface operations {
             /** @description The updated job. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16820,6 +16979,8 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16925,7 +17086,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17025,7 +17186,18 @@ export interface operations {
                  */
                 locationId: components["parameters"]["JobLocationId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17107,6 +17279,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17194,7 +17369,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17294,7 +17469,18 @@ export interface operations {
                  */
                 userId: components["parameters"]["JobUserId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17376,13 +17562,22 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     getNextPurchaseOrderNumber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17397,6 +17592,7 @@ export interface operations {
             /** @description The next number. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17411,6 +17607,7 @@ export interface operations {
                     "application/json": components["schemas"]["NextPurchaseOrderNumber"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
@@ -17422,7 +17619,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17560,7 +17757,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17644,7 +17841,13 @@ export interface operations {
     getGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The group's ID.
@@ -17659,6 +17862,7 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17679,6 +17883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Group"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GroupNotFound"];
@@ -17688,7 +17893,18 @@ export interface operations {
     updateGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The group's ID.
@@ -17712,6 +17928,7 @@ export interface operations {
             /** @description The updated group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17767,6 +17984,8 @@ export interface operations {
             };
             404: components["responses"]["GroupNotFound"];
             409: components["responses"]["GroupConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17880,7 +18099,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17986,7 +18205,13 @@ export interface operations {
     getLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18001,6 +18226,7 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18038,6 +18264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Location"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["LocationNotFound"];
@@ -18047,7 +18274,18 @@ export interface operations {
     deleteLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18134,13 +18372,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18165,6 +18417,7 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18236,6 +18489,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18343,7 +18599,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18430,7 +18686,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18587,7 +18843,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18602,6 +18864,7 @@ export interface operations {
             /** @description The vendor. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18644,6 +18907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vendor"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["VendorNotFound"];
@@ -18653,7 +18917,18 @@ export interface operations {
     deleteVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18744,13 +19019,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["VendorNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18775,6 +19064,7 @@ export interface operations {
             /** @description The updated vendor. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18852,6 +19142,8 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["VendorConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18860,7 +19152,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19049,7 +19341,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19138,7 +19430,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19278,7 +19570,13 @@ export interface operations {
                  */
                 jobCode?: components["parameters"]["PhaseJobCode"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19293,6 +19591,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19315,6 +19614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
@@ -19324,7 +19624,18 @@ export interface operations {
     deleteGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19395,13 +19706,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19425,6 +19750,7 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19482,6 +19808,8 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["GlobalPhaseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19636,7 +19964,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19730,7 +20058,13 @@ export interface operations {
     getJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19750,6 +20084,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19772,6 +20107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
@@ -19781,7 +20117,18 @@ export interface operations {
     deleteJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19857,13 +20204,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19893,6 +20254,7 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19950,6 +20312,8 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["PhaseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20039,7 +20403,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20128,7 +20492,13 @@ export interface operations {
     getGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20143,6 +20513,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20168,6 +20539,7 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
@@ -20177,7 +20549,18 @@ export interface operations {
     deleteGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20251,13 +20634,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20281,6 +20678,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20341,6 +20739,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20547,7 +20947,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20654,7 +21054,13 @@ export interface operations {
     getJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20679,6 +21085,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20710,6 +21117,7 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
@@ -20719,7 +21127,18 @@ export interface operations {
     deleteJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20809,13 +21228,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20849,6 +21282,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20915,6 +21349,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21104,7 +21540,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21203,7 +21639,13 @@ export interface operations {
     getJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21223,6 +21665,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21251,6 +21694,7 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
@@ -21260,7 +21704,18 @@ export interface operations {
     deleteJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21342,13 +21797,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21377,6 +21846,7 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21440,6 +21910,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21527,7 +21999,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21618,7 +22090,13 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The user's ID or e-mail address (compared case-insensitively).
@@ -21633,6 +22111,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21657,6 +22136,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UserNotFound"];
@@ -21835,6 +22315,7 @@ export interface operations {
                      *         "offRentNumber": null,
                      *         "distributorContactName": "Dana Whitfield",
                      *         "headerCustomFieldValue": "CC-7781",
+                     *         "versionNumber": 3,
                      *         "version": 3
                      *       },
                      *       {
@@ -21876,6 +22357,7 @@ export interface operations {
                      *         "offRentNumber": null,
                      *         "distributorContactName": null,
                      *         "headerCustomFieldValue": null,
+                     *         "versionNumber": 3,
                      *         "version": 3
                      *       }
                      *     ]
@@ -21893,7 +22375,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21986,6 +22468,7 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
+                     *       "versionNumber": 0,
                      *       "version": 0
                      *     }
                      */
@@ -22034,7 +22517,13 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -22117,12 +22606,14 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
+                     *       "versionNumber": 3,
                      *       "version": 3
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
@@ -22132,7 +22623,18 @@ export interface operations {
     deleteOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -22190,6 +22692,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22204,10 +22709,15 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -22279,6 +22789,7 @@ export interface operations {
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22287,13 +22798,13 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -22389,6 +22900,7 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
+                     *       "versionNumber": 3,
                      *       "version": 3
                      *     }
                      */
@@ -22632,7 +23144,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -22718,7 +23230,13 @@ export interface operations {
     findSellerOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The ID of the buyer organization that sent the order.
@@ -22738,6 +23256,7 @@ export interface operations {
             /** @description The buyer's order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22805,12 +23324,14 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
+                     *       "versionNumber": 3,
                      *       "version": 3
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SellerOrderNotFound"];
@@ -22878,7 +23399,13 @@ export interface operations {
     getItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -22893,6 +23420,7 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22969,6 +23497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Item"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ItemNotFound"];
@@ -22984,7 +23513,18 @@ export interface operations {
                  */
                 draft?: components["parameters"]["DraftChangeOrder"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23043,6 +23583,8 @@ export interface operations {
             };
             404: components["responses"]["ItemNotFound"];
             409: components["responses"]["ItemConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23055,7 +23597,18 @@ export interface operations {
                  */
                 draft?: components["parameters"]["DraftChangeOrder"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23079,6 +23632,7 @@ export interface operations {
             /** @description The changed item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23123,6 +23677,8 @@ export interface operations {
             };
             404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["ItemConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23207,7 +23763,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23312,7 +23868,18 @@ export interface operations {
     removeOrderTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -23376,6 +23943,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderTagNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23464,7 +24034,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23561,7 +24131,13 @@ export interface operations {
     updateNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23634,6 +24210,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotificationInputNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23756,7 +24334,13 @@ export interface operations {
     getChangeOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The change order's ID.
@@ -23771,6 +24355,7 @@ export interface operations {
             /** @description The change order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23845,6 +24430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeOrder"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ChangeOrderNotFound"];
@@ -23856,7 +24442,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24161,7 +24747,13 @@ export interface operations {
     getJobBillOfMaterials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -24176,6 +24768,7 @@ export interface operations {
             /** @description The job's bill of materials. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -24193,6 +24786,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterials"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
@@ -24204,7 +24798,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24433,7 +25027,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24619,7 +25213,18 @@ export interface operations {
     deleteBillOfMaterialsItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill-of-materials item's ID.
@@ -24694,13 +25299,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateBillOfMaterialsItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill-of-materials item's ID.
@@ -24739,6 +25358,7 @@ export interface operations {
             /** @description The updated item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -24812,13 +25432,22 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateBillOfMaterialsItems: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -24982,6 +25611,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -25087,7 +25718,13 @@ export interface operations {
     getRequisition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -25102,6 +25739,7 @@ export interface operations {
             /** @description The requisition. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25136,6 +25774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Requisition"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
@@ -25273,7 +25912,18 @@ export interface operations {
                  */
                 state: components["parameters"]["RequisitionStateQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -25288,6 +25938,7 @@ export interface operations {
             /** @description The updated requisition. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25356,6 +26007,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["RequisitionNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -25437,7 +26091,13 @@ export interface operations {
     getWarehouseRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -25452,6 +26112,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25474,6 +26135,7 @@ export interface operations {
                     "application/json": components["schemas"]["WarehouseRequest"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
@@ -25579,7 +26241,13 @@ export interface operations {
     getWarehouseRequestLegacy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -25594,6 +26262,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25616,6 +26285,7 @@ export interface operations {
                     "application/json": components["schemas"]["WarehouseRequest"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
@@ -25807,7 +26477,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The delivery receipt's ID.
@@ -25822,6 +26498,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25865,6 +26542,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryReceipt"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
@@ -25972,7 +26650,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26333,7 +27011,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26472,7 +27150,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The invoice's ID.
@@ -26487,6 +27171,7 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26551,6 +27236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
@@ -26562,7 +27248,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26888,6 +27574,16 @@ export interface operations {
                  */
                 types?: string[];
                 /**
+                 * @description Leaves out the entries made by these credentials: OAuth client ids (`cl_...`), API key ids (as
+                 *     `admin org show` lists them), and `self` for the caller's own credential, as a comma-separated
+                 *     list or the parameter repeated. A connector reads with `excludeOrigins=self` to skip the echoes
+                 *     of its own writes (guide "Two-way sync"). `nextCursor` still moves past the entries skipped.
+                 * @example [
+                 *       "self"
+                 *     ]
+                 */
+                excludeOrigins?: string[];
+                /**
                  * @description Only entries about this kind of object. `nextCursor` still moves past the entries skipped.
                  * @example vendor
                  */
@@ -26983,6 +27679,9 @@ export interface operations {
                      *           "vendor.updated",
                      *           "vendor.deleted"
                      *         ],
+                     *         "excludeOrigins": [
+                     *           "cl_3efe715041c38f407e80dc83"
+                     *         ],
                      *         "enabled": true,
                      *         "status": "active",
                      *         "failingSince": null,
@@ -27010,7 +27709,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27028,6 +27727,9 @@ export interface operations {
                  *         "vendor.created",
                  *         "vendor.updated",
                  *         "vendor.deleted"
+                 *       ],
+                 *       "excludeOrigins": [
+                 *         "self"
                  *       ]
                  *     }
                  */
@@ -27053,6 +27755,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27112,7 +27817,13 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27127,6 +27838,7 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27142,6 +27854,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27159,6 +27874,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
@@ -27168,7 +27884,18 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27198,6 +27925,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27249,13 +27979,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27279,6 +28023,7 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27294,6 +28039,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27345,6 +28093,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27353,7 +28104,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27387,6 +28138,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27523,7 +28277,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -16,6 +16,7 @@ import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
 import { GENERATED_DIR } from './paths';
 import { allHandlers, BATCH_LISTS } from './resources';
+import { OBJECT_WRITES } from './resources/object-writes';
 import { withFeed } from './feed/emit';
 import { rateLimiter } from './http/rate-limit';
 import { fairShare, fairShareLimit } from './http/fair-share';
@@ -92,6 +93,7 @@ export async function createApp({
       validateResponses: config.mode === 'test',
       validationFailFor: { issueToken: tokenValidationFail },
       batchLists: BATCH_LISTS,
+      objects: OBJECT_WRITES,
     },
     withFeed(allHandlers(jwtSecret)),
   );

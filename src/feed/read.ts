@@ -8,6 +8,8 @@ export interface ChangesQuery {
   limit: number;
   types?: string[];
   resource?: string;
+  /** Leave out the entries of these credentials (origin.credentialId). */
+  excludeOrigins?: string[];
 }
 
 export type ChangesPage =
@@ -24,6 +26,7 @@ interface Row {
   resource_id: string;
   occurred_at: string;
   data: string;
+  origin: string;
 }
 
 /**
@@ -41,6 +44,11 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
     filters.push('AND c.type = ANY(?::text[])');
     bindings.push(q.types);
   }
+  if (q.excludeOrigins?.length) {
+    // A system entry has no credential id: never one of those left out.
+    filters.push(`AND COALESCE(c.origin->>'credentialId', '') <> ALL(?::text[])`);
+    bindings.push(q.excludeOrigins);
+  }
   if (q.resource) {
     filters.push('AND c.resource = ?');
     bindings.push(q.resource);
@@ -51,7 +59,7 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
      SELECT (SELECT position FROM h) AS head, (SELECT pruned_through FROM h) AS pruned, p.*
        FROM (SELECT 1) AS one
        LEFT JOIN (
-         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.data::text AS data
+         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.origin::text AS origin, c.data::text AS data
            FROM change_feed c
           WHERE c.organization_id = ? AND c.position > COALESCE(?::bigint, (SELECT pruned_through FROM h), 0) ${filters.join(' ')}
           ORDER BY c.position
@@ -70,7 +78,7 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
   const next = hasMore ? Number(entries[entries.length - 1].position) : head;
   const parts = entries.map(
     (r) =>
-      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","data":${r.data}}`,
+      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","origin":${r.origin},"data":${r.data}}`,
   );
   return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}`) };
 }

@@ -43,7 +43,11 @@ interface Entry {
   resource_id: string;
   occurred_at: Date;
   data: string;
+  origin: string;
 }
+
+/** The entry was not made by a credential the endpoint excludes (a system entry never is). */
+const NOT_EXCLUDED = (entry: string, excluded: string) => `COALESCE(${entry}.origin->>'credentialId', '') <> ALL(COALESCE(${excluded}, '{}'))`;
 
 /** The lease: long enough for an attempt and its bookkeeping, renewed by every attempt. */
 const leaseMs = (s: WebhookSettings) => s.timeoutMs + 30_000;
@@ -59,7 +63,7 @@ export function retryDelay(s: WebhookSettings, failures: number, result: Pick<Se
 function bodyOf(orgId: string, e: Entry): string {
   const occurredAt = e.occurred_at.toISOString();
   const head = JSON.stringify({ cursor: encodeCursor(orgId, e.position), type: e.type, resource: e.resource, id: e.resource_id, occurredAt });
-  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"data":${e.data}}}`;
+  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"origin":${e.origin},"data":${e.data}}}`;
 }
 
 export const messageId = (endpointId: string, position: number) => `msg_${endpointId.replace(/-/g, '')}_${position}`;
@@ -88,7 +92,7 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
     `SELECT 1 FROM webhook_endpoints e
       WHERE e.id = ? AND e.enabled AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())
         AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
-                      AND (e.types IS NULL OR f.type = ANY(e.types)))`,
+                      AND (e.types IS NULL OR f.type = ANY(e.types)) AND ${NOT_EXCLUDED('f', 'e.exclude_origins')})`,
     [endpointId],
   );
   if (due.rows.length) await wake(db, endpointId, null, 'preserve_run_at');
@@ -117,10 +121,10 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   try {
     while (!deps.stopping()) {
       const { rows: entries } = (await db.raw(
-        `SELECT position, type, resource, resource_id, occurred_at, data::text AS data FROM change_feed
-          WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
+        `SELECT position, type, resource, resource_id, occurred_at, origin::text AS origin, data::text AS data FROM change_feed f
+          WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[])) AND ${NOT_EXCLUDED('f', '?::text[]')}
           ORDER BY position LIMIT ?`,
-        [orgId, position, ep.types, ep.types, BATCH],
+        [orgId, position, ep.types, ep.types, ep.exclude_origins, BATCH],
       )) as { rows: Entry[] };
       if (!entries.length) return;
       for (const entry of entries) {

@@ -5,15 +5,18 @@ import { decodeCursor } from '../../feed/cursor';
 import { readChanges } from '../../feed/read';
 import { retentionDays } from '../../feed/retention';
 import { checkChangeTypes } from '../../feed/types';
+import { resolveSelf } from '../../http/origin';
 
-/** `types` as given: repeated, comma-separated, or both. */
-function parseTypes(given: string[] | undefined): string[] | undefined {
-  if (!given) return undefined;
-  const types = given
-    .flatMap((t) => t.split(','))
+/** A list as given: repeated, comma-separated, or both. */
+const listOf = (given: string[] | undefined): string[] | undefined =>
+  given
+    ?.flatMap((t) => t.split(','))
     .map((t) => t.trim())
     .filter(Boolean);
-  checkChangeTypes('query.types', types);
+
+function parseTypes(given: string[] | undefined): string[] | undefined {
+  const types = listOf(given);
+  if (types) checkChangeTypes('query.types', types);
   return types;
 }
 
@@ -32,7 +35,14 @@ export const changeHandlers: Handlers<'listChanges'> = {
       if (after === undefined)
         throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
     }
-    const page = await readChanges(db, orgId, { after, limit: query.limit ?? 100, types: parseTypes(query.types), resource: query.resource });
+    const excluded = listOf(query.excludeOrigins);
+    const page = await readChanges(db, orgId, {
+      after,
+      limit: query.limit ?? 100,
+      types: parseTypes(query.types),
+      resource: query.resource,
+      excludeOrigins: excluded && resolveSelf(caller, excluded),
+    });
     if (!page.ok) throw gone();
     return { status: 200, body: page.page as JsonParts<Schema<'ChangePage'>> };
   },

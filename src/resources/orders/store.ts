@@ -57,12 +57,11 @@ async function inTransaction<T>(db: Queryable, fn: (tx: Tx) => Promise<T>): Prom
   return (db as Knex.Transaction).isTransaction ? fn(db as Tx) : (db as Knex).transaction(fn);
 }
 
-/** Marks a LINKED or LINKING order OUT_OF_SYNC, raises its version and stamps who changed it and when. */
+/** Marks a LINKED or LINKING order OUT_OF_SYNC and stamps who changed it and when (its version moves with its change orders). */
 async function touch(tx: Tx, orgId: string, orderId: string, userId: string | null): Promise<void> {
   await tx('orders')
     .where({ organization_id: orgId, id: orderId })
     .update({
-      version: tx.raw('version + 1'),
       updated_at: tx.fn.now(),
       updated_by_id: userId,
       integration_state: tx.raw(`CASE WHEN integration_state IN ('LINKED', 'LINKING') THEN 'OUT_OF_SYNC' ELSE integration_state END`),

@@ -15,6 +15,7 @@ export function endpointJson(r: any): WebhookEndpoint {
     url: r.url,
     description: r.description,
     types: r.types ?? null,
+    excludeOrigins: r.exclude_origins ?? null,
     enabled: r.enabled,
     status: r.enabled ? (r.failing_since ? 'retrying' : 'active') : r.disabled_reason ? 'failing' : 'disabled',
     failingSince: iso(r.failing_since),
@@ -49,6 +50,8 @@ export interface EndpointInput {
   url: string;
   description?: string;
   types?: string[] | null;
+  /** Credential ids (`self` already resolved to the caller's). */
+  excludeOrigins?: string[] | null;
   enabled?: boolean;
 }
 
@@ -61,6 +64,7 @@ export async function createEndpoint(trx: Queryable, orgId: string, userId: stri
       url: input.url,
       description: input.description ?? '',
       types: input.types ?? null,
+      exclude_origins: input.excludeOrigins ?? null,
       enabled: input.enabled ?? true,
       secret,
       created_by: userId,
@@ -82,6 +86,7 @@ export async function updateEndpoint(trx: Queryable, orgId: string, id: string, 
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.types !== undefined) set.types = changes.types;
+  if (changes.excludeOrigins !== undefined) set.exclude_origins = changes.excludeOrigins;
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
   if (changes.enabled === true && !current.enabled) {
     Object.assign(set, { disabled_at: null, disabled_reason: null, failing_since: null, next_attempt_at: null, last_error: null });
