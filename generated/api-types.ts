@@ -4073,6 +4073,11 @@ export interface components {
         /** @description A purchase order. */
         Order: {
             /**
+             * @description The integrator's own id of this order (its ERP's), or null: unique per organization among orders when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
+            /**
              * Format: date-time
              * @description Only in the reply of a deletion (`DELETE`), when the order was deleted. Reads and lists never return a deleted order.
              * @example 2026-11-24T03:40:00.000Z
@@ -4264,6 +4269,11 @@ export interface components {
         /** @description An order line item to create. `extPrice` and `extPriceIncludingTax` are computed by the service. */
         ItemInput: {
             /**
+             * @description The integrator's own id of this item (its ERP's); null clears it. Unique per organization among items: a value another item holds is a 409 naming that item's id.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
+            /**
              * Format: int32
              * @description Index within the order.
              * @example 1
@@ -4363,6 +4373,11 @@ export interface components {
         };
         /** @description A purchase order to create (it starts `NOT_LINKED`). `state` defaults to `DRAFT`; an order may also be created already sent (`FINALIZING`, `ACTIVE`, or `BID_ACTIVE` for a request for quote), never in a final state. References are resolved in the caller's organization. */
         OrderInput: {
+            /**
+             * @description The integrator's own id of this order (its ERP's); null clears it. Unique per organization among orders: a value another order holds is a 409 naming that order's id.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
             /**
              * @description Field contact name.
              * @example Marcus Reed
@@ -4489,6 +4504,11 @@ export interface components {
         };
         /** @description Changes to an order: only the fields given change; null clears a value. `state` moves along the state machine (see the guide); `mode` is fixed at creation. */
         OrderUpdate: {
+            /**
+             * @description The integrator's own id of this order (its ERP's); null clears it. Unique per organization among orders: a value another order holds is a 409 naming that order's id.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
             /**
              * @description Field contact name.
              * @example Marcus Reed
@@ -4645,6 +4665,11 @@ export interface components {
         } | null;
         /** @description A line item of a purchase order. */
         Item: {
+            /**
+             * @description The integrator's own id of this item (its ERP's), or null: unique per organization among items when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
             /**
              * Format: date-time
              * @description Only in the reply of a deletion (`DELETE`), when the item was deleted. Reads and lists never return a deleted item.
@@ -4880,6 +4905,11 @@ export interface components {
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
             /**
+             * @description The integrator's own id of this item (its ERP's), or null: unique per organization among items when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
@@ -5108,6 +5138,11 @@ export interface components {
         };
         /** @description Changes to an order line item: only the fields given change; null clears a value. Prices are recomputed. */
         ItemUpdate: {
+            /**
+             * @description The integrator's own id of this item (its ERP's); null clears it. Unique per organization among items: a value another item holds is a 409 naming that item's id.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
             /**
              * Format: int32
              * @description Index within the order.
@@ -5668,6 +5703,11 @@ export interface components {
          */
         ChangeOrder: {
             /**
+             * @description The integrator's own id of this change order (its ERP's), or null: unique per organization among change orders when set, found with `filter[externalId]`. Set with an integration report.
+             * @example PO-ERP-77120-CO2
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
@@ -5734,6 +5774,11 @@ export interface components {
         };
         /** @description What the integrating system reports about a change order. */
         ChangeOrderIntegrationStateUpdate: {
+            /**
+             * @description The integrator's own id of this change order (its ERP's); null clears it. Unique per organization among change orders: a value another change order holds is a 409 naming that change order's id.
+             * @example PO-ERP-77120-CO2
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["IntegrationState"];
             /**
              * @description A message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
@@ -6196,6 +6241,11 @@ export interface components {
         /** @description A requisition (field request for material). */
         Requisition: {
             /**
+             * @description The integrator's own id of this requisition (its ERP's), or null: unique per organization among requisitions when set, found with `filter[externalId]`. Set with `PATCH /requisitions/{id}/updateRequisitionState?externalId=`.
+             * @example REQ-3391
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
@@ -6644,6 +6694,11 @@ export interface components {
         /** @description A field delivery receipt (warehouse deliveries are not part of this service). */
         DeliveryReceipt: {
             /**
+             * @description The integrator's own id of this delivery receipt (its ERP's), or null: unique per organization among delivery receipts when set, found with `filter[externalId]`. Set with an integration report.
+             * @example RCV-88213
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
@@ -6826,6 +6881,11 @@ export interface components {
         };
         /** @description What the integrating system reports about a delivery receipt. */
         DeliveryReceiptIntegrationUpdate: {
+            /**
+             * @description The integrator's own id of this delivery receipt (its ERP's); null clears it. Unique per organization among delivery receipts: a value another delivery receipt holds is a 409 naming that delivery receipt's id.
+             * @example RCV-88213
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["IntegrationState"];
             /**
              * @description Message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
@@ -6863,6 +6923,11 @@ export interface components {
         InvoiceIntegrationState: "NOT_LINKED" | "LINKING" | "LINKED" | "ERROR";
         /** @description A vendor invoice (or credit memo). */
         Invoice: {
+            /**
+             * @description The integrator's own id of this invoice (its ERP's), or null: unique per organization among invoices when set, found with `filter[externalId]`. Set with an integration report.
+             * @example AP-INV-5520
+             */
+            externalId?: string | null;
             /**
              * Format: uuid
              * @description Unique ID.
@@ -7107,6 +7172,11 @@ export interface components {
         };
         /** @description What the integrating system reports about an invoice's sync. */
         InvoiceIntegrationStateUpdate: {
+            /**
+             * @description The integrator's own id of this invoice (its ERP's); null clears it. Unique per organization among invoices: a value another invoice holds is a 409 naming that invoice's id.
+             * @example AP-INV-5520
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["InvoiceIntegrationState"];
             /**
              * @description Message about the sync; required (non-empty) with `ERROR`. Omitted or null clears the stored message.
@@ -11584,6 +11654,55 @@ export interface components {
         /** @description Conditions on orders; see "Filters and pagination". `integrationState` accepts only the list form `integrationState_in`. */
         OrderFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -11895,6 +12014,55 @@ export interface components {
         /** @description Conditions on the order's items; see "Filters and pagination". */
         ItemFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `backorderLeadTime` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -12203,6 +12371,55 @@ export interface components {
         BulkDirection: "ASC" | "DESC";
         /** @description Conditions on items across all orders; see "Filters and pagination". `orderId`, `jobId` and `vendorId` (the latter two those of the item's order) accept one value or a list (`_in`). */
         BulkItemFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * @description Matches when `orderId` equals the value.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
@@ -12916,6 +13133,55 @@ export interface components {
         /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
         ChangeOrderFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -13280,6 +13546,55 @@ export interface components {
         RequisitionOrderBy: "createdAt" | "id" | "needByDateDay" | "identifier" | "updatedAt";
         /** @description Conditions on requisitions; see "Filters and pagination". */
         RequisitionFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
@@ -13755,6 +14070,11 @@ export interface components {
          * @example CLOSED
          */
         RequisitionStateQuery: components["schemas"]["RequisitionState"];
+        /**
+         * @description Also sets the requisition's `externalId` (the integrator's own id of it): unique per organization among requisitions, a value another requisition holds is a 409 naming that requisition's id.
+         * @example REQ-3391
+         */
+        RequisitionExternalId: string;
         /**
          * @description Page size (at most 100).
          * @example 100
@@ -14414,6 +14734,55 @@ export interface components {
         /** @description Conditions on delivery receipts; see "Filters and pagination". */
         DeliveryReceiptFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * @description Matches when `id` equals the value.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
@@ -14686,6 +15055,55 @@ export interface components {
         InvoiceOrderBy: "approvedAt" | "createdAt" | "flaggedAt" | "id" | "invoiceDate" | "paidAt" | "rejectedAt" | "shipDate" | "updatedAt" | "voidedAt";
         /** @description Conditions on invoices; see "Filters and pagination". */
         InvoiceFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `approvedAt` equals the value.
@@ -25911,6 +26329,11 @@ export interface operations {
                  * @example CLOSED
                  */
                 state: components["parameters"]["RequisitionStateQuery"];
+                /**
+                 * @description Also sets the requisition's `externalId` (the integrator's own id of it): unique per organization among requisitions, a value another requisition holds is a 409 naming that requisition's id.
+                 * @example REQ-3391
+                 */
+                externalId?: components["parameters"]["RequisitionExternalId"];
             };
             header?: {
                 /**

@@ -69,7 +69,7 @@ export const orderHandlers: Handlers<
     const orgId = caller.organizationId;
     const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
     if (body.state) assertMove(order.mode, order.state, body.state);
-    const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body, order.refs);
+    const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body, order.refs, order.id);
     const repriced: string[] = [];
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
       await updateOrder(tx, orgId, caller.userId, order.id, { ...columns, ...(createdBy !== undefined ? ({ created_by_id: createdBy } as object) : {}) });

@@ -31,6 +31,7 @@ export const orders: ResourceDef = {
   columns: {
     id: idCol('o.id'),
     versionNumber: col('o.version'),
+    externalId: col('o.external_id'),
     version: col('o.version'),
     createdAt: tsCol('o.created_at'),
     updatedAt: tsCol('o.updated_at'),

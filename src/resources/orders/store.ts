@@ -45,6 +45,7 @@ export interface OrderWrite {
   distributor_contact_company?: string | null;
   is_visible_to_field?: boolean | null;
   header_custom_field_value?: string | null;
+  external_id?: string | null;
   created_at?: string | Date;
 }
 
