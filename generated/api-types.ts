@@ -22734,7 +22734,8 @@ export interface operations {
                      *         "distributorContactName": "Dana Whitfield",
                      *         "headerCustomFieldValue": "CC-7781",
                      *         "versionNumber": 3,
-                     *         "version": 3
+                     *         "version": 3,
+                     *         "externalId": null
                      *       },
                      *       {
                      *         "id": "1c2d3e4f-5a6b-4c7d-8e8f-9a0b1c2d3e4f",
@@ -22776,7 +22777,8 @@ export interface operations {
                      *         "distributorContactName": null,
                      *         "headerCustomFieldValue": null,
                      *         "versionNumber": 3,
-                     *         "version": 3
+                     *         "version": 3,
+                     *         "externalId": null
                      *       }
                      *     ]
                      */
@@ -22887,7 +22889,8 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 0,
-                     *       "version": 0
+                     *       "version": 0,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -23025,7 +23028,8 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3
+                     *       "version": 3,
+                     *       "externalId": "PO-ERP-77120"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -23319,7 +23323,8 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3
+                     *       "version": 3,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -23743,7 +23748,8 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3
+                     *       "version": 3,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
