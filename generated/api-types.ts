@@ -1194,7 +1194,7 @@ export interface paths {
         head?: never;
         /**
          * Change an order
-         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). Every change raises the order's `version` by one, and a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
+         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). A change makes a `LINKED` or `LINKING` order `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -1216,7 +1216,7 @@ export interface paths {
         put?: never;
         /**
          * Report an order's integration state
-         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `version`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
+         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `versionNumber`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
          */
         post: operations["updateOrderIntegrationState"];
         delete?: never;
@@ -1246,7 +1246,7 @@ export interface paths {
         put?: never;
         /**
          * Add items to an order
-         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
          */
         post: operations["createOrderItems"];
         delete?: never;
@@ -1328,14 +1328,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an order item
-         * @description Removes the line item from its order (its releases' lines go with it). Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         * @description Removes the line item from its order (its releases' lines go with it). A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
          */
         delete: operations["deleteItem"];
         options?: never;
         head?: never;
         /**
          * Change an order item
-         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
          */
         patch: operations["updateItem"];
         trace?: never;
@@ -4111,6 +4111,11 @@ export interface components {
         /** @description A purchase order. */
         Order: {
             /**
+             * @description The integrator's own id of this order (its ERP's), or null: unique per organization among orders when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
+            /**
              * Format: date-time
              * @description Only in the reply of a deletion (`DELETE`), when the order was deleted. Reads and lists never return a deleted order.
              * @example 2026-11-24T03:40:00.000Z
@@ -4124,7 +4129,14 @@ export interface components {
             id: string;
             /**
              * Format: int32
-             * @description The order's version: 0 as created, one more for every request that changes the order or its items in the service (integration-state reports do not count). The `ETag` of GET /orders/{id} is built from it; a `LINKED` report may name it as `versionNumber`. Change orders of a sent order carry their own sequential `versionNumber`.
+             * @description The order's version in the spec's sense: the `versionNumber` of its latest completed change order, 0 until the first (the initial order is version 0). It moves only when a change to a sent order records a change order (a `DRAFT` order's edits, integration reports and a write that changes nothing leave it); a `LINKED` report names it as `versionNumber`. What follows every stored change is the `ETag`.
+             * @example 3
+             */
+            versionNumber: number;
+            /**
+             * Format: int32
+             * @deprecated
+             * @description Deprecated: the same number as `versionNumber` (use that; this field goes away in the next major version).
              * @example 3
              */
             version: number;
@@ -4295,6 +4307,11 @@ export interface components {
         /** @description An order line item to create. `extPrice` and `extPriceIncludingTax` are computed by the service. */
         ItemInput: {
             /**
+             * @description The integrator's own id of this item (its ERP's); null clears it. Unique per organization among items: a value another item holds is a 409 naming that item's id.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
+            /**
              * Format: int32
              * @description Index within the order.
              * @example 1
@@ -4394,6 +4411,11 @@ export interface components {
         };
         /** @description A purchase order to create (it starts `NOT_LINKED`). `state` defaults to `DRAFT`; an order may also be created already sent (`FINALIZING`, `ACTIVE`, or `BID_ACTIVE` for a request for quote), never in a final state. References are resolved in the caller's organization. */
         OrderInput: {
+            /**
+             * @description The integrator's own id of this order (its ERP's); null clears it. Unique per organization among orders: a value another order holds is a 409 naming that order's id.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
             /**
              * @description Field contact name.
              * @example Marcus Reed
@@ -4520,6 +4542,11 @@ export interface components {
         };
         /** @description Changes to an order: only the fields given change; null clears a value. `state` moves along the state machine (see the guide); `mode` is fixed at creation. */
         OrderUpdate: {
+            /**
+             * @description The integrator's own id of this order (its ERP's); null clears it. Unique per organization among orders: a value another order holds is a 409 naming that order's id.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
             /**
              * @description Field contact name.
              * @example Marcus Reed
@@ -4650,7 +4677,7 @@ export interface components {
             integrationMessage?: string | null;
             /**
              * Format: int32
-             * @description With `LINKED`: the order `version` the integrating system wrote. When the order has changed since (its `version` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
+             * @description With `LINKED`: the order's `versionNumber` the integrating system wrote. When the order has moved on since (its `versionNumber` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
              * @example 3
              */
             versionNumber?: number;
@@ -4676,6 +4703,11 @@ export interface components {
         } | null;
         /** @description A line item of a purchase order. */
         Item: {
+            /**
+             * @description The integrator's own id of this item (its ERP's), or null: unique per organization among items when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
             /**
              * Format: date-time
              * @description Only in the reply of a deletion (`DELETE`), when the item was deleted. Reads and lists never return a deleted item.
@@ -4911,6 +4943,11 @@ export interface components {
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
             /**
+             * @description The integrator's own id of this item (its ERP's), or null: unique per organization among items when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
@@ -5139,6 +5176,11 @@ export interface components {
         };
         /** @description Changes to an order line item: only the fields given change; null clears a value. Prices are recomputed. */
         ItemUpdate: {
+            /**
+             * @description The integrator's own id of this item (its ERP's); null clears it. Unique per organization among items: a value another item holds is a 409 naming that item's id.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
             /**
              * Format: int32
              * @description Index within the order.
@@ -5699,6 +5741,11 @@ export interface components {
          */
         ChangeOrder: {
             /**
+             * @description The integrator's own id of this change order (its ERP's), or null: unique per organization among change orders when set, found with `filter[externalId]`. Set with an integration report.
+             * @example PO-ERP-77120-CO2
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
@@ -5765,6 +5812,11 @@ export interface components {
         };
         /** @description What the integrating system reports about a change order. */
         ChangeOrderIntegrationStateUpdate: {
+            /**
+             * @description The integrator's own id of this change order (its ERP's); null clears it. Unique per organization among change orders: a value another change order holds is a 409 naming that change order's id.
+             * @example PO-ERP-77120-CO2
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["IntegrationState"];
             /**
              * @description A message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
@@ -6227,6 +6279,11 @@ export interface components {
         /** @description A requisition (field request for material). */
         Requisition: {
             /**
+             * @description The integrator's own id of this requisition (its ERP's), or null: unique per organization among requisitions when set, found with `filter[externalId]`. Set with `PATCH /requisitions/{id}/updateRequisitionState?externalId=`.
+             * @example REQ-3391
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
@@ -6675,6 +6732,11 @@ export interface components {
         /** @description A field delivery receipt (warehouse deliveries are not part of this service). */
         DeliveryReceipt: {
             /**
+             * @description The integrator's own id of this delivery receipt (its ERP's), or null: unique per organization among delivery receipts when set, found with `filter[externalId]`. Set with an integration report.
+             * @example RCV-88213
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
@@ -6857,6 +6919,11 @@ export interface components {
         };
         /** @description What the integrating system reports about a delivery receipt. */
         DeliveryReceiptIntegrationUpdate: {
+            /**
+             * @description The integrator's own id of this delivery receipt (its ERP's); null clears it. Unique per organization among delivery receipts: a value another delivery receipt holds is a 409 naming that delivery receipt's id.
+             * @example RCV-88213
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["IntegrationState"];
             /**
              * @description Message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
@@ -6894,6 +6961,11 @@ export interface components {
         InvoiceIntegrationState: "NOT_LINKED" | "LINKING" | "LINKED" | "ERROR";
         /** @description A vendor invoice (or credit memo). */
         Invoice: {
+            /**
+             * @description The integrator's own id of this invoice (its ERP's), or null: unique per organization among invoices when set, found with `filter[externalId]`. Set with an integration report.
+             * @example AP-INV-5520
+             */
+            externalId?: string | null;
             /**
              * Format: uuid
              * @description Unique ID.
@@ -7138,6 +7210,11 @@ export interface components {
         };
         /** @description What the integrating system reports about an invoice's sync. */
         InvoiceIntegrationStateUpdate: {
+            /**
+             * @description The integrator's own id of this invoice (its ERP's); null clears it. Unique per organization among invoices: a value another invoice holds is a 409 naming that invoice's id.
+             * @example AP-INV-5520
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["InvoiceIntegrationState"];
             /**
              * @description Message about the sync; required (non-empty) with `ERROR`. Omitted or null clears the stored message.
@@ -7486,6 +7563,35 @@ export interface components {
          */
         ChangeType: "bill_of_materials.created" | "bom_item.created" | "bom_item.updated" | "bom_item.deleted" | "change_order.created" | "change_order.integration_state_changed" | "change_order.deleted" | "cost_category.created" | "cost_category.updated" | "cost_category.deleted" | "delivery_receipt.integration_state_changed" | "group.created" | "group.updated" | "invoice.paid" | "invoice.integration_state_changed" | "item.created" | "item.updated" | "item.deleted" | "job.created" | "job.updated" | "job.purchase_order_counter_changed" | "location.created" | "location.updated" | "location.deleted" | "notification.created" | "notification.updated" | "order.created" | "order.updated" | "order.deleted" | "order.integration_state_changed" | "order_tag.created" | "order_tag.deleted" | "phase.created" | "phase.updated" | "phase.deleted" | "release.deleted" | "requisition.state_changed" | "tag.created" | "tag.updated" | "tax_code.created" | "tax_code.updated" | "tax_code.deleted" | "unit_of_measure.created" | "unit_of_measure.updated" | "user.created" | "vendor.created" | "vendor.updated" | "vendor.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted";
         /**
+         * @description Who made the change: the credential of the request that wrote it, or `system` for a change not
+         *     made through the API (the admin CLI, demo data, retention, the webhook worker disabling an
+         *     endpoint). Never a secret. A connector recognises its own writes by `credentialId` (or leaves
+         *     them out of its reads with `excludeOrigins=self`, guide "Two-way sync").
+         */
+        ChangeOrigin: {
+            /**
+             * @description The kind of credential that made the change.
+             * @example oauth_client
+             * @enum {string}
+             */
+            credentialType: "oauth_client" | "api_key" | "system";
+            /**
+             * @description The OAuth client's id (`cl_...`) or the API key's id as `admin org show` lists it; null for `system`.
+             * @example cl_3efe715041c38f407e80dc83
+             */
+            credentialId: string | null;
+            /**
+             * @description The `X-Request-Id` of the write's response; null for `system`.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            requestId: string | null;
+            /**
+             * @description The `Idempotency-Key` the write was sent with; null when it had none.
+             * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+             */
+            idempotencyKey: string | null;
+        };
+        /**
          * @description One committed change of one object. `data` is the object exactly as its own read endpoint
          *     returned it at this change (for example a `vendor.*` entry carries a Vendor); for a
          *     `*.deleted` entry it is the tombstone: at least `id` and `deletedAt`, plus the parent's id for
@@ -7512,6 +7618,7 @@ export interface components {
              * @example 2026-11-24T09:15:02.412Z
              */
             occurredAt: string;
+            origin: components["schemas"]["ChangeOrigin"];
             /**
              * @description The object as its read endpoint returns it at this change, or the tombstone of a deletion.
              * @example {
@@ -7686,6 +7793,13 @@ export interface components {
              */
             fields?: string[] | null;
             /**
+             * @description Credential ids whose entries are not sent (`self` given at creation or update is stored as that request's credential id); null sends every entry.
+             * @example [
+             *       "cl_3efe715041c38f407e80dc83"
+             *     ]
+             */
+            excludeOrigins: string[] | null;
+            /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
              */
@@ -7791,6 +7905,16 @@ export interface components {
              */
             fields?: string[] | null;
             /**
+             * @description Entries made by these credentials are not sent: OAuth client ids (`cl_...`) and API key ids
+             *     (as `admin org show` lists them); `self` stands for the credential making this request and is
+             *     stored as its id. A connector that writes with the credential it subscribed with sets
+             *     `[self]` and is not sent the echoes of its own writes. Omitted or null sends every entry.
+             * @example [
+             *       "self"
+             *     ]
+             */
+            excludeOrigins?: string[] | null;
+            /**
              * @description Start delivering at once (default) or not yet.
              * @default true
              * @example true
@@ -7835,6 +7959,16 @@ export interface components {
              *     ]
              */
             fields?: string[] | null;
+            /**
+             * @description Entries made by these credentials are not sent: OAuth client ids (`cl_...`) and API key ids
+             *     (as `admin org show` lists them); `self` stands for the credential making this request and is
+             *     stored as its id. A connector that writes with the credential it subscribed with sets
+             *     `[self]` and is not sent the echoes of its own writes. null sends every entry.
+             * @example [
+             *       "self"
+             *     ]
+             */
+            excludeOrigins?: string[] | null;
             /**
              * @description false pauses deliveries (entries wait, nothing is lost); true resumes them, also after the service disabled a failing endpoint, starting with the entry that failed.
              * @example true
@@ -7974,6 +8108,7 @@ export interface components {
                  * @example 2026-11-24T03:10:00.000Z
                  */
                 occurredAt: string;
+                origin: components["schemas"]["ChangeOrigin"];
                 /**
                  * @description The object as its own read endpoint returns it at this change; for a deletion its tombstone (`id`, `deletedAt`, and the parent id of a sub-resource).
                  * @example {
@@ -8120,6 +8255,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The object is unchanged since the `ETag` given in `If-None-Match`; no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         TaxCodeNotFound: {
             headers: {
@@ -8139,6 +8285,62 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No tax code matches TX-XX."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/idempotency-key-in-use",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "in-progress"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `If-Match` header does not match the object's current `ETag` (the object changed since it was read); nothing was written. Read the object again, apply the change to it and retry with its new `ETag`. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "header.If-Match: the object changed since \"1c0e8a7d2b4f4e6a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\"; its current ETag is \"9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6\"",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.If-Match: the object changed since \"1c0e8a7d2b4f4e6a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\"; its current ETag is \"9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6\"",
+                 *           "field": "header.If-Match",
+                 *           "rule": "current-etag"
                  *         }
                  *       ]
                  *     }
@@ -8273,34 +8475,6 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No job matches J-1042."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
-        IdempotencyKeyInUse: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/idempotency-key-in-use",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *           "field": "header.Idempotency-Key",
-                 *           "rule": "in-progress"
                  *         }
                  *       ]
                  *     }
@@ -8784,34 +8958,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The `If-Match` header does not match the order's current `ETag` (the order changed since it was read); nothing was written. */
-        PreconditionFailed: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/precondition-failed",
-                 *       "title": "Precondition failed",
-                 *       "status": 412,
-                 *       "detail": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
-                 *           "field": "header.If-Match",
-                 *           "rule": "current-etag"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -9494,7 +9640,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+         * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
          * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
          */
         IdempotencyKey: string;
@@ -9503,6 +9649,16 @@ export interface components {
          * @example TX-CA
          */
         IdOrCode: string;
+        /**
+         * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+         */
+        IfMatch: string;
         /**
          * @description Field to order units of measure by (default `code`).
          * @example code
@@ -11686,6 +11842,55 @@ export interface components {
         /** @description Conditions on orders; see "Filters and pagination". `integrationState` accepts only the list form `integrationState_in`. */
         OrderFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -11985,11 +12190,6 @@ export interface components {
          */
         OrderPathId: string;
         /**
-         * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
-         */
-        IfMatch: string;
-        /**
          * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
          * @example false
          */
@@ -12001,6 +12201,55 @@ export interface components {
         ItemOrderBy: "backorderLeadTime" | "createdAt" | "id" | "lineNumber" | "needByDate" | "universalProductCode" | "updatedAt";
         /** @description Conditions on the order's items; see "Filters and pagination". */
         ItemFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `backorderLeadTime` equals the value.
@@ -12310,6 +12559,55 @@ export interface components {
         BulkDirection: "ASC" | "DESC";
         /** @description Conditions on items across all orders; see "Filters and pagination". `orderId`, `jobId` and `vendorId` (the latter two those of the item's order) accept one value or a list (`_in`). */
         BulkItemFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * @description Matches when `orderId` equals the value.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
@@ -13023,6 +13321,55 @@ export interface components {
         /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
         ChangeOrderFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -13387,6 +13734,55 @@ export interface components {
         RequisitionOrderBy: "createdAt" | "id" | "needByDateDay" | "identifier" | "updatedAt";
         /** @description Conditions on requisitions; see "Filters and pagination". */
         RequisitionFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
@@ -13862,6 +14258,11 @@ export interface components {
          * @example CLOSED
          */
         RequisitionStateQuery: components["schemas"]["RequisitionState"];
+        /**
+         * @description Also sets the requisition's `externalId` (the integrator's own id of it): unique per organization among requisitions, a value another requisition holds is a 409 naming that requisition's id.
+         * @example REQ-3391
+         */
+        RequisitionExternalId: string;
         /**
          * @description Page size (at most 100).
          * @example 100
@@ -14521,6 +14922,55 @@ export interface components {
         /** @description Conditions on delivery receipts; see "Filters and pagination". */
         DeliveryReceiptFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * @description Matches when `id` equals the value.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
@@ -14793,6 +15243,55 @@ export interface components {
         InvoiceOrderBy: "approvedAt" | "createdAt" | "flaggedAt" | "id" | "invoiceDate" | "paidAt" | "rejectedAt" | "shipDate" | "updatedAt" | "voidedAt";
         /** @description Conditions on invoices; see "Filters and pagination". */
         InvoiceFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `approvedAt` equals the value.
@@ -15557,8 +16056,8 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description The order's entity tag, `W/"order-<id>-v<version>"`: it changes with every change made to the order or its items in the service. Send it back in `If-Match` to write only if nothing changed since.
-         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+         * @description The object's entity tag: a strong validator, `"<digest>"`, where the digest is the lowercase hex SHA-256 of the object exactly as its single read returns it, in RFC 8785 canonical JSON (the digest the reconciliation reads use). It changes with every stored change of the object, and only then: a write that changes nothing leaves it as it is. Send it back in `If-Match` to write only if nothing changed since, or in `If-None-Match` to read only if something did.
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
          */
         ETag: string;
         /**
@@ -15916,7 +16415,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16003,7 +16502,13 @@ export interface operations {
     getTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16018,6 +16523,7 @@ export interface operations {
             /** @description The tax code. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16039,6 +16545,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxCode"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaxCodeNotFound"];
@@ -16048,7 +16555,18 @@ export interface operations {
     deleteTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16064,6 +16582,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16118,13 +16637,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["TaxCodeNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16149,7 +16682,9 @@ export interface operations {
             /** @description The updated tax code. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16205,6 +16740,8 @@ export interface operations {
             };
             404: components["responses"]["TaxCodeNotFound"];
             409: components["responses"]["TaxCodeConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16282,7 +16819,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16366,7 +16903,13 @@ export interface operations {
     getUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16381,6 +16924,7 @@ export interface operations {
             /** @description The unit of measure. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16400,6 +16944,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnitOfMeasure"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UnitOfMeasureNotFound"];
@@ -16409,7 +16954,18 @@ export interface operations {
     updateUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16434,7 +16990,9 @@ export interface operations {
             /** @description The updated unit of measure. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16488,6 +17046,8 @@ export interface operations {
             };
             404: components["responses"]["UnitOfMeasureNotFound"];
             409: components["responses"]["UnitOfMeasureConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -16583,7 +17143,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16697,7 +17257,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16854,7 +17414,13 @@ export interface operations {
     getJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16869,6 +17435,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16902,6 +17469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
@@ -16911,7 +17479,18 @@ export interface operations {
     updateJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16940,7 +17519,9 @@ export interface operations {
             /** @description The updated job. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17008,6 +17589,8 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17113,7 +17696,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17213,7 +17796,18 @@ export interface operations {
                  */
                 locationId: components["parameters"]["JobLocationId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17229,6 +17823,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17295,6 +17890,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -17382,7 +17980,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17482,7 +18080,18 @@ export interface operations {
                  */
                 userId: components["parameters"]["JobUserId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17498,6 +18107,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17564,13 +18174,22 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     getNextPurchaseOrderNumber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17585,6 +18204,7 @@ export interface operations {
             /** @description The next number. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17599,6 +18219,7 @@ export interface operations {
                     "application/json": components["schemas"]["NextPurchaseOrderNumber"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
@@ -17610,7 +18231,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17748,7 +18369,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17832,7 +18453,13 @@ export interface operations {
     getGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The group's ID.
@@ -17847,6 +18474,7 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17867,6 +18495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Group"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GroupNotFound"];
@@ -17876,7 +18505,18 @@ export interface operations {
     updateGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The group's ID.
@@ -17900,7 +18540,9 @@ export interface operations {
             /** @description The updated group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17955,6 +18597,8 @@ export interface operations {
             };
             404: components["responses"]["GroupNotFound"];
             409: components["responses"]["GroupConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18068,7 +18712,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18174,7 +18818,13 @@ export interface operations {
     getLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18189,6 +18839,7 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18226,6 +18877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Location"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["LocationNotFound"];
@@ -18235,7 +18887,18 @@ export interface operations {
     deleteLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18251,6 +18914,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18322,13 +18986,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18353,7 +19031,9 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18424,6 +19104,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -18531,7 +19214,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18618,7 +19301,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18775,7 +19458,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18790,6 +19479,7 @@ export interface operations {
             /** @description The vendor. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18832,6 +19522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vendor"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["VendorNotFound"];
@@ -18841,7 +19532,18 @@ export interface operations {
     deleteVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18857,6 +19559,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18932,13 +19635,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["VendorNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18963,7 +19680,9 @@ export interface operations {
             /** @description The updated vendor. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19040,6 +19759,8 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["VendorConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19048,7 +19769,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19237,7 +19958,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19326,7 +20047,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19466,7 +20187,13 @@ export interface operations {
                  */
                 jobCode?: components["parameters"]["PhaseJobCode"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19481,6 +20208,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19503,6 +20231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
@@ -19512,7 +20241,18 @@ export interface operations {
     deleteGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19528,6 +20268,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19583,13 +20324,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19613,7 +20368,9 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19670,6 +20427,8 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["GlobalPhaseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -19824,7 +20583,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19918,7 +20677,13 @@ export interface operations {
     getJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19938,6 +20703,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19960,6 +20726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
@@ -19969,7 +20736,18 @@ export interface operations {
     deleteJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19990,6 +20768,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20045,13 +20824,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20081,7 +20874,9 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20138,6 +20933,8 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["PhaseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20227,7 +21024,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20316,7 +21113,13 @@ export interface operations {
     getGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20331,6 +21134,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20356,6 +21160,7 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
@@ -20365,7 +21170,18 @@ export interface operations {
     deleteGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20381,6 +21197,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20439,13 +21256,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20469,7 +21300,9 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20529,6 +21362,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -20735,7 +21570,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20842,7 +21677,13 @@ export interface operations {
     getJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20867,6 +21708,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20898,6 +21740,7 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
@@ -20907,7 +21750,18 @@ export interface operations {
     deleteJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20933,6 +21787,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20997,13 +21852,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21037,7 +21906,9 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21103,6 +21974,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21292,7 +22165,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21391,7 +22264,13 @@ export interface operations {
     getJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21411,6 +22290,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21439,6 +22319,7 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
@@ -21448,7 +22329,18 @@ export interface operations {
     deleteJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21469,6 +22361,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21530,13 +22423,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21565,7 +22472,9 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21628,6 +22537,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -21715,7 +22626,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21806,7 +22717,13 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The user's ID or e-mail address (compared case-insensitively).
@@ -21821,6 +22738,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21845,6 +22763,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UserNotFound"];
@@ -22023,7 +22942,9 @@ export interface operations {
                      *         "offRentNumber": null,
                      *         "distributorContactName": "Dana Whitfield",
                      *         "headerCustomFieldValue": "CC-7781",
-                     *         "version": 3
+                     *         "versionNumber": 3,
+                     *         "version": 3,
+                     *         "externalId": null
                      *       },
                      *       {
                      *         "id": "1c2d3e4f-5a6b-4c7d-8e8f-9a0b1c2d3e4f",
@@ -22064,7 +22985,9 @@ export interface operations {
                      *         "offRentNumber": null,
                      *         "distributorContactName": null,
                      *         "headerCustomFieldValue": null,
-                     *         "version": 3
+                     *         "versionNumber": 3,
+                     *         "version": 3,
+                     *         "externalId": null
                      *       }
                      *     ]
                      */
@@ -22081,7 +23004,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -22174,7 +23097,9 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 0
+                     *       "versionNumber": 0,
+                     *       "version": 0,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -22222,7 +23147,13 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -22305,12 +23236,15 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 3
+                     *       "versionNumber": 3,
+                     *       "version": 3,
+                     *       "externalId": "PO-ERP-77120"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
@@ -22320,7 +23254,18 @@ export interface operations {
     deleteOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -22335,6 +23280,7 @@ export interface operations {
             /** @description The deleted order. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22378,6 +23324,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22392,10 +23341,15 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -22422,6 +23376,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22467,6 +23422,7 @@ export interface operations {
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -22475,13 +23431,13 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -22577,7 +23533,9 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 3
+                     *       "versionNumber": 3,
+                     *       "version": 3,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -22820,7 +23778,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -22906,7 +23864,13 @@ export interface operations {
     findSellerOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The ID of the buyer organization that sent the order.
@@ -22926,6 +23890,7 @@ export interface operations {
             /** @description The buyer's order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22993,12 +23958,15 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 3
+                     *       "versionNumber": 3,
+                     *       "version": 3,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SellerOrderNotFound"];
@@ -23066,7 +24034,13 @@ export interface operations {
     getItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23081,6 +24055,7 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23157,6 +24132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Item"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ItemNotFound"];
@@ -23172,7 +24148,18 @@ export interface operations {
                  */
                 draft?: components["parameters"]["DraftChangeOrder"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23187,6 +24174,7 @@ export interface operations {
             /** @description The deleted item. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23231,6 +24219,8 @@ export interface operations {
             };
             404: components["responses"]["ItemNotFound"];
             409: components["responses"]["ItemConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23243,7 +24233,18 @@ export interface operations {
                  */
                 draft?: components["parameters"]["DraftChangeOrder"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23267,6 +24268,8 @@ export interface operations {
             /** @description The changed item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23311,6 +24314,8 @@ export interface operations {
             };
             404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["ItemConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23395,7 +24400,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23500,7 +24505,18 @@ export interface operations {
     removeOrderTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -23521,6 +24537,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23564,6 +24581,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderTagNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23652,7 +24672,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23749,7 +24769,13 @@ export interface operations {
     updateNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23774,6 +24800,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23822,6 +24849,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotificationInputNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -23944,7 +24973,13 @@ export interface operations {
     getChangeOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The change order's ID.
@@ -23959,6 +24994,7 @@ export interface operations {
             /** @description The change order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -24033,6 +25069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeOrder"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ChangeOrderNotFound"];
@@ -24044,7 +25081,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24349,7 +25386,13 @@ export interface operations {
     getJobBillOfMaterials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -24364,6 +25407,7 @@ export interface operations {
             /** @description The job's bill of materials. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -24381,6 +25425,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterials"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
@@ -24392,7 +25437,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24621,7 +25666,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24807,7 +25852,18 @@ export interface operations {
     deleteBillOfMaterialsItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill-of-materials item's ID.
@@ -24823,6 +25879,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24882,13 +25939,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateBillOfMaterialsItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill-of-materials item's ID.
@@ -24927,7 +25998,9 @@ export interface operations {
             /** @description The updated item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25000,13 +26073,22 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateBillOfMaterialsItems: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25052,6 +26134,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25170,6 +26253,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -25275,7 +26360,13 @@ export interface operations {
     getRequisition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -25290,6 +26381,7 @@ export interface operations {
             /** @description The requisition. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25324,6 +26416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Requisition"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
@@ -25460,8 +26553,24 @@ export interface operations {
                  * @example CLOSED
                  */
                 state: components["parameters"]["RequisitionStateQuery"];
+                /**
+                 * @description Also sets the requisition's `externalId` (the integrator's own id of it): unique per organization among requisitions, a value another requisition holds is a 409 naming that requisition's id.
+                 * @example REQ-3391
+                 */
+                externalId?: components["parameters"]["RequisitionExternalId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -25476,7 +26585,9 @@ export interface operations {
             /** @description The updated requisition. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25544,6 +26655,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["RequisitionNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -25625,7 +26739,13 @@ export interface operations {
     getWarehouseRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -25640,6 +26760,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25662,6 +26783,7 @@ export interface operations {
                     "application/json": components["schemas"]["WarehouseRequest"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
@@ -25767,7 +26889,13 @@ export interface operations {
     getWarehouseRequestLegacy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -25782,6 +26910,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25804,6 +26933,7 @@ export interface operations {
                     "application/json": components["schemas"]["WarehouseRequest"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
@@ -25995,7 +27125,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The delivery receipt's ID.
@@ -26010,6 +27146,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26053,6 +27190,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryReceipt"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
@@ -26160,7 +27298,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26521,7 +27659,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26660,7 +27798,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The invoice's ID.
@@ -26675,6 +27819,7 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26739,6 +27884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
@@ -26750,7 +27896,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27086,6 +28232,16 @@ export interface operations {
                  */
                 fields?: string[];
                 /**
+                 * @description Leaves out the entries made by these credentials: OAuth client ids (`cl_...`), API key ids (as
+                 *     `admin org show` lists them), and `self` for the caller's own credential, as a comma-separated
+                 *     list or the parameter repeated. A connector reads with `excludeOrigins=self` to skip the echoes
+                 *     of its own writes (guide "Two-way sync"). `nextCursor` still moves past the entries skipped.
+                 * @example [
+                 *       "self"
+                 *     ]
+                 */
+                excludeOrigins?: string[];
+                /**
                  * @description Only entries about this kind of object. `nextCursor` still moves past the entries skipped.
                  * @example vendor
                  */
@@ -27248,6 +28404,9 @@ export interface operations {
                      *           "vendor.updated",
                      *           "vendor.deleted"
                      *         ],
+                     *         "excludeOrigins": [
+                     *           "cl_3efe715041c38f407e80dc83"
+                     *         ],
                      *         "enabled": true,
                      *         "status": "active",
                      *         "failingSince": null,
@@ -27275,7 +28434,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27293,6 +28452,9 @@ export interface operations {
                  *         "vendor.created",
                  *         "vendor.updated",
                  *         "vendor.deleted"
+                 *       ],
+                 *       "excludeOrigins": [
+                 *         "self"
                  *       ]
                  *     }
                  */
@@ -27318,6 +28480,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27377,7 +28542,13 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27392,6 +28563,7 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27407,6 +28579,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27424,6 +28599,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
@@ -27433,7 +28609,18 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27448,6 +28635,7 @@ export interface operations {
             /** @description The deleted endpoint. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27463,6 +28651,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27514,13 +28705,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27544,6 +28749,8 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27559,6 +28766,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27610,6 +28820,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -27618,7 +28831,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27652,6 +28865,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27788,7 +29004,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -4,6 +4,7 @@ import type { JsonParts } from '../../db/json';
 import { decodeCursor } from '../../feed/cursor';
 import { readChanges } from '../../feed/read';
 import { checkChangeTypes } from '../../feed/types';
+import { resolveSelf } from '../../http/origin';
 
 /** A list parameter as given: repeated, comma-separated, or both. */
 const listOf = (given: string[] | undefined): string[] | undefined =>
@@ -33,12 +34,14 @@ export const changeHandlers: Handlers<'listChanges'> = {
       if (after === undefined)
         throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
     }
+    const excluded = listOf(query.excludeOrigins);
     const page = await readChanges(db, orgId, {
       after,
       limit: query.limit ?? 100,
       types: parseTypes(query.types),
       resource: query.resource,
       fields: listOf(query.fields),
+      excludeOrigins: excluded && resolveSelf(caller, excluded),
     });
     if (!page.ok) throw gone(config.changeFeedRetentionDays);
     return { status: 200, body: page.page as JsonParts<Schema<'ChangePage'>> };

@@ -5,6 +5,8 @@ import { checkChangeTypes } from '../../feed/types';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
 import { webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';
+import { resolveSelf } from '../../http/origin';
+import type { Caller } from '../../http/handler';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
@@ -18,6 +20,10 @@ async function checkUrl(url: string, allowedHosts: string[]): Promise<void> {
 /** Endpoint changes are changes of the organization's data like any other: they enter the feed. */
 const emit = (changes: ChangeCollector, event: 'created' | 'updated' | 'deleted', id: string, data: unknown) =>
   changes.add({ type: `webhook_endpoint.${event}`, resource: 'webhook_endpoint', id, data });
+
+/** The input with `self` in excludeOrigins stored as the id of the credential making the request. */
+const withOrigins = <T extends { excludeOrigins?: string[] | null }>(caller: Caller, input: T): T =>
+  input.excludeOrigins ? { ...input, excludeOrigins: resolveSelf(caller, input.excludeOrigins) } : input;
 
 export const webhookEndpointHandlers: Handlers<
   | 'listWebhookEndpoints'
@@ -37,7 +43,7 @@ export const webhookEndpointHandlers: Handlers<
   createWebhookEndpoint: async ({ db, caller, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
     await checkUrl(body.url, config.webhookAllowedHosts);
-    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, body);
+    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, withOrigins(caller, body));
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
     return { status: 201, body: { ...endpoint, secret } };
@@ -51,7 +57,7 @@ export const webhookEndpointHandlers: Handlers<
   updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
     if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
-    const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, body), missing, params.id);
+    const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, withOrigins(caller, body)), missing, params.id);
     const endpoint = q.endpointJson(row);
     emit(changes, 'updated', row.id, endpoint);
     return { status: 200, body: endpoint };
