@@ -225,6 +225,11 @@ describe('ETag, If-Match, If-None-Match and Idempotency-Key on every PATCH and D
       if (hasHeader(parameters, 'If-Match')) {
         const etag = await c.etag!();
         expect(etag).to.match(/^"[0-9a-f]{64}"$/);
+        if (c.read) {
+          // Its single read: 304 without a body for the current tag (weak comparison too).
+          const unchanged = await org.api.get(c.read, { headers: { 'If-None-Match': `W/${etag}` } });
+          expect([unchanged.status, unchanged.text, unchanged.headers.get('etag')]).to.deep.equal([304, '', etag]);
+        }
         const stale = problemOf(await send(org, c, { 'If-Match': '"0000"' }), 412);
         expect(stale.errors[0]).to.include({ field: 'header.If-Match', rule: 'current-etag' });
         // A weak tag never matches If-Match (strong comparison, RFC 9110 13.1.1).
