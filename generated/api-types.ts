@@ -1347,9 +1347,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -1377,9 +1377,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
                 /**
                  * @description The tag's ID.
                  * @example 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b
@@ -1518,7 +1518,7 @@ export interface paths {
                  * @description The order's ID.
                  * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["OrderIdPath"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -2044,9 +2044,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["DeliveryOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -9072,6 +9072,92 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The service cannot answer now: its database is unreachable or too slow (a statement over
+         *     `DB_STATEMENT_TIMEOUT_MS`), its organization's share of the database connections stayed taken
+         *     for 30 s, or the instance is shutting down. Nothing was changed; retry after `Retry-After`
+         *     seconds.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is unavailable; retry later.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The database is unavailable; retry later."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request body is not JSON (`Content-Type` must be `application/json`), or its charset or encoding is not supported. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "body: Content-Type must be application/json, not text/plain",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body: Content-Type must be application/json, not text/plain",
+                 *           "field": "body",
+                 *           "rule": "contentType"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request line and headers are larger than the server accepts (16 KB); the connection is closed. */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/request-header-fields-too-large",
+                 *       "title": "Request Header Fields Too Large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers are larger than the server accepts (16 KB).",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The request line and headers are larger than the server accepts (16 KB)."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -12463,9 +12549,9 @@ export interface components {
         ItemPathId: string;
         /**
          * @description The order's ID.
-         * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
          */
-        TaggedOrderId: string;
+        OrderId: string;
         /**
          * @description Field to order the order's tags by (default `createdAt`).
          * @example createdAt
@@ -12953,11 +13039,6 @@ export interface components {
          * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
          */
         ChangeOrderId: string;
-        /**
-         * @description The order's ID.
-         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
-         */
-        OrderIdPath: string;
         /**
          * @description Include cancelled releases (they carry `cancelledAt`).
          * @example false
@@ -14594,11 +14675,6 @@ export interface components {
          */
         DeliveryReceiptItemOrderBy: "createdAt" | "id" | "updatedAt";
         /**
-         * @description The order's ID.
-         * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
-         */
-        DeliveryOrderId: string;
-        /**
          * @description Field to order invoices by (default `createdAt`).
          * @example createdAt
          */
@@ -15503,6 +15579,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
@@ -15560,6 +15638,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReadiness: {
@@ -15617,6 +15697,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             /** @description Not ready; `detail` names the reason (database unreachable, migrations pending, shutting down). */
             503: {
                 headers: {
@@ -15721,6 +15802,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTaxCode: {
@@ -15808,8 +15891,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["TaxCodeConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTaxCode: {
@@ -15855,6 +15941,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaxCodeNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTaxCode: {
@@ -15931,6 +16019,8 @@ export interface operations {
             };
             404: components["responses"]["TaxCodeNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTaxCode: {
@@ -16017,7 +16107,10 @@ export interface operations {
             };
             404: components["responses"]["TaxCodeNotFound"];
             409: components["responses"]["TaxCodeConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUnitsOfMeasure: {
@@ -16087,6 +16180,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUnitOfMeasure: {
@@ -16171,8 +16266,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["UnitOfMeasureConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUnitOfMeasure: {
@@ -16216,6 +16314,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UnitOfMeasureNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUnitOfMeasure: {
@@ -16300,7 +16400,10 @@ export interface operations {
             };
             404: components["responses"]["UnitOfMeasureNotFound"];
             409: components["responses"]["UnitOfMeasureConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobs: {
@@ -16388,6 +16491,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJob: {
@@ -16500,8 +16605,11 @@ export interface operations {
             };
             404: components["responses"]["JobInputNotFound"];
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertJobs: {
@@ -16659,8 +16767,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJob: {
@@ -16718,6 +16829,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJob: {
@@ -16820,7 +16933,10 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobLocations: {
@@ -16907,6 +17023,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addJobLocation: {
@@ -17014,6 +17132,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeJobLocation: {
@@ -17108,6 +17228,8 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobUsers: {
@@ -17181,6 +17303,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addJobUser: {
@@ -17283,6 +17407,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeJobUser: {
@@ -17377,6 +17503,8 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getNextPurchaseOrderNumber: {
@@ -17415,6 +17543,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setNextPurchaseOrderNumber: {
@@ -17480,8 +17610,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGroups: {
@@ -17553,6 +17686,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGroup: {
@@ -17637,8 +17772,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["GroupConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGroup: {
@@ -17683,6 +17821,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GroupNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGroup: {
@@ -17767,7 +17907,10 @@ export interface operations {
             };
             404: components["responses"]["GroupNotFound"];
             409: components["responses"]["GroupConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLocations: {
@@ -17873,6 +18016,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLocation: {
@@ -17979,8 +18124,11 @@ export interface operations {
             };
             404: components["responses"]["LocationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLocation: {
@@ -18042,6 +18190,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteLocation: {
@@ -18135,6 +18285,8 @@ export interface operations {
             };
             404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateLocation: {
@@ -18236,7 +18388,10 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVendors: {
@@ -18336,6 +18491,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVendor: {
@@ -18421,8 +18578,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertVendors: {
@@ -18574,8 +18734,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVendor: {
@@ -18648,6 +18811,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["VendorNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteVendor: {
@@ -18745,6 +18910,8 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateVendor: {
@@ -18852,7 +19019,10 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setVendorLocation: {
@@ -18965,8 +19135,11 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGlobalPhases: {
@@ -19042,6 +19215,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGlobalPhase: {
@@ -19129,8 +19304,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["GlobalPhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertPhases: {
@@ -19265,8 +19443,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalPhase: {
@@ -19319,6 +19500,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteGlobalPhase: {
@@ -19396,6 +19579,8 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalPhase: {
@@ -19482,7 +19667,10 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["GlobalPhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllJobPhases: {
@@ -19558,6 +19746,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobPhases: {
@@ -19629,6 +19819,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobPhase: {
@@ -19723,8 +19915,11 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["PhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobPhase: {
@@ -19776,6 +19971,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobPhase: {
@@ -19858,6 +20055,8 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobPhase: {
@@ -19950,7 +20149,10 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["PhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGlobalCategories: {
@@ -20032,6 +20234,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGlobalCategory: {
@@ -20121,8 +20325,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalCategory: {
@@ -20172,6 +20379,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteGlobalCategory: {
@@ -20252,6 +20461,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalCategory: {
@@ -20341,7 +20552,10 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllPhaseCategories: {
@@ -20435,6 +20649,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobPhaseCategories: {
@@ -20540,6 +20756,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobPhaseCategory: {
@@ -20647,8 +20865,11 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobPhaseCategory: {
@@ -20714,6 +20935,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobPhaseCategory: {
@@ -20810,6 +21033,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobPhaseCategory: {
@@ -20915,7 +21140,10 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllJobCategories: {
@@ -21003,6 +21231,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobCategories: {
@@ -21097,6 +21327,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobCategory: {
@@ -21196,8 +21428,11 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobCategory: {
@@ -21255,6 +21490,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobCategory: {
@@ -21343,6 +21580,8 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobCategory: {
@@ -21440,7 +21679,10 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -21520,6 +21762,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -21611,8 +21855,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["UserConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
@@ -21661,6 +21908,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UserNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTags: {
@@ -21730,6 +21979,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
@@ -21886,6 +22137,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -22027,8 +22280,11 @@ export interface operations {
             };
             404: components["responses"]["OrderInputNotFound"];
             409: components["responses"]["OrderCreateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -22127,6 +22383,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
@@ -22191,6 +22449,8 @@ export interface operations {
             };
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -22279,7 +22539,10 @@ export interface operations {
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrderIntegrationState: {
@@ -22431,8 +22694,11 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             409: components["responses"]["OrderIntegrationStateConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderItems: {
@@ -22619,6 +22885,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrderItems: {
@@ -22711,8 +22979,11 @@ export interface operations {
             };
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["ItemCreateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     findSellerOrder: {
@@ -22815,6 +23086,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SellerOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listItems: {
@@ -22873,6 +23146,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getItem: {
@@ -22973,6 +23248,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ItemNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteItem: {
@@ -23044,6 +23321,8 @@ export interface operations {
             404: components["responses"]["ItemNotFound"];
             409: components["responses"]["ItemConflict"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateItem: {
@@ -23123,7 +23402,10 @@ export interface operations {
             };
             404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["ItemConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderTags: {
@@ -23156,9 +23438,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23200,6 +23482,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addOrderTags: {
@@ -23215,9 +23499,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23305,8 +23589,11 @@ export interface operations {
             };
             404: components["responses"]["OrderNotFound"];
             409: components["responses"]["TagConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeOrderTag: {
@@ -23316,9 +23603,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
                 /**
                  * @description The tag's ID.
                  * @example 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b
@@ -23377,6 +23664,8 @@ export interface operations {
             };
             404: components["responses"]["OrderTagNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotifications: {
@@ -23457,6 +23746,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNotification: {
@@ -23554,8 +23845,11 @@ export interface operations {
             };
             404: components["responses"]["NotificationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNotifications: {
@@ -23634,7 +23928,10 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotificationInputNotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listChangeOrders: {
@@ -23751,6 +24048,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getChangeOrder: {
@@ -23849,6 +24148,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ChangeOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setChangeOrderIntegrationState: {
@@ -23930,8 +24231,11 @@ export interface operations {
             };
             404: components["responses"]["ChangeOrderNotFound"];
             409: components["responses"]["ChangeOrderIntegrationStateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderReleases: {
@@ -23949,7 +24253,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["OrderIdPath"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -24031,6 +24335,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listReleases: {
@@ -24156,6 +24462,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobBillOfMaterials: {
@@ -24197,6 +24505,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobBillOfMaterials: {
@@ -24297,6 +24607,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBillOfMaterialsItems: {
@@ -24426,6 +24738,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBillOfMaterialsItems: {
@@ -24612,8 +24926,11 @@ export interface operations {
             };
             404: components["responses"]["BillOfMaterialsNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBillOfMaterialsItem: {
@@ -24695,6 +25012,8 @@ export interface operations {
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBillOfMaterialsItem: {
@@ -24812,7 +25131,10 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBillOfMaterialsItems: {
@@ -24982,7 +25304,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequisitions: {
@@ -25082,6 +25407,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRequisition: {
@@ -25140,6 +25467,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequisitionItems: {
@@ -25262,6 +25591,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRequisitionState: {
@@ -25357,6 +25688,8 @@ export interface operations {
             };
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequests: {
@@ -25432,6 +25765,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseRequest: {
@@ -25478,6 +25813,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequestItems: {
@@ -25574,6 +25911,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseRequestLegacy: {
@@ -25620,6 +25959,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequestItemsLegacy: {
@@ -25716,6 +26057,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDeliveryReceipts: {
@@ -25796,6 +26139,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeliveryReceipt: {
@@ -25869,6 +26214,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDeliveryReceiptItems: {
@@ -25965,6 +26312,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDeliveryReceiptIntegrationState: {
@@ -26079,8 +26428,11 @@ export interface operations {
             };
             404: components["responses"]["DeliveryReceiptNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderDeliveryReceipts: {
@@ -26118,9 +26470,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["DeliveryOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -26168,6 +26520,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvoices: {
@@ -26326,6 +26680,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     markInvoicesPaid: {
@@ -26459,8 +26815,11 @@ export interface operations {
             };
             404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getInvoice: {
@@ -26555,6 +26914,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateInvoiceIntegrationState: {
@@ -26636,8 +26997,11 @@ export interface operations {
             };
             404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvoiceItems: {
@@ -26716,6 +27080,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllInvoiceItems: {
@@ -26859,6 +27225,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listChanges: {
@@ -26941,6 +27309,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -27003,6 +27373,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -27105,8 +27477,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpoint: {
@@ -27163,6 +27538,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -27250,6 +27627,8 @@ export interface operations {
             };
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -27345,7 +27724,10 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -27442,6 +27824,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -27516,6 +27900,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDeliveries: {
@@ -27601,8 +27987,11 @@ export interface operations {
             };
             404: components["responses"]["WebhookEndpointNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
