@@ -1347,9 +1347,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -1377,9 +1377,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
                 /**
                  * @description The tag's ID.
                  * @example 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b
@@ -1518,7 +1518,7 @@ export interface paths {
                  * @description The order's ID.
                  * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["OrderIdPath"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -2044,9 +2044,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["DeliveryOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -9406,6 +9406,92 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The service cannot answer now: its database is unreachable or too slow (a statement over
+         *     `DB_STATEMENT_TIMEOUT_MS`), its organization's share of the database connections stayed taken
+         *     for 30 s, or the instance is shutting down. Nothing was changed; retry after `Retry-After`
+         *     seconds.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is unavailable; retry later.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The database is unavailable; retry later."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request body is not JSON (`Content-Type` must be `application/json`), or its charset or encoding is not supported. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "body: Content-Type must be application/json, not text/plain",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body: Content-Type must be application/json, not text/plain",
+                 *           "field": "body",
+                 *           "rule": "contentType"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request line and headers are larger than the server accepts (16 KB); the connection is closed. */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/request-header-fields-too-large",
+                 *       "title": "Request Header Fields Too Large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers are larger than the server accepts (16 KB).",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The request line and headers are larger than the server accepts (16 KB)."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -12949,9 +13035,9 @@ export interface components {
         ItemPathId: string;
         /**
          * @description The order's ID.
-         * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
          */
-        TaggedOrderId: string;
+        OrderId: string;
         /**
          * @description Field to order the order's tags by (default `createdAt`).
          * @example createdAt
@@ -13488,11 +13574,6 @@ export interface components {
          * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
          */
         ChangeOrderId: string;
-        /**
-         * @description The order's ID.
-         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
-         */
-        OrderIdPath: string;
         /**
          * @description Include cancelled releases (they carry `cancelledAt`).
          * @example false
@@ -15232,11 +15313,6 @@ export interface components {
          */
         DeliveryReceiptItemOrderBy: "createdAt" | "id" | "updatedAt";
         /**
-         * @description The order's ID.
-         * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
-         */
-        DeliveryOrderId: string;
-        /**
          * @description Field to order invoices by (default `createdAt`).
          * @example createdAt
          */
@@ -16190,6 +16266,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
@@ -16247,6 +16325,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReadiness: {
@@ -16304,6 +16384,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             /** @description Not ready; `detail` names the reason (database unreachable, migrations pending, shutting down). */
             503: {
                 headers: {
@@ -16408,6 +16489,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTaxCode: {
@@ -16495,8 +16578,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["TaxCodeConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTaxCode: {
@@ -16550,6 +16636,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaxCodeNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTaxCode: {
@@ -16641,6 +16729,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTaxCode: {
@@ -16741,8 +16831,11 @@ export interface operations {
             404: components["responses"]["TaxCodeNotFound"];
             409: components["responses"]["TaxCodeConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUnitsOfMeasure: {
@@ -16812,6 +16905,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUnitOfMeasure: {
@@ -16896,8 +16991,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["UnitOfMeasureConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUnitOfMeasure: {
@@ -16949,6 +17047,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UnitOfMeasureNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUnitOfMeasure: {
@@ -17047,8 +17147,11 @@ export interface operations {
             404: components["responses"]["UnitOfMeasureNotFound"];
             409: components["responses"]["UnitOfMeasureConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobs: {
@@ -17136,6 +17239,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJob: {
@@ -17248,8 +17353,11 @@ export interface operations {
             };
             404: components["responses"]["JobInputNotFound"];
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertJobs: {
@@ -17407,8 +17515,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJob: {
@@ -17474,6 +17585,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJob: {
@@ -17590,8 +17703,11 @@ export interface operations {
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobLocations: {
@@ -17678,6 +17794,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addJobLocation: {
@@ -17785,6 +17903,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeJobLocation: {
@@ -17894,6 +18014,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobUsers: {
@@ -17967,6 +18089,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addJobUser: {
@@ -18069,6 +18193,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeJobUser: {
@@ -18178,6 +18304,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getNextPurchaseOrderNumber: {
@@ -18224,6 +18352,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setNextPurchaseOrderNumber: {
@@ -18289,8 +18419,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGroups: {
@@ -18362,6 +18495,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGroup: {
@@ -18446,8 +18581,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["GroupConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGroup: {
@@ -18500,6 +18638,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GroupNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGroup: {
@@ -18598,8 +18738,11 @@ export interface operations {
             404: components["responses"]["GroupNotFound"];
             409: components["responses"]["GroupConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLocations: {
@@ -18705,6 +18848,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLocation: {
@@ -18811,8 +18956,11 @@ export interface operations {
             };
             404: components["responses"]["LocationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLocation: {
@@ -18882,6 +19030,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteLocation: {
@@ -18990,6 +19140,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateLocation: {
@@ -19106,8 +19258,11 @@ export interface operations {
             404: components["responses"]["LocationNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVendors: {
@@ -19207,6 +19362,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVendor: {
@@ -19292,8 +19449,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertVendors: {
@@ -19445,8 +19605,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVendor: {
@@ -19527,6 +19690,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["VendorNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteVendor: {
@@ -19639,6 +19804,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateVendor: {
@@ -19760,8 +19927,11 @@ export interface operations {
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["VendorConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setVendorLocation: {
@@ -19874,8 +20044,11 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGlobalPhases: {
@@ -19951,6 +20124,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGlobalPhase: {
@@ -20038,8 +20213,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["GlobalPhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertPhases: {
@@ -20174,8 +20352,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalPhase: {
@@ -20236,6 +20417,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteGlobalPhase: {
@@ -20328,6 +20511,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalPhase: {
@@ -20428,8 +20613,11 @@ export interface operations {
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["GlobalPhaseConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllJobPhases: {
@@ -20505,6 +20693,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobPhases: {
@@ -20576,6 +20766,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobPhase: {
@@ -20670,8 +20862,11 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["PhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobPhase: {
@@ -20731,6 +20926,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobPhase: {
@@ -20828,6 +21025,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobPhase: {
@@ -20934,8 +21133,11 @@ export interface operations {
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["PhaseConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGlobalCategories: {
@@ -21017,6 +21219,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGlobalCategory: {
@@ -21106,8 +21310,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalCategory: {
@@ -21165,6 +21372,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteGlobalCategory: {
@@ -21260,6 +21469,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalCategory: {
@@ -21363,8 +21574,11 @@ export interface operations {
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllPhaseCategories: {
@@ -21458,6 +21672,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobPhaseCategories: {
@@ -21563,6 +21779,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobPhaseCategory: {
@@ -21670,8 +21888,11 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobPhaseCategory: {
@@ -21745,6 +21966,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobPhaseCategory: {
@@ -21856,6 +22079,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobPhaseCategory: {
@@ -21975,8 +22200,11 @@ export interface operations {
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllJobCategories: {
@@ -22064,6 +22292,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobCategories: {
@@ -22158,6 +22388,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobCategory: {
@@ -22257,8 +22489,11 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobCategory: {
@@ -22324,6 +22559,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobCategory: {
@@ -22427,6 +22664,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobCategory: {
@@ -22538,8 +22777,11 @@ export interface operations {
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -22619,6 +22861,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -22710,8 +22954,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["UserConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
@@ -22768,6 +23015,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UserNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTags: {
@@ -22837,6 +23086,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
@@ -22997,6 +23248,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -23140,8 +23393,11 @@ export interface operations {
             };
             404: components["responses"]["OrderInputNotFound"];
             409: components["responses"]["OrderCreateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -23249,6 +23505,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
@@ -23328,6 +23586,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -23422,8 +23682,11 @@ export interface operations {
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrderIntegrationState: {
@@ -23577,8 +23840,11 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             409: components["responses"]["OrderIntegrationStateConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderItems: {
@@ -23765,6 +24031,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrderItems: {
@@ -23857,8 +24125,11 @@ export interface operations {
             };
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["ItemCreateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     findSellerOrder: {
@@ -23971,6 +24242,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SellerOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listItems: {
@@ -24029,6 +24302,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getItem: {
@@ -24137,6 +24412,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ItemNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteItem: {
@@ -24222,6 +24499,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateItem: {
@@ -24315,8 +24594,11 @@ export interface operations {
             404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["ItemConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderTags: {
@@ -24349,9 +24631,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -24393,6 +24675,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addOrderTags: {
@@ -24408,9 +24692,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -24498,8 +24782,11 @@ export interface operations {
             };
             404: components["responses"]["OrderNotFound"];
             409: components["responses"]["TagConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeOrderTag: {
@@ -24520,9 +24807,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
                 /**
                  * @description The tag's ID.
                  * @example 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b
@@ -24585,6 +24872,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotifications: {
@@ -24665,6 +24954,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNotification: {
@@ -24762,8 +25053,11 @@ export interface operations {
             };
             404: components["responses"]["NotificationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNotifications: {
@@ -24850,8 +25144,11 @@ export interface operations {
             };
             404: components["responses"]["NotificationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listChangeOrders: {
@@ -24968,6 +25265,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getChangeOrder: {
@@ -25074,6 +25373,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ChangeOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setChangeOrderIntegrationState: {
@@ -25155,8 +25456,11 @@ export interface operations {
             };
             404: components["responses"]["ChangeOrderNotFound"];
             409: components["responses"]["ChangeOrderIntegrationStateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderReleases: {
@@ -25174,7 +25478,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["OrderIdPath"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -25256,6 +25560,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listReleases: {
@@ -25381,6 +25687,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobBillOfMaterials: {
@@ -25430,6 +25738,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobBillOfMaterials: {
@@ -25530,6 +25840,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBillOfMaterialsItems: {
@@ -25659,6 +25971,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBillOfMaterialsItems: {
@@ -25845,8 +26159,11 @@ export interface operations {
             };
             404: components["responses"]["BillOfMaterialsNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBillOfMaterialsItem: {
@@ -25943,6 +26260,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBillOfMaterialsItem: {
@@ -26075,8 +26394,11 @@ export interface operations {
             404: components["responses"]["BillOfMaterialsItemNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBillOfMaterialsItems: {
@@ -26254,8 +26576,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequisitions: {
@@ -26355,6 +26680,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRequisition: {
@@ -26421,6 +26748,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequisitionItems: {
@@ -26543,6 +26872,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRequisitionState: {
@@ -26659,6 +26990,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequests: {
@@ -26734,6 +27067,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseRequest: {
@@ -26788,6 +27123,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequestItems: {
@@ -26884,6 +27221,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseRequestLegacy: {
@@ -26938,6 +27277,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequestItemsLegacy: {
@@ -27034,6 +27375,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDeliveryReceipts: {
@@ -27114,6 +27457,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeliveryReceipt: {
@@ -27195,6 +27540,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDeliveryReceiptItems: {
@@ -27291,6 +27638,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDeliveryReceiptIntegrationState: {
@@ -27405,8 +27754,11 @@ export interface operations {
             };
             404: components["responses"]["DeliveryReceiptNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderDeliveryReceipts: {
@@ -27444,9 +27796,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["DeliveryOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -27494,6 +27846,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvoices: {
@@ -27652,6 +28006,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     markInvoicesPaid: {
@@ -27785,8 +28141,11 @@ export interface operations {
             };
             404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getInvoice: {
@@ -27889,6 +28248,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateInvoiceIntegrationState: {
@@ -27970,8 +28331,11 @@ export interface operations {
             };
             404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvoiceItems: {
@@ -28050,6 +28414,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllInvoiceItems: {
@@ -28193,6 +28559,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listChanges: {
@@ -28295,6 +28663,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReconciliation: {
@@ -28362,6 +28732,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -28427,6 +28799,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -28535,8 +28909,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpoint: {
@@ -28604,6 +28981,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -28709,6 +29088,8 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -28822,8 +29203,11 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -28923,6 +29307,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -28997,6 +29383,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDeliveries: {
@@ -29082,8 +29470,11 @@ export interface operations {
             };
             404: components["responses"]["WebhookEndpointNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

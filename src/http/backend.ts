@@ -261,8 +261,7 @@ export function recordProblems(): (req: Request, res: Response, next: NextFuncti
     const operation = contextOf(req).operation;
     if (operation) {
       const documented = Object.keys(operation.responses ?? {});
-      contextOf(req).onProblem = (status: number) =>
-        recordCoverage(operation.operationId as string, status, documented.includes(String(status)) || status >= 500);
+      contextOf(req).onProblem = (status: number) => recordCoverage(operation.operationId as string, status, documented.includes(String(status)));
     }
     next();
   };
