@@ -278,5 +278,37 @@ describe('rate limits', function () {
         expect((await tokenFrom('127.0.0.3', right)).status).to.equal(429);
       },
     );
+
+    itDirect(
+      'parallel logins succeed: 50 token requests with the right secret sent at once all get tokens, and leave nothing counted',
+      'sends from a local address of its own; through the proxy every request comes from the proxy',
+      async function () {
+        if (!harness().inProcess) return this.skip();
+        const own = await newOrg();
+        const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+        const answers = await Promise.all(Array.from({ length: 50 }, () => tokenFrom('127.0.0.4', right)));
+        expect(answers.map((a) => a.status)).to.deep.equal(Array(50).fill(200));
+        for (const a of answers) expect(a.body.access_token).to.be.a('string');
+        // Successes count nothing: ten wrong secrets are still checked, the eleventh refused.
+        const wrong = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: 'cs_after_logins' });
+        for (let i = 0; i < 10; i++) expect((await tokenFrom('127.0.0.4', wrong)).status).to.equal(401);
+        expect((await tokenFrom('127.0.0.4', wrong)).status).to.equal(429);
+      },
+    );
+
+    itDirect(
+      'right and wrong secrets at once: the wrong ones checked are at most 10, every right one not refused gets a token',
+      'sends from a local address of its own; through the proxy every request comes from the proxy',
+      async function () {
+        if (!harness().inProcess) return this.skip();
+        const own = await newOrg();
+        const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+        const wrong = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: 'cs_mixed' });
+        const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => tokenFrom('127.0.0.5', i % 2 ? wrong : right)));
+        const wrongChecked = answers.filter((a, i) => i % 2 && a.status === 401).length;
+        expect(wrongChecked).to.be.at.most(10);
+        for (const [i, a] of answers.entries()) expect(a.status, `request ${i}`).to.be.oneOf(i % 2 ? [401, 429] : [200, 429]);
+      },
+    );
   });
 });

@@ -87,8 +87,13 @@ export class LimiterSet {
     return consumer;
   }
 
-  get(points: number, duration: number): RateLimiterPostgres {
-    const id = `${points}/${duration}`;
+  /**
+   * `blockInMemory` (the default): once over the limit, further requests in the window are refused
+   * without a database round trip. Off for a count whose positions are given back (the token
+   * guard's), where a position over the limit is only provisional.
+   */
+  get(points: number, duration: number, blockInMemory = true): RateLimiterPostgres {
+    const id = `${points}/${duration}${blockInMemory ? '' : '/unblocked'}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       limiter = new RateLimiterPostgres({
@@ -102,7 +107,7 @@ export class LimiterSet {
         duration,
         // Once over the limit, further requests in the window are refused without a database
         // round trip (a flood costs this process little).
-        inMemoryBlockOnConsumed: points,
+        ...(blockInMemory ? { inMemoryBlockOnConsumed: points } : {}),
         // Expired counters are deleted by one limiter of the set, not by every one.
         clearExpiredByTimeout: this.limiters.size === 0,
       });
