@@ -14,6 +14,7 @@ import { errorMiddleware } from './http/problem';
 import { loadContract } from './http/contract';
 import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
+import { singleHost } from './http/host-header';
 import { GENERATED_DIR } from './paths';
 import { allHandlers, BATCH_LISTS } from './resources';
 import { withFeed } from './feed/emit';
@@ -105,6 +106,7 @@ export async function createApp({
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', parseQuery);
   app.use(requestId);
+  app.use(singleHost);
   app.use(requestLogger(logger));
   app.use(observeRequests);
   setServerTimeouts(app, config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs);
@@ -147,14 +149,15 @@ export async function createApp({
   app.use(routeRequest(api));
   if (config.mode === 'test') app.use(recordProblems());
   // Before the body is read: a bad credential is refused without reading a large body, and a
-  // caller over its limits or its organization's share is answered (or waits) before its body
-  // is parsed.
+  // caller over its limits is answered before its body is parsed.
   app.use(authentication(authenticate, routedOperation));
   const caller = async (_req: express.Request, res: express.Response) => res.locals.caller as Caller | undefined;
   if (config.rateLimits) app.use(rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller }));
+  app.use(jsonBody());
+  // After the body has arrived: a slow upload holds only its own socket (bounded by the request
+  // timeout), never one of its organization's turns at the database.
   const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
   app.use(fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller }));
-  app.use(jsonBody());
   app.use(inputGuard);
   app.use(apiMiddleware(api));
   app.use(errorMiddleware);
