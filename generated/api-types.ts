@@ -32,8 +32,11 @@ export interface paths {
         /**
          * Liveness probe
          * @description Answers `200` while the process runs and serves HTTP, without touching the database: a
-         *     liveness probe restarts the process only when this fails. Use `GET /readyz` to decide whether
-         *     to send traffic. No credentials; nothing is logged at `info` level beyond the request line.
+         *     liveness probe restarts the process only when this fails. The one exception is a process that
+         *     cannot recover by itself: when its connection pool has had every connection in use, none given
+         *     back, for longer than its acquire timeout while a new connection to the database succeeds, it
+         *     answers `503` so the orchestrator restarts it (a database that is down is not such a case:
+         *     the process recovers when it is back). Use `GET /readyz` to decide whether to send traffic. No credentials; nothing is logged at `info` level beyond the request line.
          */
         get: operations["getHealth"];
         put?: never;
@@ -16326,7 +16329,37 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description The process cannot recover by itself (its database connection pool is stuck while the database answers); restart it. */
+            503: {
+                headers: {
+                    /**
+                     * @description Seconds after which to ask again.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "No database connection could be obtained for 12 s while the database answers: the connection pool is stuck.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "No database connection could be obtained for 12 s while the database answers: the connection pool is stuck."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReadiness: {

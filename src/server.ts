@@ -12,7 +12,7 @@ import { resolveJwtSecret } from './auth/secrets';
 import { ensureDemoOrganization } from './admin/demo';
 import { checkFeedSettings } from './feed/settings';
 import { watchOutboxBacklog } from './mail/mailer';
-import { createLogger } from './ops/log';
+import { createLogger, knexLog } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
@@ -28,13 +28,14 @@ async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
   applyHeapGrowth(config.heapGrowthPercent);
-  const database = await openDatabase(config, (line) => console.log(line));
+  // Created first: knex's own messages go to it (every log line is JSON).
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config, (line) => console.log(line), knexLog(logger));
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
 
   await checkFeedSettings(database.db);
   const demo = database.embedded ? await ensureDemoOrganization(database.db, () => console.log('Loading the demo organization and its data…')) : undefined;
 
-  const logger = createLogger(config.logLevel);
   const lifecycle = new Lifecycle();
   const app = await createApp({ db: database.db, config, jwtSecret, lifecycle, logger });
   const server: Server = await listen(app, config.port);

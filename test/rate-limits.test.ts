@@ -134,15 +134,13 @@ describe('rate limits', function () {
     expect(row.points).to.be.at.most(1);
   });
 
-  it('an organization given more than the defaults holds each credential to the defaults', async () => {
+  it("an organization's raised limits reach its credentials: one credential may use the whole allowance", async () => {
     const org = await newOrg();
     const hourly = Number(process.env.RATE_LIMIT_HOURLY);
-    await setRateLimits(harness().db, org.id, { hourly: hourly * 2 });
+    await setRateLimits(harness().db, org.id, { burst: 3, hourly: hourly * 2 });
     const res = expectStatus(await org.api.get('/tax-codes'), 200);
-    expect(res.headers.get('ratelimit-policy')).to.equal(
-      `"org-burst";q=${process.env.RATE_LIMIT_BURST};w=1, "org-hourly";q=${hourly * 2};w=3600, "credential-hourly";q=${hourly};w=3600`,
-    );
-    expect(res.headers.get('ratelimit')).to.contain(`"credential-hourly";r=${hourly - 1};`);
+    expect(res.headers.get('ratelimit-policy')).to.equal(`"org-burst";q=3;w=1, "org-hourly";q=${hourly * 2};w=3600`);
+    expect(res.headers.get('ratelimit')).to.contain(`"org-hourly";r=${hourly * 2 - 1};`);
   });
 
   it('admin org setting --rate-limit-burst/--rate-limit-hourly stores the organization\'s limits ("default" clears them)', async () => {
@@ -276,6 +274,38 @@ describe('rate limits', function () {
         expect(answers.filter((a) => a.status === 429)).to.have.length(20);
         const right = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret });
         expect((await tokenFrom('127.0.0.3', right)).status).to.equal(429);
+      },
+    );
+
+    itDirect(
+      'parallel logins succeed: 50 token requests with the right secret sent at once all get tokens, and leave nothing counted',
+      'sends from a local address of its own; through the proxy every request comes from the proxy',
+      async function () {
+        if (!harness().inProcess) return this.skip();
+        const own = await newOrg();
+        const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+        const answers = await Promise.all(Array.from({ length: 50 }, () => tokenFrom('127.0.0.4', right)));
+        expect(answers.map((a) => a.status)).to.deep.equal(Array(50).fill(200));
+        for (const a of answers) expect(a.body.access_token).to.be.a('string');
+        // Successes count nothing: ten wrong secrets are still checked, the eleventh refused.
+        const wrong = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: 'cs_after_logins' });
+        for (let i = 0; i < 10; i++) expect((await tokenFrom('127.0.0.4', wrong)).status).to.equal(401);
+        expect((await tokenFrom('127.0.0.4', wrong)).status).to.equal(429);
+      },
+    );
+
+    itDirect(
+      'right and wrong secrets at once: the wrong ones checked are at most 10, every right one not refused gets a token',
+      'sends from a local address of its own; through the proxy every request comes from the proxy',
+      async function () {
+        if (!harness().inProcess) return this.skip();
+        const own = await newOrg();
+        const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+        const wrong = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: 'cs_mixed' });
+        const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => tokenFrom('127.0.0.5', i % 2 ? wrong : right)));
+        const wrongChecked = answers.filter((a, i) => i % 2 && a.status === 401).length;
+        expect(wrongChecked).to.be.at.most(10);
+        for (const [i, a] of answers.entries()) expect(a.status, `request ${i}`).to.be.oneOf(i % 2 ? [401, 429] : [200, 429]);
       },
     );
   });

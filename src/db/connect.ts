@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { Knex } from 'knex';
 import { join } from 'node:path';
 import { ConfigError, type Config } from '../config';
 import { createDb, Db, migrateLatest } from './knex';
@@ -20,7 +21,7 @@ export type Progress = (line: string) => void;
  * The service's database: DATABASE_URL when set, otherwise the embedded PostgreSQL in
  * .data/postgres (started, or reused when already running). Pending migrations are applied.
  */
-export async function openDatabase(config: Config, progress: Progress = () => undefined): Promise<OpenDatabase> {
+export async function openDatabase(config: Config, progress: Progress = () => undefined, log?: Knex.Logger): Promise<OpenDatabase> {
   let url = config.databaseUrl;
   let stop = async () => undefined as void;
   if (!url) {
@@ -38,6 +39,7 @@ export async function openDatabase(config: Config, progress: Progress = () => un
     undefined,
     { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax },
     config.statementTimeoutMs,
+    log,
   );
   const [, pending] = (await db.migrate.list()) as [unknown[], unknown[]];
   if (pending.length) progress(`Applying ${pending.length} database migration${pending.length === 1 ? '' : 's'}…`);

@@ -2,6 +2,7 @@ import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { join } from 'node:path';
 import { DEFAULT_PREPARED_STATEMENTS, PreparedStatementSettings, setPreparedStatements } from './prepared';
+import { usable, watchPooled } from './connection-health';
 
 // numeric and bigint arrive as strings by default; our numbers fit in a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
@@ -20,6 +21,8 @@ export function createDb(
   acquireTimeoutMillis = 10_000,
   preparedStatements: PreparedStatementSettings = DEFAULT_PREPARED_STATEMENTS,
   statementTimeoutMs?: number,
+  /** Where knex's own warnings go (the service's JSON log, src/ops/log.ts knexLog); knex prints plain text otherwise. */
+  log?: Knex.Logger,
 ): Db {
   const db = knexFactory({
     client: 'pg',
@@ -28,6 +31,10 @@ export function createDb(
       // A database outage must become a quick 503, not a hang.
       connectionTimeoutMillis: 5000,
       application_name: 'procurement-api',
+      // A peer that vanished without closing the connection (a network cut, a failover) is found
+      // by TCP keepalive rather than never.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       // A runaway statement is cancelled by PostgreSQL and answered 503 (pg-errors.ts) rather than
       // holding a connection and its request forever (DB_STATEMENT_TIMEOUT_MS).
       ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
@@ -37,9 +44,20 @@ export function createDb(
       // (A DATABASE_URL that sets its own `options` keeps them.)
       ...(/[?&]options=/.test(connectionString) ? {} : { options: '-c random_page_cost=1.1' }),
     },
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      // A connection whose session ended, or that a cut-short stream gave up on, is destroyed
+      // rather than handed out again (src/db/connection-health.ts).
+      afterCreate: (connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) => {
+        watchPooled(connection);
+        done(null, connection);
+      },
+      validate: usable,
+    },
     // A request that cannot get a connection in this time is answered 503 (src/db/pg-errors.ts).
     acquireConnectionTimeout: acquireTimeoutMillis,
+    ...(log ? { log } : {}),
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.js'], tableName: 'knex_migrations' },
   });
   setPreparedStatements(db, preparedStatements);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { conflict } from '../errors';
+import { conflict, notFound } from '../errors';
 import type { Json } from './json';
 import type { Queryable } from './knex';
 import { ResourceDef, ScopeOptions, oneByIdJson, resolveId, scoped } from './resource';
@@ -79,20 +79,35 @@ export async function insertOne<T>(db: Queryable, def: ResourceDef, orgId: strin
   return (await oneByIdJson<T>(db, def, orgId, id, ANY_STATE))!;
 }
 
-/** Writes the row (and updated_at) to the object `id`, one the caller resolved in the organization. */
-export async function updateRow(db: Queryable, def: ResourceDef, orgId: string, id: string, row: Row): Promise<void> {
-  await db(def.table)
-    .where({ organization_id: orgId, id })
-    .update({ ...row, updated_at: db.fn.now() });
+/**
+ * Writes the row (and updated_at) to the object `id`, one the caller resolved in the organization.
+ * Only while it is live: the statement takes the row's lock and PostgreSQL checks `deleted_at`
+ * again once a concurrent deletion has committed, so a write racing a DELETE finds nothing rather
+ * than changing a deleted object. Returns whether the object was written.
+ */
+export async function updateRow(db: Queryable, def: ResourceDef, orgId: string, id: string, row: Row): Promise<boolean> {
+  const q = db(def.table).where({ organization_id: orgId, id });
+  if (def.softDelete) q.whereNull('deleted_at');
+  return (await q.update({ ...row, updated_at: db.fn.now() })) > 0;
 }
 
-/** updateRow, answered with the object as it now is. */
+/** The 404 of an object another request deleted (or that was never live) while this one went on. */
+function gone(def: ResourceDef, id: string) {
+  return notFound(`No ${def.table.replace(/_/g, ' ').replace(/s$/, '')} matches ${id} any more: it was deleted.`);
+}
+
+/** updateRow, answered with the object as it now is; 404 when it was deleted meanwhile. */
 export async function updateById<T>(db: Queryable, def: ResourceDef, orgId: string, id: string, row: Row): Promise<Json<T> | undefined> {
-  await updateRow(db, def, orgId, id, row);
+  if (!(await updateRow(db, def, orgId, id, row))) throw gone(def, id);
   return oneByIdJson<T>(db, def, orgId, id, ANY_STATE);
 }
 
-/** Marks the object `id` (resolved by the caller) deleted; returns it as deleted. */
+/**
+ * Marks the object `id` (resolved by the caller) deleted; returns it as deleted. A deletion is
+ * stored once: of concurrent deletions, the first to take the row's lock stamps `deleted_at`, the
+ * others find it set (checked again after the lock) and answer 404, so one `*.deleted` entry
+ * reaches the feed.
+ */
 export async function softDeleteById<T>(db: Queryable, def: ResourceDef, orgId: string, id: string): Promise<Json<T> | undefined> {
   if (!def.softDelete) throw new Error(`${def.table} does not soft-delete`);
   return updateById<T>(db, def, orgId, id, { deleted_at: db.fn.now() });

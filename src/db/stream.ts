@@ -2,6 +2,7 @@ import Cursor from 'pg-cursor';
 import type pg from 'pg';
 import type { Knex } from 'knex';
 import type { Queryable } from './knex';
+import { retire, watchConnection } from './connection-health';
 
 type Row = Record<string, any>;
 
@@ -14,24 +15,68 @@ type Row = Record<string, any>;
 const BATCH = 1;
 
 /**
+ * How long closing a cursor stopped early may take before its connection is given up on. A close
+ * waits for the server's ReadyForQuery, which never comes on a connection that died (or after the
+ * cursor's error already consumed it: pg-cursor issues brianc/node-postgres#2642 and #2588); the
+ * pool must get its slot back regardless.
+ */
+const CLOSE_TIMEOUT_MS = 2000;
+
+/** Resolves true when `work` settles, false when `gone` resolves or `ms` pass first. */
+function settlesWithin(work: Promise<unknown>, gone: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work.then(
+      () => true,
+      () => false,
+    ),
+    gone.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Runs a read through a pg-cursor (a portal fetched BATCH rows at a time) on a connection of the
  * pool, and hands its rows over as they are fetched, so a bulk page never sits whole in the
  * process. The first batch is fetched before this resolves (a failing statement throws here,
- * before any response is started). The connection goes back to the pool when the rows are
- * exhausted or the consumer stops early (`return()`).
+ * before any response is started).
+ *
+ * The connection always goes back to the pool, whatever happens: when the rows are exhausted or
+ * the consumer stops early (`return()`) after a clean close of the cursor; when a read fails or the
+ * connection is lost (pg 'error'/'end'), or the close does not complete within CLOSE_TIMEOUT_MS,
+ * it is retired first (connection-health.ts: ended now, and destroyed rather than reused by the
+ * pool), never waited on.
  */
 export async function streamRows(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<AsyncGenerator<Row, void>> {
   const native = query.toSQL().toNative();
   const knexClient = (db as Knex).client;
   const connection = (await knexClient.acquireConnection()) as pg.Client;
+  const watch = watchConnection(connection);
   const cursor = connection.query(new Cursor<Row>(native.sql, native.bindings as unknown[]));
-  const release = async () => {
-    await cursor.close().catch(() => undefined);
-    await knexClient.releaseConnection(connection);
+  let failed = false;
+  let released: Promise<void> | undefined;
+  const release = () =>
+    (released ??= (async () => {
+      try {
+        if (failed || watch.lost() || !(await settlesWithin(cursor.close(), watch.gone, CLOSE_TIMEOUT_MS))) retire(connection);
+      } finally {
+        watch.stop();
+        await knexClient.releaseConnection(connection);
+      }
+    })());
+  const read = async (): Promise<Row[]> => {
+    try {
+      return await cursor.read(BATCH);
+    } catch (err) {
+      // An errored cursor's connection is in a state only pg knows (a Sync in flight, or a dead
+      // socket): not worth a close that may never complete.
+      failed = true;
+      throw err;
+    }
   };
   let first: Row[];
   try {
-    first = await cursor.read(BATCH);
+    first = await read();
   } catch (err) {
     await release();
     throw err;
@@ -39,7 +84,7 @@ export async function streamRows(db: Queryable, query: Knex.QueryBuilder | Knex.
 
   async function* rows(): AsyncGenerator<Row, void> {
     try {
-      for (let batch = first; batch.length > 0; batch = await cursor.read(BATCH)) yield* batch;
+      for (let batch = first; batch.length > 0; batch = await read()) yield* batch;
     } finally {
       await release();
     }

@@ -5,8 +5,8 @@ import type { Caller } from './handler';
 /**
  * Fair share of the database between organizations, per process: at most `perOrganization`
  * requests of one organization are in progress at a time (by default half the connection pool,
- * at least 2); its further requests wait their turn here, before their body is read and before
- * they ask the pool for a connection. An organization flooding the service with batches therefore
+ * at least 2); its further requests wait their turn here, after their body has arrived (a slow
+ * upload holds only its own socket, never a turn) and before they ask the pool for a connection. An organization flooding the service with batches therefore
  * holds at most that many connections, and another organization's request finds one free.
  *
  * A request that would wait longer than `maxWaitMs`, or find `maxQueued` of its organization's

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { Authenticator } from '../auth/credentials';
 import { requestId } from './request-id';
+import { singleHost } from './host-header';
 import { requestLogger } from './request-log';
 import { metricsRoute, observeRequests } from './metrics-route';
 import { corsFor, noStoreWithCredentials, securityHeaders } from './security-headers';
@@ -41,6 +42,8 @@ export function pipeline({ config, db, logger, api, authenticate, probes, ownPro
   const steps: (RequestHandler | ErrorRequestHandler | false | undefined)[] = [
     // The request's context and id: everything after may log it or answer with it.
     requestId,
+    // One Host header (RFC 9112 3.2): two are a 400 before anything acts on either.
+    singleHost,
     // (Response compression goes here: before anything writes a body.)
     // One log line per request, when it is finished or aborted.
     requestLogger(logger),

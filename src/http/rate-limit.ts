@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import jwt from 'jsonwebtoken';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex';
 import { libraryPool, type PoolLike } from '../db/prepared';
@@ -15,9 +13,9 @@ import type { Caller } from './handler';
  *
  * Two windows each: a burst (requests per second) and an hourly quota. The organization's limits
  * are its own (`admin org setting --rate-limit-burst/--rate-limit-hourly`) or the defaults
- * (RATE_LIMIT_BURST, RATE_LIMIT_HOURLY); they are shared by all its credentials. Where an
- * organization was given more than the defaults, each credential is also held to the defaults on
- * its own, so one runaway integration cannot spend the whole of the larger allowance.
+ * (RATE_LIMIT_BURST, RATE_LIMIT_HOURLY); they are shared by all its credentials, and they are
+ * what each credential may use: an organization given 100,000 requests a second lets a single
+ * integration use them all.
  *
  * Every authenticated answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
  * ratelimit-headers draft, structured-field lists: `"name";q=<quota>;w=<window s>` and
@@ -43,7 +41,7 @@ const SETTINGS_MAX = 10_000;
 
 interface Window {
   name: string;
-  scope: 'org' | 'credential';
+  scope: 'org';
   seconds: number;
   quota: number;
   id: string;
@@ -87,8 +85,13 @@ export class LimiterSet {
     return consumer;
   }
 
-  get(points: number, duration: number): RateLimiterPostgres {
-    const id = `${points}/${duration}`;
+  /**
+   * `blockInMemory` (the default): once over the limit, further requests in the window are refused
+   * without a database round trip. Off for a count whose positions are given back (the token
+   * guard's), where a position over the limit is only provisional.
+   */
+  get(points: number, duration: number, blockInMemory = true): RateLimiterPostgres {
+    const id = `${points}/${duration}${blockInMemory ? '' : '/unblocked'}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       limiter = new RateLimiterPostgres({
@@ -102,7 +105,7 @@ export class LimiterSet {
         duration,
         // Once over the limit, further requests in the window are refused without a database
         // round trip (a flood costs this process little).
-        inMemoryBlockOnConsumed: points,
+        ...(blockInMemory ? { inMemoryBlockOnConsumed: points } : {}),
         // Expired counters are deleted by one limiter of the set, not by every one.
         clearExpiredByTimeout: this.limiters.size === 0,
       });
@@ -110,16 +113,6 @@ export class LimiterSet {
     }
     return limiter;
   }
-}
-
-/** Which credential made the request: the OAuth client of a token, else the API key's digest (never the key). */
-function credentialId(req: Request): string {
-  const value = (req.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim();
-  if (value.split('.').length === 3) {
-    const claims = jwt.decode(value) as { cid?: unknown } | null;
-    if (claims && typeof claims.cid === 'string') return `client:${claims.cid}`;
-  }
-  return `key:${createHash('sha256').update(value).digest('base64url').slice(0, 22)}`;
 }
 
 export interface RateLimitDeps {
@@ -154,14 +147,6 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
         { name: 'org-burst', scope: 'org', seconds: 1, quota: org.burst, id: who.organizationId },
         { name: 'org-hourly', scope: 'org', seconds: 3600, quota: org.hourly, id: who.organizationId },
       ];
-      // A credential's count never exceeds its organization's, so its own window only matters
-      // where the organization was given more than the default: only then is it counted (and
-      // only then is the credential identified, a digest per request).
-      if (org.burst > defaults.burst || org.hourly > defaults.hourly) {
-        const cred = credentialId(req);
-        if (org.burst > defaults.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: defaults.burst, id: cred });
-        if (org.hourly > defaults.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: defaults.hourly, id: cred });
-      }
       const consumers = windows.map((w) => limiters.coalesced(w.quota, w.seconds));
       const keys = windows.map((w) => `${w.scope}:${w.id}:${w.seconds}`);
       const seen = consumers.map((c, i) => c.peek(keys[i]));

@@ -67,3 +67,25 @@ export function componentLog(component: string, logger?: Logger): ComponentLog {
     warn: (message) => log.warn(message),
   };
 }
+
+/**
+ * knex's own messages (its `log` option: pool acquire failures, disposed connections, deprecations)
+ * as lines of the service's JSON log, component `database`: knex otherwise prints them as plain
+ * text with stack traces, thousands of lines during connection trouble. The message's first line
+ * is the line's `msg`; a stack trace is kept in `detail`, inside the JSON line.
+ */
+export function knexLog(logger: Logger) {
+  const log = logger.child({ component: 'database' });
+  const line = (level: 'warn' | 'error' | 'debug') => (message: unknown) => {
+    const text = message instanceof Error ? (message.stack ?? message.message) : typeof message === 'string' ? message : JSON.stringify(message);
+    const [first, ...rest] = String(text).split('\n');
+    if (rest.length) log[level]({ detail: rest.join('\n').trim() }, first);
+    else log[level](first);
+  };
+  return {
+    warn: line('warn'),
+    error: line('error'),
+    debug: line('debug'),
+    deprecate: (method: string, alternative: string) => log.warn(`${method} is deprecated, use ${alternative}`),
+  };
+}

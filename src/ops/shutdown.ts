@@ -32,7 +32,9 @@ export function gracefulShutdown(deps: ShutdownDeps): (signal: string) => Promis
       deps.logger.error({ timeoutMs: deps.timeoutMs }, 'shutdown deadline passed: exiting with work unfinished');
       deps.exit(1);
     }, deps.timeoutMs + 1000);
-    deadline.unref();
+    // Not unref'd: a sequence stuck on a promise that can never settle (a pool waiting for a
+    // connection nobody will give back) must still end in exit(1), not in a quiet exit 0 once
+    // nothing else keeps the event loop alive.
     let code = 0;
     try {
       await terminator.terminate();

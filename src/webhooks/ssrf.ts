@@ -13,8 +13,14 @@ import ipaddr from 'ipaddr.js';
 export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/%.*$/, '');
   if (!ipaddr.isValid(bare)) return false;
-  return ipaddr.process(bare).range() === 'unicast';
+  const parsed = ipaddr.process(bare);
+  // IPv4-compatible IPv6 (::/96, deprecated by RFC 4291 2.5.5.1, e.g. ::127.0.0.1) carries an IPv4
+  // as the mapped and NAT64 forms do, but ipaddr.js calls it unicast: never a webhook target.
+  if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE)) return false;
+  return parsed.range() === 'unicast';
 }
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /** The URL's host as compared with WEBHOOK_ALLOWED_HOSTS: lower case, IPv6 without brackets. */
 export const hostOf = (url: URL) => url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');

@@ -145,6 +145,8 @@ export async function deleteItem(db: Queryable, orgId: string, id: string): Prom
   const q = whereId(scoped(db, bomItems, orgId), bomItems, id);
   const n = await db('bill_of_materials_items')
     .whereIn('id', q.clone().select('bi.id'))
+    // Checked again after a concurrent deletion's commit (the subquery is not): deleted once.
+    .whereNull('deleted_at')
     .update({ deleted_at: db.fn.now(), updated_at: db.fn.now(), work_breakdown_structure_values: '[]' });
   if (!n) return undefined;
   return getItem(db, orgId, id, true);

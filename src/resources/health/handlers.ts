@@ -7,9 +7,23 @@ import { recordCoverage } from '../../http/coverage';
 import { contextOf } from '../../http/context';
 import { Lifecycle } from '../../ops/lifecycle';
 import type { Handlers } from '../../http/handler';
+import { databaseAnswers, watchPool } from '../../db/pool-health';
 
 /** A readiness probe must answer quickly even when the database hangs rather than refuses. */
 const READY_TIMEOUT_MS = 2000;
+
+/**
+ * Why the process cannot recover by itself, or undefined: its pool has had every connection in use,
+ * none handed out or given back, for longer than the acquire timeout (every request needing the
+ * database is refused), while a fresh connection to the database succeeds. A database that is down
+ * is not such a reason: the process recovers when it is back, and a restart would not help.
+ */
+export async function wedgedReason(db: Db, pool: ReturnType<typeof watchPool>): Promise<string | undefined> {
+  const stuck = pool.stuckForMs();
+  if (stuck <= pool.acquireTimeoutMs) return undefined;
+  if (!(await databaseAnswers(db, READY_TIMEOUT_MS))) return undefined;
+  return `No database connection could be obtained for ${Math.round(stuck / 1000)} s while the database answers: the connection pool is stuck.`;
+}
 
 /** Migrations this build knows (knex records each by file name), read once. */
 function knownMigrations(): string[] {
@@ -49,6 +63,7 @@ export async function notReadyReason(db: Db, lifecycle: Lifecycle, migrations: s
  */
 export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boolean) {
   const migrations = knownMigrations();
+  const pool = watchPool(db);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const operationId = req.path === '/healthz' ? 'getHealth' : req.path === '/readyz' ? 'getReadiness' : undefined;
@@ -63,6 +78,13 @@ export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boole
         req,
         res,
       );
+    }
+    if (operationId === 'getHealth') {
+      const reason = await wedgedReason(db, pool);
+      if (reason) {
+        record(503);
+        return sendProblem(unavailable(reason), req, res);
+      }
     }
     if (operationId === 'getReadiness') {
       const reason = await notReadyReason(db, lifecycle, migrations);

@@ -23,6 +23,9 @@ async function lockOrderOfItem(tx: Knex.Transaction, orgId: string, itemId: stri
   const row = isUuid(itemId) ? await tx('items').where({ organization_id: orgId, id: itemId }).first('order_id') : undefined;
   const order = row && (await lockOrder(tx, orgId, row.order_id));
   if (!order) throw missingItem(itemId);
+  // Read before the order's lock: a concurrent request may have removed the item while this one
+  // waited for it. Items change only under their order's lock, so this read is settled.
+  if (!(await tx('items').where({ organization_id: orgId, id: itemId, order_id: order.id }).first('id'))) throw missingItem(itemId);
   assertOpen(order.state);
   return order;
 }

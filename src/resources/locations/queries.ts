@@ -133,7 +133,7 @@ export async function insertLocation(db: Queryable, orgId: string, input: Locati
   return id;
 }
 
-export const updateLocationRow = (db: Queryable, orgId: string, id: string, changes: LocationInput): Promise<void> =>
+export const updateLocationRow = (db: Queryable, orgId: string, id: string, changes: LocationInput): Promise<boolean> =>
   updateRow(db, locations, orgId, id, locationRow(changes));
 
 export async function createLocation(db: Queryable, orgId: string, input: Schema<'LocationCreate'>): Promise<Json<Location>> {

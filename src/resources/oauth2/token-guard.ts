@@ -19,7 +19,8 @@ const sets = new WeakMap<Db, LimiterSet>();
 function limiterFor(db: Db) {
   let set = sets.get(db);
   if (!set) sets.set(db, (set = new LimiterSet(db)));
-  return set.get(FAILURES_PER_MINUTE, WINDOW_S);
+  // No in-memory block: a position over the limit may be given back (a check in flight succeeded).
+  return set.get(FAILURES_PER_MINUTE, WINDOW_S, false);
 }
 
 const keyOf = (clientId: string, req: Request) => `token:${clientId}:${req.ip ?? req.socket.remoteAddress ?? ''}`;
@@ -30,30 +31,82 @@ function setHeaders(res: Response, remaining: number, resetMs: number): void {
 }
 
 /**
- * Before checking a secret: counts the attempt, and throws 429 once FAILURES_PER_MINUTE are used.
- * Counted before the check, in one atomic statement: a check of the failures recorded so far would
- * let any number of parallel guesses through before the first of them is recorded. A successful
- * authentication gives its attempt back (releaseTokenAttempt), so only failures stay counted (more
- * than 10 successful requests of one client at the same instant from one address would see a 429).
+ * Attempts of one key this process is checking right now, and the attempts waiting for one of
+ * them to finish: a check that succeeds gives its position back, which a waiting attempt may take.
  */
-export async function reserveTokenAttempt(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
-  let counted: RateLimiterRes;
-  try {
-    counted = await limiterFor(db).consume(keyOf(clientId, req));
-  } catch (refusal) {
-    // The store failing locks nobody out (the guard is a throttle, not the authentication).
-    if (!(refusal instanceof RateLimiterRes)) return;
-    setHeaders(res, 0, refusal.msBeforeNext);
-    rateLimitRejections.inc({ limit: POLICY });
-    throw tooManyRequests(refusal.msBeforeNext, `Too many failed client authentications for ${clientId} from your address.`);
-  }
-  setHeaders(res, counted.remainingPoints, counted.msBeforeNext);
+interface InFlight {
+  checking: number;
+  waiting: (() => void)[];
+}
+const inFlight = new Map<string, InFlight>();
+/** A request's attempt, to settle once its check is known to have succeeded. */
+const attempts = new WeakMap<Response, () => void>();
+
+function settle(key: string): void {
+  const state = inFlight.get(key);
+  if (!state) return;
+  state.checking--;
+  const waiting = state.waiting.splice(0);
+  if (state.checking === 0 && !waiting.length) inFlight.delete(key);
+  for (const wake of waiting) wake();
 }
 
-/** After a successful client authentication: the attempt is not a failure. */
+/**
+ * Before checking a secret: takes a position in the count (one atomic statement), so that at most
+ * FAILURES_PER_MINUTE secrets are ever being checked or recorded as failed per key and minute: a
+ * check of the failures recorded so far would let any number of parallel guesses through before
+ * the first of them is recorded. A successful authentication gives its position back
+ * (releaseTokenAttempt), so only failures stay counted.
+ *
+ * An attempt finding every position taken while attempts of its key are still being checked in
+ * this process waits for one of them to finish (a success frees a position) and tries again, so
+ * parallel logins with the right secret (an ERP connector starting 50 workers at once) all get
+ * tokens; once every position is a recorded failure, it is refused with 429. A refused attempt
+ * gives its position back: it was not checked.
+ */
+export async function reserveTokenAttempt(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
+  const key = keyOf(clientId, req);
+  const limiter = limiterFor(db);
+  for (;;) {
+    let counted: RateLimiterRes;
+    try {
+      counted = await limiter.consume(key);
+    } catch (refusal) {
+      // The store failing locks nobody out (the guard is a throttle, not the authentication).
+      if (!(refusal instanceof RateLimiterRes)) return;
+      await limiter.reward(key).catch(() => undefined);
+      const state = inFlight.get(key);
+      if (state && state.checking > 0) {
+        await new Promise<void>((wake) => state.waiting.push(wake));
+        continue;
+      }
+      setHeaders(res, 0, refusal.msBeforeNext);
+      rateLimitRejections.inc({ limit: POLICY });
+      throw tooManyRequests(refusal.msBeforeNext, `Too many failed client authentications for ${clientId} from your address.`);
+    }
+    let state = inFlight.get(key);
+    if (!state) inFlight.set(key, (state = { checking: 0, waiting: [] }));
+    state.checking++;
+    // Settled when the answer is finished or abandoned, whichever way the check ends.
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      settle(key);
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    setHeaders(res, counted.remainingPoints, counted.msBeforeNext);
+    attempts.set(res, done);
+    return;
+  }
+}
+
+/** After a successful client authentication: the attempt is not a failure, its position is free again. */
 export async function releaseTokenAttempt(db: Db, req: Request, res: Response, clientId: string): Promise<void> {
   const result = await limiterFor(db)
     .reward(keyOf(clientId, req))
     .catch(() => null);
+  attempts.get(res)?.();
   if (result) setHeaders(res, Math.min(FAILURES_PER_MINUTE, FAILURES_PER_MINUTE - result.consumedPoints), result.msBeforeNext);
 }

@@ -1,0 +1,178 @@
+import { expect } from 'chai';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { harness } from './support/harness';
+import { Client, expectStatus, newOrg, type TestOrg } from './support/client';
+import { call, startInstance, type Instance } from './support/instance';
+import { makeOrder, sleep } from './support/purchasing-fixtures';
+import { readAll } from './support/feed';
+
+/** The pool of an instance (tarn, through knex). */
+interface Pool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+}
+const poolOf = (instance: Instance) => (instance.db.client as unknown as { pool: Pool }).pool;
+
+/**
+ * As an operator or a failover would: ends every session of the service on the run's database
+ * (this suite's instance, and the run's own pool and LISTEN session too, which must recover alike).
+ */
+async function terminateBackends(): Promise<number> {
+  const { rows } = await harness().db.raw(
+    `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+      WHERE application_name LIKE 'procurement-api%' AND datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  return rows.length;
+}
+
+/** `work`, or a failure naming `what` when it has not settled within `ms` (never a silent hang). */
+async function within<T>(what: string, work: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms / 1000} s: ${what}`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** Polls until `check` holds (generous: the machine is loaded), failing with `what`. */
+async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * A bulk page whose reader takes its first chunk and then stops reading, so the server holds the
+ * page's cursor (and its pool connection) mid-stream; `finish()` reads the rest (or sees the cut).
+ */
+function stalledPage(base: string, org: TestOrg, path: string): Promise<{ finish(): Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { headers: { authorization: `Bearer ${org.apiKey}` } }, (res: IncomingMessage) => {
+      res.once('data', (first: Buffer) => {
+        res.pause();
+        resolve({
+          finish: () =>
+            new Promise<string>((done) => {
+              const chunks = [first];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => done(res.complete ? 'complete' : 'cut'));
+              res.on('error', () => done('cut'));
+              res.on('close', () => done(res.complete ? 'complete' : 'cut'));
+              res.resume();
+            }),
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('ops: lost database connections (terminated backends)', function () {
+  this.timeout(300_000);
+  let instance: Instance;
+  let orgs: TestOrg[];
+
+  before(async () => {
+    orgs = [await newOrg(), await newOrg(), await newOrg()];
+    // Pages (about 10 MB) far larger than what the sockets buffer: a reader that stops holds the
+    // page's cursor open.
+    const lines = Array.from({ length: 1300 }, (_, i) => ({
+      line_number: i + 1,
+      description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir ${'x'.repeat(8000)}`,
+    }));
+    for (const org of orgs.slice(0, 2)) await makeOrder(org, {}, lines);
+    // Production mode: bulk pages stream (test mode validates them whole first). A pool of 4,
+    // acquire timeout 1.5 s (test/support/instance.ts).
+    instance = await startInstance({ config: { mode: 'production' } });
+  });
+  after(async () => instance?.close());
+
+  const clientOf = (org: TestOrg) => ({
+    get: (path: string) => call(instance.baseUrl, 'GET', path, { token: org.apiKey, timeoutMs: 30_000 }),
+    post: (path: string, body: unknown) => call(instance.baseUrl, 'POST', path, { token: org.apiKey, body, timeoutMs: 30_000 }),
+  });
+
+  /** Every slot of the pool free, and every organization answered, reading and writing. */
+  async function expectRecovered(round: number): Promise<void> {
+    await eventually('every pool connection given back', () => poolOf(instance).numUsed() === 0 && poolOf(instance).numPendingAcquires() === 0);
+    for (const org of orgs) {
+      await eventually(`organization ${org.name} answered`, async () => (await clientOf(org).get('/items?limit=10')).status === 200);
+      const created = await clientOf(org).post('/tax-codes', { code: `AFTER-${round}`, description: 'After the cut', taxPercent: 0.01 });
+      expect(created.status, created.text).to.equal(201);
+    }
+    // The run's own instance (the harness) recovers too.
+    await eventually('the run instance answers', async () => (await orgs[2].api.get('/tax-codes')).status === 200);
+  }
+
+  it('streamed pages cut by terminated backends give their connections back, every tenant is served again', async () => {
+    for (let round = 0; round < 3; round++) {
+      // Every connection of the pool held by a stalled page (two organizations, two each: the fair share).
+      const pages = await within('the pages started', Promise.all([0, 0, 1, 1].map((i) => stalledPage(instance.baseUrl, orgs[i], '/items?limit=2500'))));
+      let outcomes: string[];
+      try {
+        await eventually('the stalled pages hold the whole pool', () => poolOf(instance).numUsed() === 4, 10_000);
+        expect(await within('the backends terminated', terminateBackends())).to.be.at.least(4);
+      } finally {
+        outcomes = await within('the cut pages ended', Promise.all(pages.map((p) => p.finish())));
+      }
+      // A page cut mid-way is cut, never a complete-looking document.
+      for (const outcome of outcomes) expect(outcome).to.be.oneOf(['cut', 'complete']);
+      await expectRecovered(round);
+    }
+  });
+
+  it('batches and streams cut repeatedly lose nothing that was answered, and every change is in the feed', async () => {
+    const org = orgs[2];
+    const answered: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const batches = [0, 1, 2].map((b) => {
+        const inputs = Array.from({ length: 200 }, (_, i) => ({ code: `LOST-${round}-${b}-${i}`, name: `Lost connection job ${round}.${b}.${i}` }));
+        return clientOf(org)
+          .post('/jobs/batch', { inputs })
+          .then((res) => {
+            if (res.status === 200) answered.push(...inputs.map((x) => x.code));
+            else expect(res.status, res.text).to.equal(503);
+          });
+      });
+      const pages = await within('the pages started', Promise.all([0, 1].map((i) => stalledPage(instance.baseUrl, orgs[i], '/items?limit=2500'))));
+      // Some of the batches' statements under way (or done) when their sessions end.
+      await sleep(20 * round);
+      await terminateBackends();
+      await within('the batches and pages ended', Promise.all([...batches, ...pages.map((p) => p.finish())]));
+      await expectRecovered(10 + round);
+    }
+    // Every batch answered 200 is stored, and every stored job (answered or not) is in the feed once.
+    const api = new Client(org.apiKey);
+    const stored = new Set<string>();
+    for (let offset = 0; ; offset += 100) {
+      const page = expectStatus(await api.get(`/jobs?limit=100&offset=${offset}&filter[code_starts_with]=LOST-`), 200).body;
+      const jobs: { code: string }[] = Array.isArray(page) ? page : page.data;
+      for (const job of jobs) stored.add(job.code);
+      if (jobs.length < 100) break;
+    }
+    for (const code of answered) expect(stored.has(code), `${code} answered 200 and stored`).to.equal(true);
+    const { entries } = await readAll(api, undefined, '&resource=job');
+    const fed = entries.filter((e) => e.type === 'job.created').map((e) => e.data.code as string);
+    expect(new Set(fed).size).to.equal(fed.length);
+    expect([...stored].sort()).to.deep.equal(fed.filter((c) => c.startsWith('LOST-')).sort());
+  });
+
+  it('turns /healthz 503 when no connection could be had past the acquire timeout while the database answers, 200 once it frees', async () => {
+    expect((await call(instance.baseUrl, 'GET', '/healthz')).status).to.equal(200);
+    const client = instance.db.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    // A pool wedged as a leak would leave it: every connection taken, none given back.
+    const held = await Promise.all([0, 1, 2, 3].map(() => client.acquireConnection()));
+    try {
+      await eventually('/healthz says the process cannot recover', async () => (await call(instance.baseUrl, 'GET', '/healthz')).status === 503);
+      const res = await call(instance.baseUrl, 'GET', '/healthz');
+      expect(res.body).to.include({ status: 503, type: '/problems/unavailable' });
+      expect(res.body.detail).to.match(/connection pool is stuck/);
+    } finally {
+      for (const c of held) await client.releaseConnection(c);
+    }
+    expect((await call(instance.baseUrl, 'GET', '/healthz')).status).to.equal(200);
+  });
+});
