@@ -7817,7 +7817,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
+        /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors, each with its field and rule. The example is a misspelt `limit`, which any operation refuses (an unknown query parameter); a single problem's `detail` is its message, several are counted (`The request has 2 invalid values.`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -7831,13 +7831,13 @@ export interface components {
                  *       "type": "/problems/validation-failed",
                  *       "title": "Validation failed",
                  *       "status": 400,
-                 *       "detail": "The request has 1 invalid value.",
+                 *       "detail": "query.lmit: unknown query parameter lmit",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "body.code: must be a string",
-                 *           "field": "body.code",
-                 *           "rule": "type"
+                 *           "message": "query.lmit: unknown query parameter lmit",
+                 *           "field": "query.lmit",
+                 *           "rule": "additionalProperties"
                  *         }
                  *       ]
                  *     }
@@ -24397,32 +24397,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterialsItem"][];
                 };
             };
-            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was created): `errors[0].message` names every one, one line `Position <n>: ...` each. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-failed",
-                     *       "title": "Validation failed",
-                     *       "status": 400,
-                     *       "detail": "2 elements were rejected.",
-                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                     *       "errors": [
-                     *         {
-                     *           "message": "Position 1: estimatedQuantity: must be a whole number (rule integer); description: cannot be the literal string 'null' (rule not)\nPosition 2: estimatedQuantity: is required (rule required)"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];
