@@ -2752,6 +2752,18 @@ export interface components {
         /** @description A job (project, work order or service job). */
         Job: {
             /**
+             * @description Whether the job has job phases (that are not deleted); present only in the answers of `nextPurchaseOrderNumber` (JobWithCounter).
+             * @example true
+             */
+            hasPhaseCodes?: boolean;
+            /**
+             * Format: int32
+             * @description The job's counter after the change; present only in the answers of `nextPurchaseOrderNumber` (JobWithCounter).
+             * @example 1051
+             */
+            nextPurchaseOrderCounter?: number;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -2779,11 +2791,13 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description Default delivery location of the job's orders.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             defaultLocationId: string | null;
             /**
+             * Format: uuid
              * @description Default tax code of the job's orders.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -3032,6 +3046,13 @@ export interface components {
         /** @description A location (job site, office, warehouse, ...). */
         Location: {
             /**
+             * Format: date-time
+             * @description When the location was deleted; present only in the answer of its deletion.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            deletedAt?: string;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
@@ -3078,6 +3099,7 @@ export interface components {
             phone: string | null;
             type: components["schemas"]["LocationType"];
             /**
+             * Format: uuid
              * @description Tax code applied when the location is an order's delivery location.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -3421,6 +3443,7 @@ export interface components {
             phone: string | null;
             type: components["schemas"]["LocationType"];
             /**
+             * Format: uuid
              * @description Tax code applied when the location is an order's delivery location.
              * @example null
              */
@@ -5496,6 +5519,7 @@ export interface components {
          */
         ItemDiffChange: {
             /**
+             * Format: uuid
              * @description The order line item.
              * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
              */
@@ -7510,6 +7534,12 @@ export interface components {
          */
         WebhookEndpoint: {
             /**
+             * @description The signing secret; present only when the endpoint is created and when its secret is rotated (WebhookEndpointWithSecret).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
              */
@@ -7672,6 +7702,7 @@ export interface components {
         /** @description One delivery attempt of one change-feed entry to an endpoint. */
         WebhookDelivery: {
             /**
+             * Format: uuid
              * @description Unique ID of the attempt.
              * @example 2c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f
              */
@@ -7746,6 +7777,7 @@ export interface components {
         /** @description A replay was scheduled. */
         WebhookReplayAccepted: {
             /**
+             * Format: uuid
              * @description The endpoint.
              * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
              */

@@ -51,7 +51,7 @@ const hasBody = (req: Request) => Number(req.headers['content-length'] ?? 0) > 0
  * no operation: their answer is the 404 or 405 (a form POSTed to a mistyped token path is told the
  * path is wrong, not that its body should be JSON).
  */
-function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
+export function jsonBody(): (req: Request, res: Response, next: NextFunction) => void {
   const parseJson = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   const parseForm = express.urlencoded({ extended: false, limit: '16kb' });
   return (req, res, nextOf) => {
