@@ -253,7 +253,7 @@ describe('the Prism mock in dynamic mode (prism mock -d)', function () {
     else if (value && typeof value === 'object' && schema?.properties) {
       for (const [key, v] of Object.entries(value)) {
         if (!(key in schema.properties)) found.push(`${at}.${key} is not in the schema`);
-        else if ((key === 'id' || key.endsWith('Id')) && typeof v === 'string' && !UUID.test(v)) found.push(`${at}.${key} = ${v} is not a uuid`);
+        else if (key === 'id' && typeof v === 'string' && !UUID.test(v)) found.push(`${at}.${key} = ${v} is not a uuid`);
         else invented(v, schema.properties[key], `${at}.${key}`, found);
       }
     }
