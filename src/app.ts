@@ -14,6 +14,7 @@ import { errorMiddleware } from './http/problem';
 import { loadContract } from './http/contract';
 import { parseQuery } from './http/query';
 import { requestId } from './http/request-id';
+import { compressResponses } from './http/compression';
 import { GENERATED_DIR } from './paths';
 import { allHandlers, BATCH_LISTS } from './resources';
 import { withFeed } from './feed/emit';
@@ -105,6 +106,8 @@ export async function createApp({
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', parseQuery);
   app.use(requestId);
+  // Before anything writes a body: every response of 1 KiB or more may be compressed.
+  app.use(compressResponses());
   app.use(requestLogger(logger));
   app.use(observeRequests);
   setServerTimeouts(app, config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs);
