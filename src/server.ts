@@ -14,6 +14,7 @@ import { checkFeedSettings } from './feed/settings';
 import { startFeedRetention } from './feed/retention';
 import { startMailer, watchOutboxBacklog } from './mail/mailer';
 import { componentLog, createLogger } from './ops/log';
+import { sendDbWarningsTo } from './db/knex';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
@@ -35,6 +36,9 @@ async function main(): Promise<void> {
   const demo = database.embedded ? await ensureDemoOrganization(database.db, () => console.log('Loading the demo organization and its data…')) : undefined;
 
   const logger = createLogger(config.logLevel);
+  // knex's warnings (a lost connection during an outage) as JSON log lines, not stack traces on stderr.
+  const dbLog = componentLog('db', logger);
+  sendDbWarningsTo((message) => dbLog.warn(message));
   const lifecycle = new Lifecycle();
   const app = await createApp({ db: database.db, config, jwtSecret, lifecycle, logger });
   const server: Server = await listen(app, config.port);

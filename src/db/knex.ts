@@ -14,6 +14,28 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
+/**
+ * Where knex's own warnings go (a connection lost, a connection that could not be acquired, with
+ * the driver's stack): on stderr by default; the service sends them to its JSON log
+ * (src/server.ts), and the tests capture them (test/support/db-warnings.ts) so the outage tests
+ * can assert them without printing them.
+ */
+let warningSink: (message: string) => void = (message) => console.warn(message);
+
+/** Sends knex's warnings of every database created from now on, and of those already created, to `sink`; returns the previous sink. */
+export function sendDbWarningsTo(sink: (message: string) => void): (message: string) => void {
+  const previous = warningSink;
+  warningSink = sink;
+  return previous;
+}
+
+const knexLog = {
+  warn: (message: unknown) => warningSink(String(message)),
+  error: (message: unknown) => warningSink(String(message)),
+  deprecate: (method: string, alternative: string) => warningSink(`${method} is deprecated, use ${alternative}`),
+  debug: () => undefined,
+};
+
 export function createDb(
   connectionString: string,
   poolMax = 10,
@@ -41,6 +63,7 @@ export function createDb(
     // A request that cannot get a connection in this time is answered 503 (src/db/pg-errors.ts).
     acquireConnectionTimeout: acquireTimeoutMillis,
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.js'], tableName: 'knex_migrations' },
+    log: knexLog,
   });
   setPreparedStatements(db, preparedStatements);
   return db;
