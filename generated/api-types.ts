@@ -2793,6 +2793,18 @@ export interface components {
         /** @description A job (project, work order or service job). */
         Job: {
             /**
+             * @description Whether the job has job phases (that are not deleted); present only in the answers of `nextPurchaseOrderNumber` (JobWithCounter).
+             * @example true
+             */
+            hasPhaseCodes?: boolean;
+            /**
+             * Format: int32
+             * @description The job's counter after the change; present only in the answers of `nextPurchaseOrderNumber` (JobWithCounter).
+             * @example 1051
+             */
+            nextPurchaseOrderCounter?: number;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
              */
@@ -2820,11 +2832,13 @@ export interface components {
              */
             updatedAt: string;
             /**
+             * Format: uuid
              * @description Default delivery location of the job's orders.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
             defaultLocationId: string | null;
             /**
+             * Format: uuid
              * @description Default tax code of the job's orders.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -3073,6 +3087,13 @@ export interface components {
         /** @description A location (job site, office, warehouse, ...). */
         Location: {
             /**
+             * Format: date-time
+             * @description When the location was deleted; present only in the answer of its deletion.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            deletedAt?: string;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
              */
@@ -3119,6 +3140,7 @@ export interface components {
             phone: string | null;
             type: components["schemas"]["LocationType"];
             /**
+             * Format: uuid
              * @description Tax code applied when the location is an order's delivery location.
              * @example 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f
              */
@@ -3462,6 +3484,7 @@ export interface components {
             phone: string | null;
             type: components["schemas"]["LocationType"];
             /**
+             * Format: uuid
              * @description Tax code applied when the location is an order's delivery location.
              * @example null
              */
@@ -5579,6 +5602,7 @@ export interface components {
          */
         ItemDiffChange: {
             /**
+             * Format: uuid
              * @description The order line item.
              * @example 0c9d8e7f-6a5b-4c4d-8e3f-2a1b0c9d8e7f
              */
@@ -7764,6 +7788,12 @@ export interface components {
          */
         WebhookEndpoint: {
             /**
+             * @description The signing secret; present only when the endpoint is created and when its secret is rotated (WebhookEndpointWithSecret).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+            /**
+             * Format: uuid
              * @description Unique ID.
              * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
              */
@@ -7981,6 +8011,7 @@ export interface components {
         /** @description One delivery attempt of one change-feed entry to an endpoint. */
         WebhookDelivery: {
             /**
+             * Format: uuid
              * @description Unique ID of the attempt.
              * @example 2c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f
              */
@@ -8055,6 +8086,7 @@ export interface components {
         /** @description A replay was scheduled. */
         WebhookReplayAccepted: {
             /**
+             * Format: uuid
              * @description The endpoint.
              * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
              */
@@ -8143,7 +8175,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors. */
+        /** @description Invalid input (a field, query parameter or body failed validation); every problem is named in errors, each with its field and rule. The example is a misspelt `limit`, which any operation refuses (an unknown query parameter); a single problem's `detail` is its message, several are counted (`The request has 2 invalid values.`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -8157,13 +8189,13 @@ export interface components {
                  *       "type": "/problems/validation-failed",
                  *       "title": "Validation failed",
                  *       "status": 400,
-                 *       "detail": "The request has 1 invalid value.",
+                 *       "detail": "query.lmit: unknown query parameter lmit",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "body.code: must be a string",
-                 *           "field": "body.code",
-                 *           "rule": "type"
+                 *           "message": "query.lmit: unknown query parameter lmit",
+                 *           "field": "query.lmit",
+                 *           "rule": "additionalProperties"
                  *         }
                  *       ]
                  *     }
@@ -25975,32 +26007,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterialsItem"][];
                 };
             };
-            /** @description The request is invalid, the list is empty or longer than 1000, or elements were rejected (nothing was created): `errors[0].message` names every one, one line `Position <n>: ...` each. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-failed",
-                     *       "title": "Validation failed",
-                     *       "status": 400,
-                     *       "detail": "2 elements were rejected.",
-                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                     *       "errors": [
-                     *         {
-                     *           "message": "Position 1: estimatedQuantity: must be a whole number (rule integer); description: cannot be the literal string 'null' (rule not)\nPosition 2: estimatedQuantity: is required (rule required)"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];

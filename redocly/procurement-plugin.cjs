@@ -237,11 +237,81 @@ const INSUFFICIENT_SCOPE = {
   },
 };
 
+/**
+ * Response bodies keep to the contract, in the service and in Prism's dynamic mode (`prism mock
+ * -d`, which invents keys for an open schema): every object schema a response reaches is closed
+ * (`additionalProperties: false`, or a map that says what it holds), an `allOf` adds no property
+ * its closed members do not list (a closed member would refuse it), and an `id` is a uuid.
+ */
+function closedResponses() {
+  const checked = new Set();
+  function check(schema, location, resolve, report) {
+    if (!schema || typeof schema !== 'object' || checked.has(schema)) return;
+    checked.add(schema);
+    const at = (node, loc) => (node && node.$ref ? resolve(node) : { node, location: loc });
+    if (schema.allOf) {
+      const members = schema.allOf.map((m, i) => at(m, location.child(['allOf', i])));
+      const closed = members.filter((m) => m.node && m.node.additionalProperties === false);
+      for (const m of members) {
+        if (!m.node) continue;
+        if (m.node.additionalProperties === false) check(m.node, m.location, resolve, report);
+        else
+          for (const name of Object.keys(m.node.properties || {}))
+            for (const c of closed)
+              if (!(name in (c.node.properties || {})))
+                report({
+                  message: `\`${name}\` is added by an allOf to a closed schema that does not list it (list it there).`,
+                  location: m.location.child(['properties', name]).key(),
+                });
+        for (const [name, prop] of Object.entries(m.node.properties || {})) {
+          const p = at(prop, m.location.child(['properties', name]));
+          check(p.node, p.location, resolve, report);
+        }
+      }
+      return;
+    }
+    for (const key of ['oneOf', 'anyOf'])
+      (schema[key] || []).forEach((m, i) => {
+        const p = at(m, location.child([key, i]));
+        check(p.node, p.location, resolve, report);
+      });
+    if (schema.items) {
+      const p = at(schema.items, location.child(['items']));
+      check(p.node, p.location, resolve, report);
+    }
+    if (schema.properties) {
+      if (schema.additionalProperties === undefined)
+        report({ message: 'A response object must be closed: add `additionalProperties: false`.', location: location.key() });
+      for (const [name, prop] of Object.entries(schema.properties)) {
+        const p = at(prop, location.child(['properties', name]));
+        if (name === 'id' && p.node && p.node.type === 'string' && p.node.format !== 'uuid')
+          report({ message: 'An `id` is a uuid: add `format: uuid`.', location: p.location.key() });
+        check(p.node, p.location, resolve, report);
+      }
+    }
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      const p = at(schema.additionalProperties, location.child(['additionalProperties']));
+      check(p.node, p.location, resolve, report);
+    }
+  }
+  return {
+    Response: {
+      MediaType: {
+        leave(media, { location, resolve, report }) {
+          if (!media.schema) return;
+          const s = media.schema.$ref ? resolve(media.schema) : { node: media.schema, location: location.child(['schema']) };
+          check(s.node, s.location, resolve, report);
+        },
+      },
+    },
+  };
+}
+
 module.exports = function procurementPlugin() {
   return {
     id: 'procurement',
     decorators: { oas3: { 'expand-filters': expandFilters, 'scope-security': scopeSecurity } },
-    rules: { oas3: { 'camel-case-properties': camelCaseProperties, 'error-responses': errorResponses } },
+    rules: { oas3: { 'camel-case-properties': camelCaseProperties, 'error-responses': errorResponses, 'closed-responses': closedResponses } },
   };
 };
 module.exports.expand = expand;

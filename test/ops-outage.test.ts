@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { dbWarningMark, dbWarningsSince } from './support/db-warnings';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -85,6 +86,7 @@ describe('ops: database outages and runaway queries', function () {
       await admin.connect();
       try {
         // As an operator closing a database for maintenance: no new sessions, the open ones ended.
+        const mark = dbWarningMark();
         await admin.query('ALTER DATABASE outage WITH ALLOW_CONNECTIONS false');
         await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'outage'`);
         for (let round = 0; round < 2; round++) {
@@ -94,6 +96,8 @@ describe('ops: database outages and runaway queries', function () {
           ]);
           expect(read.detail).to.match(/database is unavailable/);
         }
+        // knex's own account of it, kept by the test support (not printed): the refused connections.
+        expect(dbWarningsSince(mark).join('\n')).to.match(/not currently accepting connections|terminating connection/);
       } finally {
         await admin.query('ALTER DATABASE outage WITH ALLOW_CONNECTIONS true');
         await admin.end();
@@ -110,6 +114,7 @@ describe('ops: database outages and runaway queries', function () {
       expect((await call(instance.baseUrl, 'GET', '/tax-codes', { token: apiKey })).status).to.equal(200);
       expect((await call(instance.baseUrl, 'GET', '/readyz')).status).to.equal(200);
 
+      const mark = dbWarningMark();
       await server.stop();
       // Light load: a few rounds of reads, writes and probes, three at a time.
       for (let round = 0; round < 4; round++) {
@@ -122,6 +127,8 @@ describe('ops: database outages and runaway queries', function () {
         expect(probe.detail).to.match(/^The database is unreachable: /);
       }
       expect((await call(instance.baseUrl, 'GET', '/healthz')).status).to.equal(200);
+      // knex's own account of it, kept by the test support (not printed): connections lost and refused.
+      expect(dbWarningsSince(mark).join('\n')).to.match(/ECONNREFUSED|Connection ended unexpectedly|terminating connection/);
 
       server = await startEmbedded(dir, port);
       let ready = false;

@@ -29,6 +29,17 @@ const INVALID_KEY = 'The API key is invalid or has been revoked.';
 const REVOKED_TOKEN = 'The access token has been revoked.';
 
 /**
+ * The credential of an `Authorization: Bearer <credential>` header, or the 401 for a header that
+ * carries none (missing, another scheme, a malformed value). The mock (src/mock/) checks the same.
+ */
+export function bearerCredential(header: string | undefined): { credential: string; error?: undefined } | { credential?: undefined; error: ApiError } {
+  if (!header) return { error: unauthorized('A bearer credential is required (Authorization: Bearer <token or API key>).', false) };
+  const m = /^bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
+  if (!m) return { error: unauthorized('The Authorization header must be `Bearer <token or API key>`.', true) };
+  return { credential: m[1] };
+}
+
+/**
  * Resolves `Authorization: Bearer <credential>` to the calling user. A JWT is an OAuth access token
  * (live while its client is not deleted); anything else is an API key, found by its hash (live
  * until rotated). A credential found live is kept in the cache (credential-cache.ts), which forgets
@@ -39,10 +50,9 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
   // every verification; a secret KeyObject made once skips that.
   const verifyKey = createSecretKey(Buffer.from(jwtSecret, 'utf8'));
   return async function authenticate(header: string | undefined): Promise<Authentication> {
-    if (!header) return failed('A bearer credential is required (Authorization: Bearer <token or API key>).', false);
-    const m = /^bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
-    if (!m) return failed('The Authorization header must be `Bearer <token or API key>`.');
-    const credential = m[1];
+    const given = bearerCredential(header);
+    if (given.error) return { error: given.error };
+    const credential = given.credential;
     const cached = cache.get(credential);
     if (cached) return { caller: cached };
     const generation = cache.begin();

@@ -15,13 +15,35 @@ export type Queryable = Knex | Knex.Transaction;
 
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', 'migrations');
 
+/**
+ * Where knex's own warnings go (a connection lost, a connection that could not be acquired, with
+ * the driver's stack): on stderr by default; the service sends them to its JSON log
+ * (src/server.ts), and the tests capture them (test/support/db-warnings.ts) so the outage tests
+ * can assert them without printing them.
+ */
+let warningSink: (message: string) => void = (message) => console.warn(message);
+
+/** Sends knex's warnings of every database created from now on, and of those already created, to `sink`; returns the previous sink. */
+export function sendDbWarningsTo(sink: (message: string) => void): (message: string) => void {
+  const previous = warningSink;
+  warningSink = sink;
+  return previous;
+}
+
+const knexLog = {
+  warn: (message: unknown) => warningSink(String(message)),
+  error: (message: unknown) => warningSink(String(message)),
+  deprecate: (method: string, alternative: string) => warningSink(`${method} is deprecated, use ${alternative}`),
+  debug: () => undefined,
+};
+
 export function createDb(
   connectionString: string,
   poolMax = 10,
   acquireTimeoutMillis = 10_000,
   preparedStatements: PreparedStatementSettings = DEFAULT_PREPARED_STATEMENTS,
   statementTimeoutMs?: number,
-  /** Where knex's own warnings go (the service's JSON log, src/ops/log.ts knexLog); knex prints plain text otherwise. */
+  /** Where knex's own messages go (the service's JSON log, src/ops/log.ts knexLog); else the warning sink above. */
   log?: Knex.Logger,
 ): Db {
   const db = knexFactory({
@@ -57,8 +79,9 @@ export function createDb(
     },
     // A request that cannot get a connection in this time is answered 503 (src/db/pg-errors.ts).
     acquireConnectionTimeout: acquireTimeoutMillis,
-    ...(log ? { log } : {}),
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.js'], tableName: 'knex_migrations' },
+    // The caller's logger (the server's JSON log), else the sink above (tests capture it).
+    log: log ?? knexLog,
   });
   setPreparedStatements(db, preparedStatements);
   return db;

@@ -213,8 +213,9 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
       setStatusAndHeaders(res, reply);
       if (reply.status === 204 || text === '') return res.end();
       res.setHeader('Content-Type', JSON_TYPE);
-      // Node sets the length of a body it sends; a HEAD answer sends none, and tells it all the same (RFC 9110 9.3.2).
-      if (req.method === 'HEAD') res.setHeader('Content-Length', Buffer.byteLength(text));
+      // The length, also of a HEAD answer, which sends no body (RFC 9110 9.3.2); compression
+      // (http/compression.ts) replaces it when it compresses, and would otherwise send it chunked.
+      res.setHeader('Content-Length', Buffer.byteLength(text));
       return res.end(text);
     };
     operations.set(operationId, operation);

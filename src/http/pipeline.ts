@@ -6,6 +6,7 @@ import type { Db } from '../db/knex';
 import type { Authenticator } from '../auth/credentials';
 import { requestId } from './request-id';
 import { singleHost } from './host-header';
+import { compressResponses } from './compression';
 import { requestLogger } from './request-log';
 import { metricsRoute, observeRequests } from './metrics-route';
 import { corsFor, noStoreWithCredentials, securityHeaders } from './security-headers';
@@ -44,7 +45,8 @@ export function pipeline({ config, db, logger, api, authenticate, probes, ownPro
     requestId,
     // One Host header (RFC 9112 3.2): two are a 400 before anything acts on either.
     singleHost,
-    // (Response compression goes here: before anything writes a body.)
+    // Compression (gzip or brotli) of bodies of 1 KiB or more the client accepts: before anything writes a body.
+    compressResponses(),
     // One log line per request, when it is finished or aborted.
     requestLogger(logger),
     // Request counts and durations by operation, for /metrics.

@@ -34,16 +34,17 @@ export function sendProblem(err: unknown, req: Request, res: Response, own: OwnP
   res.status(problem.status);
   for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-  res.end(
-    JSON.stringify({
-      type: `/problems/${problem.slug}`,
-      title: problem.title,
-      status: problem.status,
-      detail: problem.detail,
-      requestId: context.requestId,
-      errors: problem.items,
-    }),
-  );
+  const body = JSON.stringify({
+    type: `/problems/${problem.slug}`,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    requestId: context.requestId,
+    errors: problem.items,
+  });
+  // With its length: compression (http/compression.ts) would otherwise send a small body chunked.
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 interface BodyParserError {

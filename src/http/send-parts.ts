@@ -9,10 +9,22 @@ import { logUnexpected } from './request-log';
  * a truncated body rather than a complete-looking one.
  */
 export async function sendParts(res: Response, parts: AsyncGenerator<string, void>): Promise<void> {
+  // One listener each for the whole response. When the response is compressed (http/compression.ts),
+  // `drain` is the compressor's: compression's `res.on` hands the listener to it, but `res.off`
+  // could not take it back, so one listener per wait would pile up there.
+  let wake: (() => void) | undefined;
+  const resume = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  res.on('drain', resume);
+  res.on('close', resume);
   try {
     for await (const part of parts) {
       if (res.destroyed) break;
-      if (!res.write(part)) await drained(res);
+      // Full: wait until it drains (or the client goes away, which also ends the loop).
+      if (!res.write(part)) await new Promise<void>((resolve) => (res.destroyed ? resolve() : (wake = resolve)));
     }
   } catch (err) {
     if (!res.headersSent) throw err;
@@ -21,20 +33,6 @@ export async function sendParts(res: Response, parts: AsyncGenerator<string, voi
     return;
   }
   if (!res.destroyed) res.end();
-}
-
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    // The client may have gone (and 'close' fired) between the write and now.
-    if (res.destroyed || !res.writableNeedDrain) return resolve();
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /**

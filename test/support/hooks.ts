@@ -1,5 +1,7 @@
 import { startHarness, stopHarness } from './harness';
 import { printCoverageReport } from './coverage-report';
+// knex's warnings are kept, not printed (asserted where a test provokes them).
+import './db-warnings';
 
 /** mocha root hooks (.mocharc.json `require`): one server and database for the whole run. */
 export const mochaHooks = {

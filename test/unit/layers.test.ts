@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/feed', 'src/auth', 'src/mail', 'src/webhooks'],
   ['src/http'],
   ['src/resources'],
-  ['src/background', 'src/admin', 'seeds'],
+  ['src/background', 'src/admin', 'src/mock', 'seeds'],
   ['src/app', 'src/server'],
 ];
 

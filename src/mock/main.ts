@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+/**
+ * `npm run mock [-- --port 4010 --host 127.0.0.1 <prism options, e.g. -d>]`: Prism's mock of the
+ * contract behind the service's request checks (front.ts). Prism runs as this process's child on a
+ * free loopback port; SIGTERM or SIGINT to this process stops both and frees both ports (the npm
+ * script `exec`s node, so the signal sent to npm's PID arrives here).
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../free-port';
+import { GENERATED_DIR, ROOT } from '../paths';
+import { createMockFront } from './front';
+
+function parseArgs(argv: string[]): { port: number; host: string; prismOptions: string[] } {
+  let port = 4010;
+  let host = '127.0.0.1';
+  const prismOptions: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--port' || argv[i] === '-p') port = Number(argv[++i]);
+    else if (argv[i] === '--host' || argv[i] === '-h') host = argv[++i];
+    else prismOptions.push(argv[i]);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: must be a whole number from 0 to 65535`);
+  return { port, host, prismOptions };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/** Waits until Prism answers anything on its port (it parses the whole contract first). */
+async function untilAnswering(url: string, exited: () => boolean): Promise<void> {
+  for (;;) {
+    if (exited()) throw new Error('Prism exited before it answered.');
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const { port, host, prismOptions } = parseArgs(process.argv.slice(2));
+  const server = createServer();
+  // The port first: a taken one is said at once, before Prism spends its start parsing the contract.
+  const bound = await listen(server, port, host).catch((err: NodeJS.ErrnoException) => {
+    console.error(err.code === 'EADDRINUSE' ? `Port ${port} on ${host} is taken: stop what holds it, or npm run mock -- --port <another>.` : err.message);
+    process.exit(1);
+  });
+  const prismPort = await freePort();
+  const prismCli = realpathSync(join(ROOT, 'node_modules', '.bin', 'prism'));
+  const prism = spawn(
+    process.execPath,
+    [prismCli, 'mock', join(GENERATED_DIR, 'openapi.yaml'), '--port', String(prismPort), '--host', '127.0.0.1', '--verboseLevel', 'warn', ...prismOptions],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  let stopping = false;
+  prism.on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`Prism exited (${signal ?? `exit code ${code}`}).`);
+    process.exit(1);
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeAllConnections();
+    if (prism.exitCode !== null || prism.signalCode !== null) process.exit(0);
+    prism.once('exit', () => process.exit(0));
+    prism.kill('SIGTERM');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+
+  // Requests that arrive while Prism starts wait for it.
+  const ready = untilAnswering(`http://127.0.0.1:${prismPort}/healthz`, () => prism.exitCode !== null).then(() =>
+    createMockFront({ host: '127.0.0.1', port: prismPort }),
+  );
+  server.on('request', (req, res) => void ready.then((app) => app(req, res)));
+  await ready;
+  console.log(
+    `Mock of the contract on http://${host}:${bound}: Prism's examples behind the service's request checks (Prefer: code=<status> or example=<name> chooses an answer).`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

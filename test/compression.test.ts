@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import type { Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { closeApp, createApp } from '../src/app';
+import { listen } from '../src/http/server';
+import { loadConfig } from '../src/config';
+import { createDb, Db } from '../src/db/knex';
+import { harness } from './support/harness';
+import { expectStatus, newOrg, TestOrg } from './support/client';
+import { makeOrder } from './support/purchasing-fixtures';
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as it came over the wire (compressed or not). */
+  wire: Buffer;
+  /** Chunks the body arrived in. */
+  chunks: number;
+}
+
+/** A GET that sends `Accept-Encoding` as given (fetch would add and undo its own) and keeps the bytes as sent. */
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(base + path, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, wire: Buffer.concat(chunks), chunks: chunks.length }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Responses are compressed when the client accepts it and the body is large enough to gain
+ * (src/http/compression.ts): a bulk page as it streams (production mode, as streamed-pages.test.ts
+ * runs it), a list page held whole, the contract; a small body goes out as it is.
+ */
+describe('compressed responses', function () {
+  this.timeout(60_000);
+  let org: TestOrg;
+  let db: Db;
+  let server: Server;
+  let app: Awaited<ReturnType<typeof createApp>>;
+  let base: string;
+
+  before(async function () {
+    // The production app (streamed pages) is started in this process, on the harness's database.
+    if (!harness().inProcess) return this.skip();
+    org = await newOrg();
+    await makeOrder(
+      org,
+      {},
+      Array.from({ length: 600 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })),
+    );
+    const config = loadConfig();
+    db = createDb(harness().databaseUrl, 2, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax });
+    app = await createApp({ db, config: { ...config, mode: 'production' }, jwtSecret: harness().jwtSecret });
+    server = await listen(app, 0, '127.0.0.1');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await closeApp(app);
+    await db.destroy();
+  });
+
+  const auth = () => ({ authorization: `Bearer ${org.apiKey}` });
+
+  it('streams a bulk page compressed (gzip or brotli) when accepted, the same document, far fewer bytes', async () => {
+    const plain = await rawGet(base, '/items?limit=2500', auth());
+    expect(plain.status).to.equal(200);
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    const document = JSON.parse(plain.wire.toString('utf8'));
+    expect(document.data).to.have.length(600);
+
+    const gzip = await rawGet(base, '/items?limit=2500', { ...auth(), 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).to.equal('gzip');
+    expect(gzip.headers['vary']).to.match(/Accept-Encoding/i);
+    // Streamed: no length known in advance, sent in chunks as the parts are compressed.
+    expect(gzip.headers['transfer-encoding']).to.equal('chunked');
+    expect(gzip.headers['content-length']).to.equal(undefined);
+    expect(JSON.parse(gunzipSync(gzip.wire).toString('utf8'))).to.deep.equal(document);
+    expect(gzip.wire.length).to.be.below(plain.wire.length / 4);
+
+    const br = await rawGet(base, '/items?limit=2500', { ...auth(), 'accept-encoding': 'br, gzip' });
+    expect(br.headers['content-encoding']).to.equal('br');
+    expect(JSON.parse(brotliDecompressSync(br.wire).toString('utf8'))).to.deep.equal(document);
+  });
+
+  it('compresses a page held whole and the contract; leaves a small body (a single read) and a refused encoding as they are', async () => {
+    const inputs = Array.from({ length: 50 }, (_, i) => ({ code: `GZ-${i}`, name: `Compressed job ${i}` }));
+    expectStatus(await org.api.post('/jobs/batch', { inputs }), 200);
+    const page = await rawGet(base, '/jobs?limit=50', { ...auth(), 'accept-encoding': 'gzip' });
+    expect(page.headers['content-encoding']).to.equal('gzip');
+    expect(JSON.parse(gunzipSync(page.wire).toString('utf8'))).to.have.length(50);
+
+    const contract = await rawGet(base, '/openapi.json', { 'accept-encoding': 'gzip' });
+    expect(contract.status).to.equal(200);
+    expect(contract.headers['content-encoding']).to.equal('gzip');
+    expect(JSON.parse(gunzipSync(contract.wire).toString('utf8')).openapi).to.equal('3.0.3');
+
+    const single = await rawGet(base, '/jobs/GZ-1', { ...auth(), 'accept-encoding': 'gzip' });
+    expect(single.status).to.equal(200);
+    expect(single.wire.length).to.be.below(1024);
+    expect(single.headers['content-encoding']).to.equal(undefined);
+    expect(JSON.parse(single.wire.toString('utf8')).code).to.equal('GZ-1');
+
+    const identity = await rawGet(base, '/jobs?limit=50', { ...auth(), 'accept-encoding': 'identity' });
+    expect(identity.headers['content-encoding']).to.equal(undefined);
+    expect(JSON.parse(identity.wire.toString('utf8'))).to.have.length(50);
+  });
+});
