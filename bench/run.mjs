@@ -6,7 +6,8 @@
  * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs: about a minute), DB_POOL_MAX (10,
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, batchNoop, deep,
- * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), rss;
+ * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), reconciliation
+ * (GET /reconciliation/item against a GET /items page of 2500, and a ?prefix= drill-down against a page of 1000), rss;
  * written to bench/results/partial.md, latest.md keeps the last full run), BENCH_PEERS=platformatic
  * (also Platformatic DB, installed on first use into .data/bench-peers/, on GET /items?limit=500 and
  * GET /invoice-items?limit=500 (row invoiceItems500, added with the peer; the dataset then has invoices)).
@@ -16,7 +17,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ROOT, createScratch, generate, migrate, provision } from './setup.mjs';
+import { ROOT, backfillStates, createScratch, generate, migrate, provision } from './setup.mjs';
 import { compareResponses } from './compare.mjs';
 import * as platformatic from './peers/platformatic.mjs';
 import * as nolimits from './peers/no-rate-limits.mjs';
@@ -246,6 +247,9 @@ async function main() {
   log('generating the dataset in PostgreSQL');
   const data = await generate(scratch.url, { items: ITEMS, orders: ORDERS, bigJobItems: 6000, invoices: WANT_INVOICES }, orgs, log);
   log(`  ${JSON.stringify(data.counts)}; job ${data.bigJob.code} has ${data.bigJob.items} items`);
+  // The loader writes without the feed: the objects' states (reconciliation digests) are backfilled
+  // before the service starts, as the loader's own last step (a service would do it in its worker).
+  await backfillStates(scratch.url, orgs, log);
 
   const key = orgs[0].apiKey;
   const dbEnv = { DATABASE_URL: scratch.url };
@@ -389,6 +393,50 @@ async function main() {
         metric: 'feed',
       },
     );
+  // Reconciliation digests: the whole resource against one page of 2500 items, and a drill-down to a
+  // bucket of at most 1000 objects (a 2-digit prefix: 1/256 of the big organization's items)
+  // against a page of 1000, one request at a time.
+  if (wanted('reconciliation')) {
+    const bucket = (await fetchJson(service, { path: '/reconciliation/item' })).body.buckets[3].prefix + 'c';
+    requests.push(
+      {
+        id: 'items2500one',
+        label: 'GET /items?limit=2500, 1 connection (reconciliation reference)',
+        path: '/items?limit=2500',
+        connections: 1,
+        serviceOnly: true,
+        metric: 'rps',
+      },
+      {
+        id: 'reconcile',
+        label: `GET /reconciliation/item (${data.bigOrgItems} items), 1 connection`,
+        path: '/reconciliation/item',
+        connections: 1,
+        serviceOnly: true,
+        target: 1.0,
+        reference: 'items2500one',
+        metric: 'reference',
+      },
+      {
+        id: 'items1000one',
+        label: 'GET /items?limit=1000, 1 connection (drill-down reference)',
+        path: '/items?limit=1000',
+        connections: 1,
+        serviceOnly: true,
+        metric: 'rps',
+      },
+      {
+        id: 'reconcilePrefix',
+        label: `GET /reconciliation/item?prefix=${bucket} (~${Math.round(data.bigOrgItems / 256)} objects listed), 1 connection`,
+        path: `/reconciliation/item?prefix=${bucket}`,
+        connections: 1,
+        serviceOnly: true,
+        target: 1.0,
+        reference: 'items1000one',
+        metric: 'reference',
+      },
+    );
+  }
   if (deep) {
     log(`deep page: ${deep.path}`);
     // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
@@ -454,6 +502,9 @@ async function main() {
     } else if (req.metric === 'p50') {
       const ratio = s.p50 / f.p50;
       Object.assign(row, { ratio: fmt(ratio, 2) + ' (p50)', target: `p50 <= ${req.target} x floor`, ok: ratio <= req.target });
+    } else if (req.metric === 'reference') {
+      const ratio = s.p50 / med[req.reference].service.p50;
+      Object.assign(row, { ratio: `${fmt(ratio, 2)} (p50 / reference)`, target: `p50 <= ${req.target} x reference`, ok: ratio <= req.target });
     } else if (req.metric === 'feed') {
       const ratio = s.p50 / med.list1000.service.p50;
       Object.assign(row, { ratio: `${fmt(ratio, 2)} (p50 / jobs page)`, target: `p50 <= ${req.target} x 1000-row list page`, ok: ratio <= req.target });

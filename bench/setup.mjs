@@ -113,3 +113,22 @@ export async function generate(url, { items, orders, bigJobItems, invoices = fal
     await client.end();
   }
 }
+
+/**
+ * The loader wrote without the feed: backfills every object's state (reconciliation digests) the
+ * way any bulk loader must (requestBackfill, then the backfill the worker would run).
+ */
+export async function backfillStates(url, orgs, log) {
+  const { createDb } = dist('src/db/knex.js');
+  const { requestBackfill, runPendingBackfills } = dist('src/resources/reconciliation/backfill.js');
+  const db = createDb(url, 2);
+  try {
+    const t0 = Date.now();
+    for (const org of orgs) await requestBackfill(db, org.organization.id);
+    await runPendingBackfills(db);
+    await db.raw('VACUUM ANALYZE feed_objects');
+    log(`  object states backfilled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1194,7 +1194,7 @@ export interface paths {
         head?: never;
         /**
          * Change an order
-         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). Every change raises the order's `version` by one, and a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
+         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). A change makes a `LINKED` or `LINKING` order `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -1216,7 +1216,7 @@ export interface paths {
         put?: never;
         /**
          * Report an order's integration state
-         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `version`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
+         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `versionNumber`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
          */
         post: operations["updateOrderIntegrationState"];
         delete?: never;
@@ -1246,7 +1246,7 @@ export interface paths {
         put?: never;
         /**
          * Add items to an order
-         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
          */
         post: operations["createOrderItems"];
         delete?: never;
@@ -1328,14 +1328,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an order item
-         * @description Removes the line item from its order (its releases' lines go with it). Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         * @description Removes the line item from its order (its releases' lines go with it). A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
          */
         delete: operations["deleteItem"];
         options?: never;
         head?: never;
         /**
          * Change an order item
-         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. Raises the order's `version`; a `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
          */
         patch: operations["updateItem"];
         trace?: never;
@@ -1347,9 +1347,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -1377,9 +1377,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
                 /**
                  * @description The tag's ID.
                  * @example 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b
@@ -1518,7 +1518,7 @@ export interface paths {
                  * @description The order's ID.
                  * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["OrderIdPath"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -2044,9 +2044,9 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["DeliveryOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -2263,7 +2263,8 @@ export interface paths {
          *     The digests describe exactly the state after every feed entry up to and including `asOf` (a
          *     feed cursor), and none after it. Objects written outside the feed (data loaded before the
          *     feed existed, demo data) are digested by a backfill, which this request completes first when
-         *     it has not yet run, so the first answer after such a load may take longer.
+         *     it has not yet run, so the first answer after such a load may take longer (a `503` with
+         *     `Retry-After` when the backfill is asked for again faster than it completes).
          */
         get: operations["getReconciliation"];
         put?: never;
@@ -4110,6 +4111,11 @@ export interface components {
         /** @description A purchase order. */
         Order: {
             /**
+             * @description The integrator's own id of this order (its ERP's), or null: unique per organization among orders when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
+            /**
              * Format: date-time
              * @description Only in the reply of a deletion (`DELETE`), when the order was deleted. Reads and lists never return a deleted order.
              * @example 2026-11-24T03:40:00.000Z
@@ -4123,7 +4129,14 @@ export interface components {
             id: string;
             /**
              * Format: int32
-             * @description The order's version: 0 as created, one more for every request that changes the order or its items in the service (integration-state reports do not count). The `ETag` of GET /orders/{id} is built from it; a `LINKED` report may name it as `versionNumber`. Change orders of a sent order carry their own sequential `versionNumber`.
+             * @description The order's version in the spec's sense: the `versionNumber` of its latest completed change order, 0 until the first (the initial order is version 0). It moves only when a change to a sent order records a change order (a `DRAFT` order's edits, integration reports and a write that changes nothing leave it); a `LINKED` report names it as `versionNumber`. What follows every stored change is the `ETag`.
+             * @example 3
+             */
+            versionNumber: number;
+            /**
+             * Format: int32
+             * @deprecated
+             * @description Deprecated: the same number as `versionNumber` (use that; this field goes away in the next major version).
              * @example 3
              */
             version: number;
@@ -4294,6 +4307,11 @@ export interface components {
         /** @description An order line item to create. `extPrice` and `extPriceIncludingTax` are computed by the service. */
         ItemInput: {
             /**
+             * @description The integrator's own id of this item (its ERP's); null clears it. Unique per organization among items: a value another item holds is a 409 naming that item's id.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
+            /**
              * Format: int32
              * @description Index within the order.
              * @example 1
@@ -4393,6 +4411,11 @@ export interface components {
         };
         /** @description A purchase order to create (it starts `NOT_LINKED`). `state` defaults to `DRAFT`; an order may also be created already sent (`FINALIZING`, `ACTIVE`, or `BID_ACTIVE` for a request for quote), never in a final state. References are resolved in the caller's organization. */
         OrderInput: {
+            /**
+             * @description The integrator's own id of this order (its ERP's); null clears it. Unique per organization among orders: a value another order holds is a 409 naming that order's id.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
             /**
              * @description Field contact name.
              * @example Marcus Reed
@@ -4519,6 +4542,11 @@ export interface components {
         };
         /** @description Changes to an order: only the fields given change; null clears a value. `state` moves along the state machine (see the guide); `mode` is fixed at creation. */
         OrderUpdate: {
+            /**
+             * @description The integrator's own id of this order (its ERP's); null clears it. Unique per organization among orders: a value another order holds is a 409 naming that order's id.
+             * @example PO-ERP-77120
+             */
+            externalId?: string | null;
             /**
              * @description Field contact name.
              * @example Marcus Reed
@@ -4649,7 +4677,7 @@ export interface components {
             integrationMessage?: string | null;
             /**
              * Format: int32
-             * @description With `LINKED`: the order `version` the integrating system wrote. When the order has changed since (its `version` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
+             * @description With `LINKED`: the order's `versionNumber` the integrating system wrote. When the order has moved on since (its `versionNumber` is higher), the report is refused with 409 naming the current version, and the order is `OUT_OF_SYNC` (a `LINKING` order is moved there): pull it again and link that version.
              * @example 3
              */
             versionNumber?: number;
@@ -4675,6 +4703,11 @@ export interface components {
         } | null;
         /** @description A line item of a purchase order. */
         Item: {
+            /**
+             * @description The integrator's own id of this item (its ERP's), or null: unique per organization among items when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
             /**
              * Format: date-time
              * @description Only in the reply of a deletion (`DELETE`), when the item was deleted. Reads and lists never return a deleted item.
@@ -4910,6 +4943,11 @@ export interface components {
         /** @description An order line item as the bulk item list returns it: referenced records flattened to their codes, plus the parent order's jobId and vendorId. */
         BulkItem: {
             /**
+             * @description The integrator's own id of this item (its ERP's), or null: unique per organization among items when set, found with `filter[externalId]`. Set on create or PATCH.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
@@ -5138,6 +5176,11 @@ export interface components {
         };
         /** @description Changes to an order line item: only the fields given change; null clears a value. Prices are recomputed. */
         ItemUpdate: {
+            /**
+             * @description The integrator's own id of this item (its ERP's); null clears it. Unique per organization among items: a value another item holds is a 409 naming that item's id.
+             * @example POL-ERP-77120-1
+             */
+            externalId?: string | null;
             /**
              * Format: int32
              * @description Index within the order.
@@ -5698,6 +5741,11 @@ export interface components {
          */
         ChangeOrder: {
             /**
+             * @description The integrator's own id of this change order (its ERP's), or null: unique per organization among change orders when set, found with `filter[externalId]`. Set with an integration report.
+             * @example PO-ERP-77120-CO2
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
@@ -5764,6 +5812,11 @@ export interface components {
         };
         /** @description What the integrating system reports about a change order. */
         ChangeOrderIntegrationStateUpdate: {
+            /**
+             * @description The integrator's own id of this change order (its ERP's); null clears it. Unique per organization among change orders: a value another change order holds is a 409 naming that change order's id.
+             * @example PO-ERP-77120-CO2
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["IntegrationState"];
             /**
              * @description A message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
@@ -6226,6 +6279,11 @@ export interface components {
         /** @description A requisition (field request for material). */
         Requisition: {
             /**
+             * @description The integrator's own id of this requisition (its ERP's), or null: unique per organization among requisitions when set, found with `filter[externalId]`. Set with `PATCH /requisitions/{id}/updateRequisitionState?externalId=`.
+             * @example REQ-3391
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
@@ -6674,6 +6732,11 @@ export interface components {
         /** @description A field delivery receipt (warehouse deliveries are not part of this service). */
         DeliveryReceipt: {
             /**
+             * @description The integrator's own id of this delivery receipt (its ERP's), or null: unique per organization among delivery receipts when set, found with `filter[externalId]`. Set with an integration report.
+             * @example RCV-88213
+             */
+            externalId?: string | null;
+            /**
              * Format: uuid
              * @description Unique ID.
              * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
@@ -6856,6 +6919,11 @@ export interface components {
         };
         /** @description What the integrating system reports about a delivery receipt. */
         DeliveryReceiptIntegrationUpdate: {
+            /**
+             * @description The integrator's own id of this delivery receipt (its ERP's); null clears it. Unique per organization among delivery receipts: a value another delivery receipt holds is a 409 naming that delivery receipt's id.
+             * @example RCV-88213
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["IntegrationState"];
             /**
              * @description Message about the sync; required (non-empty) when `integrationState` is `ERROR`. Stored as given; omitted or null clears it.
@@ -6893,6 +6961,11 @@ export interface components {
         InvoiceIntegrationState: "NOT_LINKED" | "LINKING" | "LINKED" | "ERROR";
         /** @description A vendor invoice (or credit memo). */
         Invoice: {
+            /**
+             * @description The integrator's own id of this invoice (its ERP's), or null: unique per organization among invoices when set, found with `filter[externalId]`. Set with an integration report.
+             * @example AP-INV-5520
+             */
+            externalId?: string | null;
             /**
              * Format: uuid
              * @description Unique ID.
@@ -7137,6 +7210,11 @@ export interface components {
         };
         /** @description What the integrating system reports about an invoice's sync. */
         InvoiceIntegrationStateUpdate: {
+            /**
+             * @description The integrator's own id of this invoice (its ERP's); null clears it. Unique per organization among invoices: a value another invoice holds is a 409 naming that invoice's id.
+             * @example AP-INV-5520
+             */
+            externalId?: string | null;
             integrationState: components["schemas"]["InvoiceIntegrationState"];
             /**
              * @description Message about the sync; required (non-empty) with `ERROR`. Omitted or null clears the stored message.
@@ -7485,6 +7563,35 @@ export interface components {
          */
         ChangeType: "bill_of_materials.created" | "bom_item.created" | "bom_item.updated" | "bom_item.deleted" | "change_order.created" | "change_order.integration_state_changed" | "change_order.deleted" | "cost_category.created" | "cost_category.updated" | "cost_category.deleted" | "delivery_receipt.integration_state_changed" | "group.created" | "group.updated" | "invoice.paid" | "invoice.integration_state_changed" | "item.created" | "item.updated" | "item.deleted" | "job.created" | "job.updated" | "job.purchase_order_counter_changed" | "location.created" | "location.updated" | "location.deleted" | "notification.created" | "notification.updated" | "order.created" | "order.updated" | "order.deleted" | "order.integration_state_changed" | "order_tag.created" | "order_tag.deleted" | "phase.created" | "phase.updated" | "phase.deleted" | "release.deleted" | "requisition.state_changed" | "tag.created" | "tag.updated" | "tax_code.created" | "tax_code.updated" | "tax_code.deleted" | "unit_of_measure.created" | "unit_of_measure.updated" | "user.created" | "vendor.created" | "vendor.updated" | "vendor.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted";
         /**
+         * @description Who made the change: the credential of the request that wrote it, or `system` for a change not
+         *     made through the API (the admin CLI, demo data, retention, the webhook worker disabling an
+         *     endpoint). Never a secret. A connector recognises its own writes by `credentialId` (or leaves
+         *     them out of its reads with `excludeOrigins=self`, guide "Two-way sync").
+         */
+        ChangeOrigin: {
+            /**
+             * @description The kind of credential that made the change.
+             * @example oauth_client
+             * @enum {string}
+             */
+            credentialType: "oauth_client" | "api_key" | "system";
+            /**
+             * @description The OAuth client's id (`cl_...`) or the API key's id as `admin org show` lists it; null for `system`.
+             * @example cl_3efe715041c38f407e80dc83
+             */
+            credentialId: string | null;
+            /**
+             * @description The `X-Request-Id` of the write's response; null for `system`.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            requestId: string | null;
+            /**
+             * @description The `Idempotency-Key` the write was sent with; null when it had none.
+             * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+             */
+            idempotencyKey: string | null;
+        };
+        /**
          * @description One committed change of one object. `data` is the object exactly as its own read endpoint
          *     returned it at this change (for example a `vendor.*` entry carries a Vendor); for a
          *     `*.deleted` entry it is the tombstone: at least `id` and `deletedAt`, plus the parent's id for
@@ -7511,6 +7618,7 @@ export interface components {
              * @example 2026-11-24T09:15:02.412Z
              */
             occurredAt: string;
+            origin: components["schemas"]["ChangeOrigin"];
             /**
              * @description The object as its read endpoint returns it at this change, or the tombstone of a deletion.
              * @example {
@@ -7686,6 +7794,13 @@ export interface components {
              */
             fields?: string[] | null;
             /**
+             * @description Credential ids whose entries are not sent (`self` given at creation or update is stored as that request's credential id); null sends every entry.
+             * @example [
+             *       "cl_3efe715041c38f407e80dc83"
+             *     ]
+             */
+            excludeOrigins: string[] | null;
+            /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
              */
@@ -7791,6 +7906,16 @@ export interface components {
              */
             fields?: string[] | null;
             /**
+             * @description Entries made by these credentials are not sent: OAuth client ids (`cl_...`) and API key ids
+             *     (as `admin org show` lists them); `self` stands for the credential making this request and is
+             *     stored as its id. A connector that writes with the credential it subscribed with sets
+             *     `[self]` and is not sent the echoes of its own writes. Omitted or null sends every entry.
+             * @example [
+             *       "self"
+             *     ]
+             */
+            excludeOrigins?: string[] | null;
+            /**
              * @description Start delivering at once (default) or not yet.
              * @default true
              * @example true
@@ -7835,6 +7960,16 @@ export interface components {
              *     ]
              */
             fields?: string[] | null;
+            /**
+             * @description Entries made by these credentials are not sent: OAuth client ids (`cl_...`) and API key ids
+             *     (as `admin org show` lists them); `self` stands for the credential making this request and is
+             *     stored as its id. A connector that writes with the credential it subscribed with sets
+             *     `[self]` and is not sent the echoes of its own writes. null sends every entry.
+             * @example [
+             *       "self"
+             *     ]
+             */
+            excludeOrigins?: string[] | null;
             /**
              * @description false pauses deliveries (entries wait, nothing is lost); true resumes them, also after the service disabled a failing endpoint, starting with the entry that failed.
              * @example true
@@ -7974,6 +8109,7 @@ export interface components {
                  * @example 2026-11-24T03:10:00.000Z
                  */
                 occurredAt: string;
+                origin: components["schemas"]["ChangeOrigin"];
                 /**
                  * @description The object as its own read endpoint returns it at this change; for a deletion its tombstone (`id`, `deletedAt`, and the parent id of a sub-resource).
                  * @example {
@@ -8120,6 +8256,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The object is unchanged since the `ETag` given in `If-None-Match`; no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
         TaxCodeNotFound: {
             headers: {
@@ -8139,6 +8286,62 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No tax code matches TX-XX."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/idempotency-key-in-use",
+                 *       "title": "Conflict",
+                 *       "status": 409,
+                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
+                 *           "field": "header.Idempotency-Key",
+                 *           "rule": "in-progress"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `If-Match` header does not match the object's current `ETag` (the object changed since it was read); nothing was written. Read the object again, apply the change to it and retry with its new `ETag`. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "header.If-Match: the object changed since \"1c0e8a7d2b4f4e6a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\"; its current ETag is \"9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6\"",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "header.If-Match: the object changed since \"1c0e8a7d2b4f4e6a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\"; its current ETag is \"9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6\"",
+                 *           "field": "header.If-Match",
+                 *           "rule": "current-etag"
                  *         }
                  *       ]
                  *     }
@@ -8273,34 +8476,6 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "No job matches J-1042."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description A request with the same `Idempotency-Key` is still being processed (`errors[].rule` is `in-progress`); nothing was written. Retry later: once the first request has committed, the same request is answered with its stored response. */
-        IdempotencyKeyInUse: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/idempotency-key-in-use",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.Idempotency-Key: a request with key 7c9e6679-7425-40de-944b-e07fc1f90ae7 is still being processed; retry later",
-                 *           "field": "header.Idempotency-Key",
-                 *           "rule": "in-progress"
                  *         }
                  *       ]
                  *     }
@@ -8787,34 +8962,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The `If-Match` header does not match the order's current `ETag` (the order changed since it was read); nothing was written. */
-        PreconditionFailed: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/precondition-failed",
-                 *       "title": "Precondition failed",
-                 *       "status": 412,
-                 *       "detail": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "header.If-Match: the order changed since W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3\"; its current ETag is W/\"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v4\" (version 4)",
-                 *           "field": "header.If-Match",
-                 *           "rule": "current-etag"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description The report was not stored. `type` is `/problems/stale-version` (`errors[].rule` `current-version`) when a `LINKED` report names a `versionNumber` the order has moved past (the message names the current version and the integration state the order now has: read the order again and link that version; a `LINKING` order is moved to `OUT_OF_SYNC`, which is committed with its change-feed entry, so the next pull sees it again), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
         OrderIntegrationStateConflict: {
             headers: {
@@ -9260,6 +9407,92 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The service cannot answer now: its database is unreachable or too slow (a statement over
+         *     `DB_STATEMENT_TIMEOUT_MS`), its organization's share of the database connections stayed taken
+         *     for 30 s, or the instance is shutting down. Nothing was changed; retry after `Retry-After`
+         *     seconds.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is unavailable; retry later.",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The database is unavailable; retry later."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request body is not JSON (`Content-Type` must be `application/json`), or its charset or encoding is not supported. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "body: Content-Type must be application/json, not text/plain",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "body: Content-Type must be application/json, not text/plain",
+                 *           "field": "body",
+                 *           "rule": "contentType"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request line and headers are larger than the server accepts (16 KB); the connection is closed. */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/request-header-fields-too-large",
+                 *       "title": "Request Header Fields Too Large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers are larger than the server accepts (16 KB).",
+                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The request line and headers are larger than the server accepts (16 KB)."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -9494,7 +9727,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+         * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
          * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
          */
         IdempotencyKey: string;
@@ -9503,6 +9736,16 @@ export interface components {
          * @example TX-CA
          */
         IdOrCode: string;
+        /**
+         * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+         */
+        IfMatch: string;
         /**
          * @description Field to order units of measure by (default `code`).
          * @example code
@@ -11686,6 +11929,55 @@ export interface components {
         /** @description Conditions on orders; see "Filters and pagination". `integrationState` accepts only the list form `integrationState_in`. */
         OrderFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -11985,11 +12277,6 @@ export interface components {
          */
         OrderPathId: string;
         /**
-         * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
-         */
-        IfMatch: string;
-        /**
          * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
          * @example false
          */
@@ -12001,6 +12288,55 @@ export interface components {
         ItemOrderBy: "backorderLeadTime" | "createdAt" | "id" | "lineNumber" | "needByDate" | "universalProductCode" | "updatedAt";
         /** @description Conditions on the order's items; see "Filters and pagination". */
         ItemFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `backorderLeadTime` equals the value.
@@ -12310,6 +12646,55 @@ export interface components {
         BulkDirection: "ASC" | "DESC";
         /** @description Conditions on items across all orders; see "Filters and pagination". `orderId`, `jobId` and `vendorId` (the latter two those of the item's order) accept one value or a list (`_in`). */
         BulkItemFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * @description Matches when `orderId` equals the value.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
@@ -12651,9 +13036,9 @@ export interface components {
         ItemPathId: string;
         /**
          * @description The order's ID.
-         * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
          */
-        TaggedOrderId: string;
+        OrderId: string;
         /**
          * @description Field to order the order's tags by (default `createdAt`).
          * @example createdAt
@@ -13023,6 +13408,55 @@ export interface components {
         /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
         ChangeOrderFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
              * @example 2026-11-01T00:00:00.000Z
@@ -13141,11 +13575,6 @@ export interface components {
          * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
          */
         ChangeOrderId: string;
-        /**
-         * @description The order's ID.
-         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
-         */
-        OrderIdPath: string;
         /**
          * @description Include cancelled releases (they carry `cancelledAt`).
          * @example false
@@ -13387,6 +13816,55 @@ export interface components {
         RequisitionOrderBy: "createdAt" | "id" | "needByDateDay" | "identifier" | "updatedAt";
         /** @description Conditions on requisitions; see "Filters and pagination". */
         RequisitionFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `createdAt` equals the value.
@@ -13862,6 +14340,11 @@ export interface components {
          * @example CLOSED
          */
         RequisitionStateQuery: components["schemas"]["RequisitionState"];
+        /**
+         * @description Also sets the requisition's `externalId` (the integrator's own id of it): unique per organization among requisitions, a value another requisition holds is a 409 naming that requisition's id.
+         * @example REQ-3391
+         */
+        RequisitionExternalId: string;
         /**
          * @description Page size (at most 100).
          * @example 100
@@ -14521,6 +15004,55 @@ export interface components {
         /** @description Conditions on delivery receipts; see "Filters and pagination". */
         DeliveryReceiptFilter: {
             /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
+            /**
              * @description Matches when `id` equals the value.
              * @example 7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42
              */
@@ -14782,17 +15314,61 @@ export interface components {
          */
         DeliveryReceiptItemOrderBy: "createdAt" | "id" | "updatedAt";
         /**
-         * @description The order's ID.
-         * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
-         */
-        DeliveryOrderId: string;
-        /**
          * @description Field to order invoices by (default `createdAt`).
          * @example createdAt
          */
         InvoiceOrderBy: "approvedAt" | "createdAt" | "flaggedAt" | "id" | "invoiceDate" | "paidAt" | "rejectedAt" | "shipDate" | "updatedAt" | "voidedAt";
         /** @description Conditions on invoices; see "Filters and pagination". */
         InvoiceFilter: {
+            /**
+             * @description Matches when `externalId` equals the value.
+             * @example J-1042
+             */
+            externalId?: string;
+            /**
+             * @description Matches when `externalId` does not equal the value.
+             * @example J-1042
+             */
+            externalId_not?: string;
+            /** @description Matches when `externalId` is one of the listed values: repeat `filter[externalId_in][]=` or give one comma-separated value. */
+            externalId_in?: string[];
+            /** @description Matches when `externalId` is none of the listed values: repeat `filter[externalId_not_in][]=` or give one comma-separated value. */
+            externalId_not_in?: string[];
+            /**
+             * @description Matches when `externalId` is less than the value.
+             * @example J-1042
+             */
+            externalId_lt?: string;
+            /**
+             * @description Matches when `externalId` is less than or equal to the value.
+             * @example J-1042
+             */
+            externalId_lte?: string;
+            /**
+             * @description Matches when `externalId` is greater than the value.
+             * @example J-1042
+             */
+            externalId_gt?: string;
+            /**
+             * @description Matches when `externalId` is greater than or equal to the value.
+             * @example J-1042
+             */
+            externalId_gte?: string;
+            /**
+             * @description Matches when `externalId` contains (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_contains?: string;
+            /**
+             * @description Matches when `externalId` starts with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_starts_with?: string;
+            /**
+             * @description Matches when `externalId` ends with (case-insensitive) the value.
+             * @example J-1042
+             */
+            externalId_ends_with?: string;
             /**
              * Format: date-time
              * @description Matches when `approvedAt` equals the value.
@@ -15557,8 +16133,8 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description The order's entity tag, `W/"order-<id>-v<version>"`: it changes with every change made to the order or its items in the service. Send it back in `If-Match` to write only if nothing changed since.
-         * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+         * @description The object's entity tag: a strong validator, `"<digest>"`, where the digest is the lowercase hex SHA-256 of the object exactly as its single read returns it, in RFC 8785 canonical JSON (the digest the reconciliation reads use). It changes with every stored change of the object, and only then: a write that changes nothing leaves it as it is. Send it back in `If-Match` to write only if nothing changed since, or in `If-None-Match` to read only if something did.
+         * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
          */
         ETag: string;
         /**
@@ -15691,6 +16267,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
@@ -15748,6 +16326,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReadiness: {
@@ -15805,6 +16385,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             /** @description Not ready; `detail` names the reason (database unreachable, migrations pending, shutting down). */
             503: {
                 headers: {
@@ -15909,6 +16490,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTaxCode: {
@@ -15916,7 +16499,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15996,14 +16579,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["TaxCodeConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16018,6 +16610,7 @@ export interface operations {
             /** @description The tax code. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16039,16 +16632,30 @@ export interface operations {
                     "application/json": components["schemas"]["TaxCode"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaxCodeNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16064,6 +16671,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16118,13 +16726,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["TaxCodeNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTaxCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16149,7 +16773,9 @@ export interface operations {
             /** @description The updated tax code. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16205,7 +16831,12 @@ export interface operations {
             };
             404: components["responses"]["TaxCodeNotFound"];
             409: components["responses"]["TaxCodeConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUnitsOfMeasure: {
@@ -16275,6 +16906,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUnitOfMeasure: {
@@ -16282,7 +16915,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16359,14 +16992,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["UnitOfMeasureConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16381,6 +17023,7 @@ export interface operations {
             /** @description The unit of measure. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16400,16 +17043,30 @@ export interface operations {
                     "application/json": components["schemas"]["UnitOfMeasure"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UnitOfMeasureNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUnitOfMeasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16434,7 +17091,9 @@ export interface operations {
             /** @description The updated unit of measure. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16488,7 +17147,12 @@ export interface operations {
             };
             404: components["responses"]["UnitOfMeasureNotFound"];
             409: components["responses"]["UnitOfMeasureConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobs: {
@@ -16576,6 +17240,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJob: {
@@ -16583,7 +17249,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16688,8 +17354,11 @@ export interface operations {
             };
             404: components["responses"]["JobInputNotFound"];
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertJobs: {
@@ -16697,7 +17366,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16847,14 +17516,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["JobConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16869,6 +17547,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -16902,16 +17581,30 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -16940,7 +17633,9 @@ export interface operations {
             /** @description The updated job. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17008,7 +17703,12 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobLocations: {
@@ -17095,6 +17795,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addJobLocation: {
@@ -17113,7 +17815,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17202,6 +17904,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeJobLocation: {
@@ -17213,7 +17917,18 @@ export interface operations {
                  */
                 locationId: components["parameters"]["JobLocationId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17229,6 +17944,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17295,7 +18011,12 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobUsers: {
@@ -17369,6 +18090,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addJobUser: {
@@ -17382,7 +18105,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17471,6 +18194,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeJobUser: {
@@ -17482,7 +18207,18 @@ export interface operations {
                  */
                 userId: components["parameters"]["JobUserId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17498,6 +18234,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17564,13 +18301,24 @@ export interface operations {
                 };
             };
             404: components["responses"]["JobNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getNextPurchaseOrderNumber: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -17585,6 +18333,7 @@ export interface operations {
             /** @description The next number. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17599,10 +18348,13 @@ export interface operations {
                     "application/json": components["schemas"]["NextPurchaseOrderNumber"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setNextPurchaseOrderNumber: {
@@ -17610,7 +18362,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17668,8 +18420,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGroups: {
@@ -17741,6 +18496,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGroup: {
@@ -17748,7 +18505,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17825,14 +18582,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["GroupConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The group's ID.
@@ -17847,6 +18613,7 @@ export interface operations {
             /** @description The group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17867,16 +18634,30 @@ export interface operations {
                     "application/json": components["schemas"]["Group"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GroupNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The group's ID.
@@ -17900,7 +18681,9 @@ export interface operations {
             /** @description The updated group. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17955,7 +18738,12 @@ export interface operations {
             };
             404: components["responses"]["GroupNotFound"];
             409: components["responses"]["GroupConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLocations: {
@@ -18061,6 +18849,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLocation: {
@@ -18068,7 +18858,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18167,14 +18957,23 @@ export interface operations {
             };
             404: components["responses"]["LocationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18189,6 +18988,7 @@ export interface operations {
             /** @description The location. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18226,16 +19026,30 @@ export interface operations {
                     "application/json": components["schemas"]["Location"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["LocationNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18251,6 +19065,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18322,13 +19137,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The location's ID.
@@ -18353,7 +19184,9 @@ export interface operations {
             /** @description The updated location. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18424,7 +19257,13 @@ export interface operations {
                 };
             };
             404: components["responses"]["LocationNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVendors: {
@@ -18524,6 +19363,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVendor: {
@@ -18531,7 +19372,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18609,8 +19450,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertVendors: {
@@ -18618,7 +19462,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18762,8 +19606,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["VendorConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVendor: {
@@ -18775,7 +19622,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18790,6 +19643,7 @@ export interface operations {
             /** @description The vendor. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18832,16 +19686,30 @@ export interface operations {
                     "application/json": components["schemas"]["Vendor"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["VendorNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18857,6 +19725,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18932,13 +19801,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["VendorNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateVendor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18963,7 +19848,9 @@ export interface operations {
             /** @description The updated vendor. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19040,7 +19927,12 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["VendorConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setVendorLocation: {
@@ -19048,7 +19940,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19153,8 +20045,11 @@ export interface operations {
             };
             404: components["responses"]["VendorNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGlobalPhases: {
@@ -19230,6 +20125,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGlobalPhase: {
@@ -19237,7 +20134,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19317,8 +20214,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["GlobalPhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertPhases: {
@@ -19326,7 +20226,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19453,8 +20353,11 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalPhase: {
@@ -19466,7 +20369,13 @@ export interface operations {
                  */
                 jobCode?: components["parameters"]["PhaseJobCode"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19481,6 +20390,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19503,16 +20413,30 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19528,6 +20452,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19583,13 +20508,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19613,7 +20554,9 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19670,7 +20613,12 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["GlobalPhaseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllJobPhases: {
@@ -19746,6 +20694,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobPhases: {
@@ -19817,6 +20767,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobPhase: {
@@ -19824,7 +20776,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19911,14 +20863,23 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["PhaseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19938,6 +20899,7 @@ export interface operations {
             /** @description The phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19960,16 +20922,30 @@ export interface operations {
                     "application/json": components["schemas"]["Phase"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -19990,6 +20966,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20045,13 +21022,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["PhaseNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobPhase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20081,7 +21074,9 @@ export interface operations {
             /** @description The updated phase. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20138,7 +21133,12 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["PhaseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGlobalCategories: {
@@ -20220,6 +21220,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createGlobalCategory: {
@@ -20227,7 +21229,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20309,14 +21311,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20331,6 +21342,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20356,16 +21368,30 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20381,6 +21407,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20439,13 +21466,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20469,7 +21512,9 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20529,7 +21574,12 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllPhaseCategories: {
@@ -20623,6 +21673,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobPhaseCategories: {
@@ -20728,6 +21780,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PhaseNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobPhaseCategory: {
@@ -20735,7 +21789,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20835,14 +21889,23 @@ export interface operations {
             };
             404: components["responses"]["PhaseNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20867,6 +21930,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20898,16 +21962,30 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -20933,6 +22011,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20997,13 +22076,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobPhaseCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21037,7 +22132,9 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21103,7 +22200,12 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllJobCategories: {
@@ -21191,6 +22293,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobCategories: {
@@ -21285,6 +22389,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobCategory: {
@@ -21292,7 +22398,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21384,14 +22490,23 @@ export interface operations {
             };
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21411,6 +22526,7 @@ export interface operations {
             /** @description The cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21439,16 +22555,30 @@ export interface operations {
                     "application/json": components["schemas"]["CostCategory"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CostCategoryNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21469,6 +22599,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21530,13 +22661,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["CostCategoryNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateJobCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21565,7 +22712,9 @@ export interface operations {
             /** @description The updated cost category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21628,7 +22777,12 @@ export interface operations {
             };
             404: components["responses"]["CostCategoryNotFound"];
             409: components["responses"]["CostCategoryConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -21708,6 +22862,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -21715,7 +22871,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21799,14 +22955,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["UserConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The user's ID or e-mail address (compared case-insensitively).
@@ -21821,6 +22986,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21845,10 +23011,13 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UserNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTags: {
@@ -21918,6 +23087,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
@@ -22023,7 +23194,9 @@ export interface operations {
                      *         "offRentNumber": null,
                      *         "distributorContactName": "Dana Whitfield",
                      *         "headerCustomFieldValue": "CC-7781",
-                     *         "version": 3
+                     *         "versionNumber": 3,
+                     *         "version": 3,
+                     *         "externalId": null
                      *       },
                      *       {
                      *         "id": "1c2d3e4f-5a6b-4c7d-8e8f-9a0b1c2d3e4f",
@@ -22064,7 +23237,9 @@ export interface operations {
                      *         "offRentNumber": null,
                      *         "distributorContactName": null,
                      *         "headerCustomFieldValue": null,
-                     *         "version": 3
+                     *         "versionNumber": 3,
+                     *         "version": 3,
+                     *         "externalId": null
                      *       }
                      *     ]
                      */
@@ -22074,6 +23249,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -22081,7 +23258,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -22174,7 +23351,9 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 0
+                     *       "versionNumber": 0,
+                     *       "version": 0,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -22215,14 +23394,23 @@ export interface operations {
             };
             404: components["responses"]["OrderInputNotFound"];
             409: components["responses"]["OrderCreateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -22305,22 +23493,38 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 3
+                     *       "versionNumber": 3,
+                     *       "version": 3,
+                     *       "externalId": "PO-ERP-77120"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -22335,6 +23539,7 @@ export interface operations {
             /** @description The deleted order. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22378,7 +23583,12 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -22392,10 +23602,15 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -22422,6 +23637,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22467,7 +23683,11 @@ export interface operations {
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrderIntegrationState: {
@@ -22475,13 +23695,13 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description The `ETag` of the order as last read (from GET /orders/{id} or a write's response). When the order has changed since, nothing is written and the answer is 412. `*` matches any existing order; `*` together with entity tags is not a valid If-Match (RFC 9110 13.1.1) and is a 400.
-                 * @example W/"order-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e-v3"
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -22577,7 +23797,9 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 3
+                     *       "versionNumber": 3,
+                     *       "version": 3,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -22619,8 +23841,11 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             409: components["responses"]["OrderIntegrationStateConflict"];
             412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderItems: {
@@ -22807,6 +24032,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrderItems: {
@@ -22820,7 +24047,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -22899,14 +24126,23 @@ export interface operations {
             };
             404: components["responses"]["OrderOrReferenceNotFound"];
             409: components["responses"]["ItemCreateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     findSellerOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The ID of the buyer organization that sent the order.
@@ -22926,6 +24162,7 @@ export interface operations {
             /** @description The buyer's order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22993,16 +24230,21 @@ export interface operations {
                      *       "offRentNumber": null,
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
-                     *       "version": 3
+                     *       "versionNumber": 3,
+                     *       "version": 3,
+                     *       "externalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["SellerOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listItems: {
@@ -23061,12 +24303,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23081,6 +24331,7 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23157,10 +24408,13 @@ export interface operations {
                     "application/json": components["schemas"]["Item"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ItemNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteItem: {
@@ -23172,7 +24426,18 @@ export interface operations {
                  */
                 draft?: components["parameters"]["DraftChangeOrder"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23187,6 +24452,7 @@ export interface operations {
             /** @description The deleted item. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23231,7 +24497,11 @@ export interface operations {
             };
             404: components["responses"]["ItemNotFound"];
             409: components["responses"]["ItemConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateItem: {
@@ -23243,7 +24513,18 @@ export interface operations {
                  */
                 draft?: components["parameters"]["DraftChangeOrder"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The item's ID.
@@ -23267,6 +24548,8 @@ export interface operations {
             /** @description The changed item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23311,7 +24594,12 @@ export interface operations {
             };
             404: components["responses"]["ItemOrReferenceNotFound"];
             409: components["responses"]["ItemConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderTags: {
@@ -23344,9 +24632,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23388,6 +24676,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addOrderTags: {
@@ -23395,7 +24685,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23403,9 +24693,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23493,20 +24783,34 @@ export interface operations {
             };
             404: components["responses"]["OrderNotFound"];
             409: components["responses"]["TagConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeOrderTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["TaggedOrderId"];
+                orderId: components["parameters"]["OrderId"];
                 /**
                  * @description The tag's ID.
                  * @example 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b
@@ -23521,6 +24825,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23564,7 +24869,12 @@ export interface operations {
                 };
             };
             404: components["responses"]["OrderTagNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotifications: {
@@ -23645,6 +24955,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNotification: {
@@ -23652,7 +24964,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -23742,14 +25054,23 @@ export interface operations {
             };
             404: components["responses"]["NotificationInputNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23774,6 +25095,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23822,7 +25144,12 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotificationInputNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listChangeOrders: {
@@ -23939,12 +25266,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getChangeOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The change order's ID.
@@ -23959,6 +25294,7 @@ export interface operations {
             /** @description The change order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -24033,10 +25369,13 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeOrder"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ChangeOrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setChangeOrderIntegrationState: {
@@ -24044,7 +25383,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24118,8 +25457,11 @@ export interface operations {
             };
             404: components["responses"]["ChangeOrderNotFound"];
             409: components["responses"]["ChangeOrderIntegrationStateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderReleases: {
@@ -24137,7 +25479,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["OrderIdPath"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -24219,6 +25561,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listReleases: {
@@ -24344,12 +25688,20 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJobBillOfMaterials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -24364,6 +25716,7 @@ export interface operations {
             /** @description The job's bill of materials. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -24381,10 +25734,13 @@ export interface operations {
                     "application/json": components["schemas"]["BillOfMaterials"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["JobNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createJobBillOfMaterials: {
@@ -24392,7 +25748,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24485,6 +25841,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBillOfMaterialsItems: {
@@ -24614,6 +25972,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["BillOfMaterialsNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBillOfMaterialsItems: {
@@ -24621,7 +25981,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -24800,14 +26160,28 @@ export interface operations {
             };
             404: components["responses"]["BillOfMaterialsNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteBillOfMaterialsItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill-of-materials item's ID.
@@ -24823,6 +26197,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24882,13 +26257,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBillOfMaterialsItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The bill-of-materials item's ID.
@@ -24927,7 +26318,9 @@ export interface operations {
             /** @description The updated item. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25000,13 +26393,25 @@ export interface operations {
                 };
             };
             404: components["responses"]["BillOfMaterialsItemNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateBillOfMaterialsItems: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25052,6 +26457,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25170,7 +26576,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequisitions: {
@@ -25270,12 +26681,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRequisition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -25290,6 +26709,7 @@ export interface operations {
             /** @description The requisition. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25324,10 +26744,13 @@ export interface operations {
                     "application/json": components["schemas"]["Requisition"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequisitionItems: {
@@ -25450,6 +26873,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["RequisitionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRequisitionState: {
@@ -25460,8 +26885,24 @@ export interface operations {
                  * @example CLOSED
                  */
                 state: components["parameters"]["RequisitionStateQuery"];
+                /**
+                 * @description Also sets the requisition's `externalId` (the integrator's own id of it): unique per organization among requisitions, a value another requisition holds is a 409 naming that requisition's id.
+                 * @example REQ-3391
+                 */
+                externalId?: components["parameters"]["RequisitionExternalId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -25476,7 +26917,9 @@ export interface operations {
             /** @description The updated requisition. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25544,7 +26987,12 @@ export interface operations {
                 };
             };
             404: components["responses"]["RequisitionNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequests: {
@@ -25620,12 +27068,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -25640,6 +27096,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25662,10 +27119,13 @@ export interface operations {
                     "application/json": components["schemas"]["WarehouseRequest"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequestItems: {
@@ -25762,12 +27222,20 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWarehouseRequestLegacy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -25782,6 +27250,7 @@ export interface operations {
             /** @description The warehouse request. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -25804,10 +27273,13 @@ export interface operations {
                     "application/json": components["schemas"]["WarehouseRequest"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWarehouseRequestItemsLegacy: {
@@ -25904,6 +27376,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WarehouseRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDeliveryReceipts: {
@@ -25984,6 +27458,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDeliveryReceipt: {
@@ -25995,7 +27471,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The delivery receipt's ID.
@@ -26010,6 +27492,7 @@ export interface operations {
             /** @description The delivery receipt. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26053,10 +27536,13 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryReceipt"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDeliveryReceiptItems: {
@@ -26153,6 +27639,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["DeliveryReceiptNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDeliveryReceiptIntegrationState: {
@@ -26160,7 +27648,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26267,8 +27755,11 @@ export interface operations {
             };
             404: components["responses"]["DeliveryReceiptNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderDeliveryReceipts: {
@@ -26306,9 +27797,9 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
                  */
-                orderId: components["parameters"]["DeliveryOrderId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -26356,6 +27847,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvoices: {
@@ -26514,6 +28007,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     markInvoicesPaid: {
@@ -26521,7 +28016,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26647,8 +28142,11 @@ export interface operations {
             };
             404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getInvoice: {
@@ -26660,7 +28158,13 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The invoice's ID.
@@ -26675,6 +28179,7 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26739,10 +28244,13 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateInvoiceIntegrationState: {
@@ -26750,7 +28258,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -26824,8 +28332,11 @@ export interface operations {
             };
             404: components["responses"]["InvoiceNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInvoiceItems: {
@@ -26904,6 +28415,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAllInvoiceItems: {
@@ -27047,6 +28560,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listChanges: {
@@ -27085,6 +28600,16 @@ export interface operations {
                  *     ]
                  */
                 fields?: string[];
+                /**
+                 * @description Leaves out the entries made by these credentials: OAuth client ids (`cl_...`), API key ids (as
+                 *     `admin org show` lists them), and `self` for the caller's own credential, as a comma-separated
+                 *     list or the parameter repeated. A connector reads with `excludeOrigins=self` to skip the echoes
+                 *     of its own writes (guide "Two-way sync"). `nextCursor` still moves past the entries skipped.
+                 * @example [
+                 *       "self"
+                 *     ]
+                 */
+                excludeOrigins?: string[];
                 /**
                  * @description Only entries about this kind of object. `nextCursor` still moves past the entries skipped.
                  * @example vendor
@@ -27139,6 +28664,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReconciliation: {
@@ -27206,6 +28733,8 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -27248,6 +28777,9 @@ export interface operations {
                      *           "vendor.updated",
                      *           "vendor.deleted"
                      *         ],
+                     *         "excludeOrigins": [
+                     *           "cl_3efe715041c38f407e80dc83"
+                     *         ],
                      *         "enabled": true,
                      *         "status": "active",
                      *         "failingSince": null,
@@ -27268,6 +28800,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -27275,7 +28809,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27293,6 +28827,9 @@ export interface operations {
                  *         "vendor.created",
                  *         "vendor.updated",
                  *         "vendor.deleted"
+                 *       ],
+                 *       "excludeOrigins": [
+                 *         "self"
                  *       ]
                  *     }
                  */
@@ -27318,6 +28855,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27370,14 +28910,23 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27392,6 +28941,7 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27407,6 +28957,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27424,16 +28977,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27448,6 +29015,7 @@ export interface operations {
             /** @description The deleted endpoint. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27463,6 +29031,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27514,13 +29085,29 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Writes only if the object is unchanged (RFC 9110 13.1.1): the `ETag` of the object as last read (from its single read or a write's response), or a comma-separated list of them. Compared strongly: a weak tag (`W/"..."`) never matches. When the object has changed since, nothing is written and the answer is 412. The precondition is evaluated inside the write's transaction while holding the object's lock, so of concurrent writes with the same tag exactly one succeeds. `*` matches any current object (an object that does not exist is still a 404); `*` together with entity tags is a 400.
+                 * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -27544,6 +29131,8 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -27559,6 +29148,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27610,7 +29202,13 @@ export interface operations {
                 };
             };
             404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -27618,7 +29216,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27652,6 +29250,9 @@ export interface operations {
                      *         "vendor.created",
                      *         "vendor.updated",
                      *         "vendor.deleted"
+                     *       ],
+                     *       "excludeOrigins": [
+                     *         "cl_3efe715041c38f407e80dc83"
                      *       ],
                      *       "enabled": true,
                      *       "status": "active",
@@ -27707,6 +29308,8 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -27781,6 +29384,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDeliveries: {
@@ -27788,7 +29393,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
+                 * @description Makes the write (POST, PATCH or DELETE) safe to retry (IETF httpapi "The Idempotency-Key HTTP Header Field"). A unique value per intended request (a UUID is a good choice; the structured-field form `"..."` and the bare value are the same key). The same key with the same request (method, path with query, body) within 24 hours replays the stored response with `Idempotent-Replayed: true`; the same key with another request is a 422; a request with a key still being processed is a 409. Keys are per organization. Only successful responses are stored: a failed request runs again. The header is given once: two Idempotency-Key headers are a 400.
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -27866,8 +29471,11 @@ export interface operations {
             };
             404: components["responses"]["WebhookEndpointNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
  * in any snapshot the rows describe exactly the state after every entry up to the organization's
  * head. Objects that exist without such an entry (created before this migration, by the admin
  * CLI's demo data, by the benchmark's loader) get their row from a backfill
- * (src/feed/backfill.ts); `feed_object_backfills` lists the organizations' resources still owed one.
+ * (src/resources/reconciliation/backfill.ts); `feed_object_backfills` lists the organizations' resources still owed one.
  *
  * The primary key's index carries `digest` (INCLUDE), so a set digest over any id range (a prefix
  * of the hex id: uuid order is the byte order of its lowercase hex text) is an index-only scan.

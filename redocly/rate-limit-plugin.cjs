@@ -1,7 +1,8 @@
 'use strict';
 /**
- * Redocly plugin: headers every answer of the service carries, and its rate limits (decorator
- * `rate-limits/responses`, bundle time).
+ * Redocly plugin: headers every answer of the service carries, its rate limits, and the answers
+ * any operation can give (503, 431, and 415 where it takes a JSON body: api/components/
+ * shared-responses.yaml) (decorator `rate-limits/responses`, bundle time).
  *
  * Every operation can be answered 429 and every answer carries `X-Request-Id` and the RateLimit
  * headers, so they are added here rather than written into each path file: an operation added
@@ -19,6 +20,7 @@ const yaml = require('js-yaml');
 
 const load = (file) => yaml.load(readFileSync(join(__dirname, '..', 'api', 'components', file), 'utf8'));
 const COMPONENTS = load('rate-limits.yaml');
+const SHARED = load('shared-responses.yaml');
 const REQUEST_ID = load('headers/RequestId.yaml');
 // The names the headers take in the bundle (RequestId.yaml is bundled as `RequestId`).
 const HEADERS = { 'X-Request-Id': 'RequestId', 'RateLimit-Policy': 'RateLimit-Policy', RateLimit: 'RateLimit' };
@@ -44,7 +46,7 @@ function responses() {
         // comes last), so this never makes it bundle a `RequestId-2`.
         if (!root.components.headers?.RequestId) headers.RequestId = structuredClone(REQUEST_ID);
         root.components.headers = { ...(root.components.headers || {}), ...headers };
-        const added = structuredClone(COMPONENTS.responses);
+        const added = structuredClone({ ...COMPONENTS.responses, ...SHARED.responses });
         for (const response of Object.values(added)) withHeaders(response);
         root.components.responses = { ...(root.components.responses || {}), ...added };
       },
@@ -53,7 +55,16 @@ function responses() {
       leave(operation, ctx) {
         if (inWebhooks(ctx)) return;
         operation.responses = operation.responses || {};
-        if (!operation.responses['429']) operation.responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
+        const shared = (status, name) => {
+          if (!operation.responses[status]) operation.responses[status] = { $ref: `#/components/responses/${name}` };
+        };
+        shared('429', 'TooManyRequests');
+        shared('431', 'RequestHeaderFieldsTooLarge');
+        shared('503', 'ServiceUnavailable');
+        // A JSON body of another media type is refused with 415; a form body (the token endpoint)
+        // is answered in its own format (400 invalid_request).
+        const content = operation.requestBody && !operation.requestBody.$ref ? operation.requestBody.content || {} : undefined;
+        if (content && !content['application/x-www-form-urlencoded']) shared('415', 'UnsupportedMediaType');
         // Responses another decorator added to the operation (the 403 of procurement/scope-security)
         // are not visited as Response nodes: give them the headers here.
         for (const response of Object.values(operation.responses)) withHeaders(response);

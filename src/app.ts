@@ -8,6 +8,7 @@ import { answerInvalidTokenRequest, tokenValidationFail } from './resources/oaut
 import { createBackend } from './http/backend';
 import { pipeline } from './http/pipeline';
 import { parseQuery } from './http/query';
+import { OBJECT_WRITES } from './resources/object-writes';
 import { setServerTimeouts } from './http/timeouts';
 import { allHandlers, BATCH_LISTS } from './resources';
 import { withFeed } from './resources/feed-emit';
@@ -44,9 +45,11 @@ export async function createApp({
   const api = await createBackend(
     {
       db,
+      config,
       validateResponses: config.mode === 'test',
       validationFailFor: { issueToken: tokenValidationFail },
       batchLists: BATCH_LISTS,
+      objects: OBJECT_WRITES,
     },
     withFeed(allHandlers(jwtSecret)),
   );

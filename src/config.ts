@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DATA_DIR, ROOT } from './paths';
+import { DEFAULT_DATA_DIR, ROOT } from './paths';
 
 /**
  * Everything the process reads from its environment, in one place, validated at start: a bad value
@@ -47,6 +47,13 @@ const trustProxy = z.string().transform((v, ctx): false | number | string[] => {
   ctx.addIssue({ code: 'custom', message: 'must be off, a number of proxies (1-100), or addresses and subnets of the proxies (10.0.0.0/8,loopback)' });
   return z.NEVER;
 });
+/** A duration or count that may be fractional (WEBHOOK_RETRY_HOURS=0.5), not negative. */
+const nonNegative = z
+  .string()
+  .refine((v) => /^\d+(\.\d+)?$/.test(v.trim()), 'must be a non-negative number')
+  .transform(Number);
+/** Host names (lower case) and addresses (IPv6 without brackets), comma-separated. */
+const hostList = commaList.transform((hosts) => hosts.map((h) => h.toLowerCase().replace(/^\[(.*)\]$/, '$1')));
 const url = (...protocols: string[]) =>
   z
     .string()
@@ -67,7 +74,7 @@ const SETTINGS = {
   dbPoolMax: { env: 'DB_POOL_MAX', schema: integer(1, 1000).default(10) },
   smtpUrl: { env: 'SMTP_URL', schema: url('smtp:', 'smtps:').optional() },
   mailFrom: { env: 'MAIL_FROM', schema: z.string().optional() },
-  dataDir: { env: 'DATA_DIR', schema: z.string().default(DATA_DIR) },
+  dataDir: { env: 'DATA_DIR', schema: z.string().default(DEFAULT_DATA_DIR) },
   /** Named prepared statements per connection (`off`: unnamed, for PgBouncer transaction pooling). */
   dbPreparedStatements: { env: 'DB_PREPARED_STATEMENTS', schema: onOff.default(true) },
   /** At most this many per connection, least recently used deallocated. */
@@ -107,6 +114,23 @@ const SETTINGS = {
   webhookWorker: { env: 'WEBHOOK_WORKER', schema: onOff.default(true) },
   /** Days the change feed keeps its entries (src/feed/retention.ts). */
   changeFeedRetentionDays: { env: 'CHANGE_FEED_RETENTION_DAYS', schema: integer(1, 36_500).default(30) },
+  // Webhooks (src/webhooks/settings.ts gathers them for the worker and the endpoint operations).
+  /** Hosts that may be reached over plain http and on private addresses. */
+  webhookAllowedHosts: { env: 'WEBHOOK_ALLOWED_HOSTS', schema: hostList.default([]) },
+  /** One delivery attempt's limit, connection to the end of the answer. */
+  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: nonNegative.default(10_000) },
+  /** First retry delay; doubled per attempt, with jitter. */
+  webhookRetryBaseMs: { env: 'WEBHOOK_RETRY_BASE_MS', schema: nonNegative.default(5_000) },
+  /** Longest delay between two attempts (also caps a Retry-After). */
+  webhookRetryMaxMs: { env: 'WEBHOOK_RETRY_MAX_MS', schema: nonNegative.default(3_600_000) },
+  /** How long an entry is retried before the endpoint is marked failing and disabled. */
+  webhookRetryHours: { env: 'WEBHOOK_RETRY_HOURS', schema: nonNegative.default(24) },
+  /** How long the previous secret keeps signing after rotate-secret. */
+  webhookSecretOverlapHours: { env: 'WEBHOOK_SECRET_OVERLAP_HOURS', schema: nonNegative.default(24) },
+  /** Endpoints delivered to at the same time by one process. */
+  webhookConcurrency: { env: 'WEBHOOK_CONCURRENCY', schema: integer(1, 1000).default(4) },
+  /** Days the delivery log keeps its attempts. */
+  webhookDeliveryRetentionDays: { env: 'WEBHOOK_DELIVERY_RETENTION_DAYS', schema: nonNegative.default(30) },
 } satisfies Record<string, { env: string; schema: z.ZodType }>;
 
 type Settings = typeof SETTINGS;

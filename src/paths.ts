@@ -13,5 +13,6 @@ function findRoot(start: string): string {
 }
 
 export const ROOT = findRoot(__dirname);
-export const DATA_DIR = process.env.DATA_DIR ? process.env.DATA_DIR : join(ROOT, '.data');
+/** Where the embedded PostgreSQL and the generated JWT secret live unless DATA_DIR says otherwise (config.ts). */
+export const DEFAULT_DATA_DIR = join(ROOT, '.data');
 export const GENERATED_DIR = join(ROOT, 'generated');

@@ -11,13 +11,13 @@ import { leaveSignalsToCaller } from './db/embedded';
 import { resolveJwtSecret } from './auth/secrets';
 import { ensureDemoOrganization } from './admin/demo';
 import { checkFeedSettings } from './feed/settings';
-import { startFeedRetention } from './feed/retention';
-import { startMailer, watchOutboxBacklog } from './mail/mailer';
-import { componentLog, createLogger } from './ops/log';
+import { watchOutboxBacklog } from './mail/mailer';
+import { createLogger } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
 import { startWebhookWorker } from './background/worker';
+import { webhookSettings } from './webhooks/settings';
 import { applyHeapGrowth } from './ops/memory';
 
 /**
@@ -38,17 +38,23 @@ async function main(): Promise<void> {
   const lifecycle = new Lifecycle();
   const app = await createApp({ db: database.db, config, jwtSecret, lifecycle, logger });
   const server: Server = await listen(app, config.port);
-  // Registration e-mails wait in the outbox until an SMTP server is configured.
   // Stopped in reverse order after the HTTP server has drained, before the pool closes.
   onShutdown('credential cache', () => closeApp(app));
-  onShutdown('change feed retention', startFeedRetention(database.db, config.changeFeedRetentionDays, componentLog('change-feed-retention', logger)));
-  if (config.smtpUrl) onShutdown('mailer', startMailer(database.db, config.smtpUrl, { log: componentLog('mailer', logger) }));
-  // Webhook deliveries (src/background/worker.ts): every instance with WEBHOOK_WORKER=on runs a worker
-  // (about 6 connections of its own); they share the work. With off, writes still queue deliveries
-  // (the doorbell trigger on change_feed) and the instances with a worker send them.
+  // Background work (src/background/worker.ts): webhook deliveries, the mail outbox (registration
+  // e-mails wait in it until an SMTP server is configured) and the change feed's retention. Every
+  // instance with WEBHOOK_WORKER=on runs a worker (about 6 connections of its own); they share the
+  // work and run each periodic task once per tick. With off, writes still queue deliveries and
+  // mail, which the instances with a worker send.
   if (config.webhookWorker) {
-    const webhooks = await startWebhookWorker({ db: database.db, connectionString: config.databaseDirectUrl ?? database.url, logger });
-    onShutdown('webhook worker', () => webhooks.stop());
+    const worker = await startWebhookWorker({
+      db: database.db,
+      connectionString: config.databaseDirectUrl ?? database.url,
+      settings: webhookSettings(config),
+      mail: config.smtpUrl ? { smtpUrl: config.smtpUrl, from: config.mailFrom } : undefined,
+      feedRetentionDays: config.changeFeedRetentionDays,
+      logger,
+    });
+    onShutdown('background worker', () => worker.stop());
   }
   watchOutboxBacklog(database.db);
   const port = (server.address() as AddressInfo).port;
@@ -96,6 +102,8 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   // Problems a user can fix (configuration, a taken port) are one line each, not a stack trace.
+  // The one bootstrap read of the environment outside src/config.ts: the PORT as given, for the
+  // hint about a taken port, when the configuration may not have loaded at all.
   const hint = err instanceof ConfigError ? err.problems : startupHint(err, process.env.PORT);
   if (hint) for (const line of hint) console.error(`Failed to start: ${line}`);
   else console.error('Failed to start:', err instanceof Error ? (err.stack ?? err.message) : err);

@@ -7,7 +7,8 @@ import { makeOrder } from './support/release-fixtures';
 import * as billing from './support/billing-fixtures';
 import { loadContract } from '../src/http/contract';
 import { FEED_BY_HANDLER, FEED_EXCLUDED, FEED_OPERATIONS } from '../src/resources/feed-operations';
-import { pruneChangeFeed, retentionDays } from '../src/feed/retention';
+import { pruneChangeFeed } from '../src/feed/retention';
+import { ConfigError, loadConfig } from '../src/config';
 import { checkFeedSettings } from '../src/feed/settings';
 import { encodeCursor } from '../src/feed/cursor';
 import { ChangeCollector } from '../src/feed/append';
@@ -609,9 +610,9 @@ describe('change feed', () => {
     });
 
     it('CHANGE_FEED_RETENTION_DAYS: 30 by default, a whole number of days', () => {
-      expect(retentionDays({})).to.equal(30);
-      expect(retentionDays({ CHANGE_FEED_RETENTION_DAYS: '45' })).to.equal(45);
-      expect(() => retentionDays({ CHANGE_FEED_RETENTION_DAYS: '0.5' })).to.throw(/CHANGE_FEED_RETENTION_DAYS/);
+      expect(loadConfig({}).changeFeedRetentionDays).to.equal(30);
+      expect(loadConfig({ CHANGE_FEED_RETENTION_DAYS: '45' }).changeFeedRetentionDays).to.equal(45);
+      expect(() => loadConfig({ CHANGE_FEED_RETENTION_DAYS: '0.5' })).to.throw(ConfigError, /CHANGE_FEED_RETENTION_DAYS/);
     });
   });
 });

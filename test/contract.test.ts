@@ -47,7 +47,7 @@ describe('contract coverage of the spec', () => {
     expect(problems).to.deep.equal([]);
   });
 
-  it('declares Idempotency-Key, with its 409 (in use) and 422 (reused), on every POST the service makes idempotent', () => {
+  it('declares Idempotency-Key, with its 409 (in use) and 422 (reused), on every POST, PATCH and DELETE the service makes idempotent', () => {
     const doc = loadContract() as any;
     const resolve = (x: any) =>
       x?.$ref
@@ -59,7 +59,7 @@ describe('contract coverage of the spec', () => {
     const problems: string[] = [];
     for (const { method, path, operationId, operation } of contractOperations()) {
       // The token endpoint is OAuth's (RFC 6749): a retry simply gets another token.
-      if (method !== 'POST' || operationId === 'issueToken') continue;
+      if (!['POST', 'PATCH', 'DELETE'].includes(method) || operationId === 'issueToken') continue;
       const parameters = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map(resolve);
       if (!parameters.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')) problems.push(`${operationId}: no Idempotency-Key header`);
       for (const status of ['409', '422']) if (!operation.responses?.[status]) problems.push(`${operationId}: no ${status}`);

@@ -5,8 +5,11 @@ import pg from 'pg';
 import { createDb, migrateLatest, type Db } from '../src/db/knex';
 import { ensureDatabase, removeStaleClusters, startEmbedded, type EmbeddedServer } from '../src/db/embedded';
 import { createOrganization } from '../src/admin/provision';
-import { DATA_DIR } from '../src/paths';
+import { loadConfig } from '../src/config';
 import { call, startInstance, type Instance } from './support/instance';
+
+/** DATA_DIR as the service reads it (src/config.ts). */
+const DATA_DIR = loadConfig().dataDir;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

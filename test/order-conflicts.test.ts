@@ -77,7 +77,8 @@ describe('order write conflicts: the service answers the documented 409 examples
     },
     updateOrderIntegrationState: {
       staleVersion: async () => {
-        const { id } = await createOrder();
+        // A sent order: each change is a change order, its next version (a draft's edits are none).
+        const { id } = await createOrder({ state: 'FINALIZING' });
         expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 200);
         for (let n = 1; n <= 4; n++) expectStatus(await org.api.patch(`/orders/${id}`, { notes: `change ${n}` }), 200);
         return org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 3 });

@@ -18,14 +18,15 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   it('runs the integration loop without losing an update: create, pull, LINKED, edit, OUT_OF_SYNC, stale LINKED refused, re-link', async () => {
     const created = expectStatus(await org.api.post('/orders', { ...NEW_ORDER, items: [{ lineNumber: 1, quantity: 10, unitPrice: 2 }] }), 201);
     const id = created.body.id;
-    expect(created.body).to.include({ integrationState: 'NOT_LINKED', version: 0, state: 'FINALIZING' });
-    expect(created.headers.get('etag')).to.equal(`W/"order-${id}-v0"`);
+    expect(created.body).to.include({ integrationState: 'NOT_LINKED', versionNumber: 0, version: 0, state: 'FINALIZING' });
+    expect(created.headers.get('etag')).to.match(/^"[0-9a-f]{64}"$/);
 
     // The integrator pulls the order (list and single read carry the version) ...
     const pulled = expectStatus(await org.api.get(`/orders/${id}`), 200);
     const listed = expectStatus(await org.api.get('/orders?filter[integrationState_in]=NOT_LINKED'), 200);
     expect(listed.body.find((o: any) => o.id === id).version).to.equal(0);
     const etag0 = pulled.headers.get('etag')!;
+    expect(etag0).to.equal(created.headers.get('etag'));
 
     // ... and links version 0.
     const linked = expectStatus(
@@ -37,8 +38,8 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
 
     // A user edits the order: version 1, OUT_OF_SYNC in the same request.
     const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'Deliver before 7 am.' }), 200);
-    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', version: 1, notes: 'Deliver before 7 am.' });
-    expect(edited.headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
+    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', versionNumber: 1, version: 1, notes: 'Deliver before 7 am.' });
+    expect(edited.headers.get('etag')).to.not.equal(etag0);
 
     // A late LINKED for version 0 is refused, naming the current version; the order stays OUT_OF_SYNC.
     const stale = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
@@ -61,9 +62,11 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
       ),
       200,
     );
-    expect(relinked.body).to.include({ integrationState: 'LINKED', version: 1 });
-    // The report itself is no change: the version stays.
-    expect((await org.api.get(`/orders/${id}`)).headers.get('etag')).to.equal(`W/"order-${id}-v1"`);
+    expect(relinked.body).to.include({ integrationState: 'LINKED', versionNumber: 1, version: 1 });
+    // The report itself is no new version (its integration fields are stored: the ETag follows them).
+    const after = expectStatus(await org.api.get(`/orders/${id}`), 200);
+    expect(after.body).to.include({ versionNumber: 1 });
+    expect(after.headers.get('etag')).to.equal(relinked.headers.get('etag'));
   });
 
   // The guide's pull (step 1 of the handshake): what needs syncing.
@@ -128,12 +131,31 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   });
 
   it('refuses a PATCH with a stale If-Match (412) and writes nothing', async () => {
-    const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
+    const created = expectStatus(await org.api.post('/orders', NEW_ORDER), 201);
+    const id = created.body.id;
     expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'first' }), 200);
-    problemOf(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': `W/"order-${id}-v0"` } }), 412);
+    problemOf(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': created.headers.get('etag')! } }), 412);
     const now = expectStatus(await org.api.get(`/orders/${id}`), 200);
     expect(now.body).to.include({ notes: 'first', version: 1 });
     expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': now.headers.get('etag')! } }), 200);
+  });
+
+  it('gives the order one version number: its latest completed change order, 0 until the first, and links by it', async () => {
+    const draft = { ...NEW_ORDER, purchaseOrderNumber: 'HS-V', state: 'DRAFT' };
+    const id = expectStatus(await org.api.post('/orders', draft), 201).body.id;
+    // Edits of a draft are no versions (no change order) ...
+    expect(expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'draft edit' }), 200).body).to.include({ versionNumber: 0, version: 0 });
+    expect(expectStatus(await org.api.patch(`/orders/${id}`, { state: 'FINALIZING' }), 200).body).to.include({ versionNumber: 0 });
+    expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 200);
+    // ... a change to the sent order is version 1, its only change order's number, and LINKED names it.
+    const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'edited' }), 200).body;
+    expect(edited).to.include({ versionNumber: 1, version: 1, integrationState: 'OUT_OF_SYNC' });
+    const cos = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${id}`), 200).body;
+    expect(cos.map((c: any) => c.versionNumber)).to.deep.equal([1]);
+    const linked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 1 }), 200);
+    expect(linked.body).to.include({ integrationState: 'LINKED', versionNumber: 1 });
+    // A draft change order is not a completed version yet.
+    expect(expectStatus(await org.api.patch(`/orders/${id}?draft=true`, { notes: 'proposed' }), 200).body).to.include({ versionNumber: 1 });
   });
 
   it('reports change orders by version: a wrong versionNumber is a 409', async () => {

@@ -6,6 +6,10 @@ import { harness } from './support/harness';
 import { Change, readAll } from './support/feed';
 import { decodeCursor } from '../src/feed/cursor';
 import { requestBackfill } from '../src/resources/reconciliation/backfill';
+import { readCopy, reconcile as reconcileCopy } from '../examples/reconcile';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /*
  * The digests are computed here independently of the service: RFC 8785 by the `canonicalize`
@@ -241,6 +245,36 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     expect(after.objects).to.deep.equal([{ id: site.id, digest: objectDigest(read) }]);
   });
 
+  it('objects that show another object without an entry of their own (an item’s tax code, a job’s groups) get their digests rebuilt', async () => {
+    const own = await newOrg();
+    expectStatus(await own.api.post('/tax-codes', { code: 'STX', description: 'Shown tax', taxPercent: 0.05 }), 201);
+    const group = expectStatus(await own.api.post('/groups', { name: 'Shown group', code: 'SG' }), 201).body;
+    const job = expectStatus(await own.api.post('/jobs', { code: 'SJ-1', name: 'Shown job', groupIds: [group.id] }), 201).body;
+    const order = expectStatus(
+      await own.api.post('/orders', {
+        purchaseOrderNumber: 'SPO-1',
+        distributorContactEmail: 'dana@ferguson.example',
+        distributorContactCompany: 'Ferguson',
+        jobId: job.id,
+        items: [{ lineNumber: 1, description: 'Rebar #4', quantity: 40, unitPrice: 7.5, taxCode: 'STX' }],
+      }),
+      201,
+    ).body;
+    const [item] = expectStatus(await own.api.get(`/orders/${order.id}/items`), 200).body;
+    const before = { item: await reconcile(own.api, 'item'), job: await reconcile(own.api, 'job') };
+    expectStatus(await own.api.patch('/tax-codes/STX', { taxPercent: 0.0625 }), 200);
+    expectStatus(await own.api.patch(`/groups/${group.id}`, { name: 'Shown group, renamed' }), 200);
+    const after = { item: await reconcile(own.api, 'item'), job: await reconcile(own.api, 'job') };
+    const itemRead = expectStatus(await own.api.get(`/items/${item.id}`), 200).body;
+    const jobRead = expectStatus(await own.api.get(`/jobs/${job.id}`), 200).body;
+    expect(itemRead.taxCode.taxPercent).to.equal(0.0625);
+    expect(jobRead.groups[0].name).to.equal('Shown group, renamed');
+    expect(after.item.digest).to.not.equal(before.item.digest);
+    expect(after.item.objects).to.deep.equal([{ id: item.id, digest: objectDigest(itemRead) }]);
+    expect(after.job.digest).to.not.equal(before.job.digest);
+    expect(after.job.objects).to.deep.equal([{ id: job.id, digest: objectDigest(jobRead) }]);
+  });
+
   it('tenancy: another organization’s objects are neither counted nor listed, at any prefix', async () => {
     const other = await newOrg();
     const theirs = await reconcile(other.api, 'vendor');
@@ -273,6 +307,29 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     // The organization's first user (written by provisioning, without the feed) is digested too.
     const users = await reconcile(own.api, 'user');
     expect(users.objects).to.deep.equal(digestsOf(await singleReads(own.api, '/users', [own.userId])).objects);
+  });
+
+  it('the example client (examples/reconcile.ts) finds the ids where a copy in JSON files differs', async () => {
+    const own = await newOrg();
+    const vendors = expectStatus(
+      await own.api.post('/vendors/batch', { inputs: Array.from({ length: 30 }, (_, i) => ({ code: `XV-${i}`, name: `Example vendor ${i}` })) }),
+      200,
+    ).body as { id: string }[];
+    const copy = replayed((await readAll(own.api, undefined)).entries, 'vendor', own.id);
+    const dir = mkdtempSync(join(tmpdir(), 'reconcile-copy-'));
+    try {
+      // Changed at the service, missing from the copy, and only in the copy.
+      expectStatus(await own.api.patch(`/vendors/${vendors[3].id}`, { name: 'Changed at the service' }), 200);
+      copy.delete(vendors[5].id);
+      const stray = { ...(copy.get(vendors[6].id) as object), id: '00000000-0000-4000-8000-000000000001' };
+      writeFileSync(join(dir, 'vendors.json'), JSON.stringify([...copy.values()]));
+      writeFileSync(join(dir, 'stray.json'), JSON.stringify(stray));
+      const found = await reconcileCopy(harness().baseUrl, own.clientId, own.clientSecret, 'vendor', readCopy(dir));
+      expect(found.ids).to.deep.equal([vendors[3].id, vendors[5].id, stray.id].sort());
+      expect(decodeCursor(own.id, found.asOf)).to.be.a('number');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an unknown resource is a 404 problem; a bad prefix a 400 naming the parameter', async () => {

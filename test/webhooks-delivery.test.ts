@@ -13,6 +13,7 @@ import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
 import { wake } from '../src/resources/webhook-endpoints/queries';
 import { createLogger } from '../src/ops/log';
+import { loadConfig } from '../src/config';
 import { captureLog } from './support/log-capture';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
@@ -33,7 +34,7 @@ async function startWorker(settings: Partial<WebhookSettings> = {}, logger?: Ret
   const w = await startWebhookWorker({
     db: harness().db,
     connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
-    settings: { ...FAST, ...settings },
+    settings: { ...webhookSettings(loadConfig()), ...FAST, ...settings },
     pollInterval: 100,
     logger,
   });
@@ -350,15 +351,13 @@ describe('webhook deliveries', function () {
     expect(during.verifiedBy).to.deep.equal([0, 1]);
     expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
 
-    const saved = process.env.WEBHOOK_SECRET_OVERLAP_HOURS;
-    process.env.WEBHOOK_SECRET_OVERLAP_HOURS = '0';
-    try {
-      const again = expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200).body;
-      receiver.secrets.set('/rotate', [old, rotated.secret, again.secret]);
-    } finally {
-      if (saved === undefined) delete process.env.WEBHOOK_SECRET_OVERLAP_HOURS;
-      else process.env.WEBHOOK_SECRET_OVERLAP_HOURS = saved;
-    }
+    const again = expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200).body;
+    receiver.secrets.set('/rotate', [old, rotated.secret, again.secret]);
+    // The overlap (WEBHOOK_SECRET_OVERLAP_HOURS, read once at start) is over: as if the hours had passed.
+    await harness()
+      .db('webhook_endpoints')
+      .where({ id: endpoint.id })
+      .update({ previous_secret_expires_at: harness().db.raw("now() - interval '1 second'") });
     await emit(org, 1);
     await eventually('the delivery after the overlap', () => receiver.accepted('/rotate').length === 2);
     expect(receiver.accepted('/rotate')[1].verifiedBy).to.deep.equal([2]);
@@ -394,17 +393,16 @@ describe('webhook deliveries', function () {
 
   it('checks the address it connects to: a name resolving to 127.0.0.1 is refused when it is not allowed', async () => {
     const org = await newOrg();
-    const saved = process.env.WEBHOOK_ALLOWED_HOSTS;
-    process.env.WEBHOOK_ALLOWED_HOSTS = '127.0.0.1,localhost';
-    let endpoint: any;
-    try {
-      endpoint = expectStatus(
-        await org.api.post('/webhook-endpoints', { url: `https://localhost:${receiver.port}/ssrf`, types: ['vendor.updated'] }),
-        201,
-      ).body;
-    } finally {
-      process.env.WEBHOOK_ALLOWED_HOSTS = saved;
-    }
+    const endpoint = expectStatus(
+      await org.api.post('/webhook-endpoints', { url: `https://127.0.0.1:${receiver.port}/ssrf`, types: ['vendor.updated'] }),
+      201,
+    ).body;
+    // The API refuses localhost (not in this run's WEBHOOK_ALLOWED_HOSTS): an endpoint that named it
+    // when the setting allowed it, stored directly.
+    await harness()
+      .db('webhook_endpoints')
+      .where({ id: endpoint.id })
+      .update({ url: `https://localhost:${receiver.port}/ssrf` });
     // This worker allows 127.0.0.1 by address but not the name localhost: the lookup refuses it.
     await startWorker({ allowedHosts: ['127.0.0.1'] });
     await emit(org, 1);
@@ -475,7 +473,7 @@ describe('webhook deliveries', function () {
       },
     } as unknown as Sender;
     const delivering = deliverEndpoint(
-      { db: harness().db, sender, settings: { ...webhookSettings(), ...FAST }, workerId: 'vanishing-endpoint-test', stopping: () => false },
+      { db: harness().db, sender, settings: { ...webhookSettings(loadConfig()), ...FAST }, workerId: 'vanishing-endpoint-test', stopping: () => false },
       endpoint.id,
     );
     const outcome = delivering.then(

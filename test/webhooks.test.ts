@@ -8,6 +8,7 @@ import { isPublicAddress } from '../src/webhooks/ssrf';
 import { parseRetryAfter } from '../src/webhooks/send';
 import { retryDelay } from '../src/background/deliver';
 import { webhookSettings } from '../src/webhooks/settings';
+import { loadConfig } from '../src/config';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request (npm run proxy-check sets it for its service).
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -210,7 +211,7 @@ describe('webhook endpoints', () => {
   });
 
   it('retries with exponential backoff and jitter, honouring Retry-After, the first retry within 30 s', () => {
-    const s = webhookSettings({});
+    const s = webhookSettings(loadConfig({}));
     expect(s).to.include({ timeoutMs: 10_000, retryBaseMs: 5_000, giveUpAfterMs: 24 * 3_600_000, secretOverlapMs: 24 * 3_600_000 });
     expect(retryDelay(s, 1, {}, () => 1)).to.be.at.most(30_000);
     expect([retryDelay(s, 3, {}, () => 0), retryDelay(s, 3, {}, () => 1)]).to.deep.equal([10_000, 20_000]);

@@ -6,6 +6,8 @@ import { makeOrder } from './support/release-fixtures';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
+import { webhookSettings } from '../src/webhooks/settings';
+import { loadConfig } from '../src/config';
 
 // The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -141,7 +143,7 @@ describe('two-way sync: what a write changed', function () {
       worker = await startWebhookWorker({
         db: harness().db,
         connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
-        settings: { allowedHosts: ['127.0.0.1'], timeoutMs: 2000, retryBaseMs: 20, retryMaxMs: 200, concurrency: 2 },
+        settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'], timeoutMs: 2000, retryBaseMs: 20, retryMaxMs: 200, concurrency: 2 },
         pollInterval: 100,
       });
       await eventually('three deliveries', () => receiver.accepted(path).length >= 3);

@@ -17,7 +17,7 @@ import { seedRequisitions } from './requisitions';
 import { seedWarehouseRequests } from './warehouse-requests';
 import { seedDeliveryReceipts } from './delivery-receipts';
 import { seedInvoices } from './invoices';
-import { requestBackfill } from '../../src/resources/reconciliation/backfill';
+import { requestBackfill } from '../../src/resources/reconciliation/requests';
 
 /**
  * The demo dataset, part by part, in dependency order. Each resource adds its part so that every

@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../db/knex';
 import { isUuid } from '../db/columns';
 import { hashSecret, newPublicId, newSecret } from '../auth/secrets';
 import { notifyRevocation, revokedLocally } from '../auth/revocation';
-import { requestBackfill } from '../resources/reconciliation/backfill';
+import { requestBackfill } from '../resources/reconciliation/requests';
 
 /**
  * Provisioning: organizations, their OAuth clients and API keys. Used by the admin CLI, the demo

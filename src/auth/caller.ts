@@ -7,6 +7,8 @@ export interface Caller {
   organizationId: string;
   userId: string;
   via: 'apiKey' | 'oauth';
+  /** The credential's public id: the OAuth client id (`cl_...`) or the API key's id; never a secret (a change's origin). */
+  credentialId: string;
   /** What the credential may do; `['*']` (the default) is full access. */
   scopes: readonly string[];
 }

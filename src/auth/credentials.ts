@@ -58,12 +58,16 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       // jsonwebtoken checks `exp` only when present: a token without one would never expire.
       if (typeof (claims as { exp?: unknown }).exp !== 'number') return failed('The access token has no expiry (exp); request a new token.');
       if (!isUuid(claims.cid) || !isUuid(claims.org) || !isUuid(claims.sub)) return failed('The access token is invalid.');
-      const live = await db('oauth_clients').where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub }).whereNull('deleted_at').first('id');
+      const live = await db('oauth_clients')
+        .where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub })
+        .whereNull('deleted_at')
+        .first('id', 'client_id');
       if (!live) return failed(REVOKED_TOKEN);
       const caller: Caller = {
         organizationId: claims.org,
         userId: claims.sub,
         via: 'oauth',
+        credentialId: live.client_id,
         scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : FULL_ACCESS,
       };
       // Trusted until the token itself expires, if sooner than the cache's TTL.
@@ -74,10 +78,16 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
     const key = await db('api_keys')
       .where({ key_hash: hashSecret(credential) })
       .whereNull('revoked_at')
-      .first('organization_id', 'user_id', 'scopes');
+      .first('id', 'organization_id', 'user_id', 'scopes');
     if (!key) return failed(INVALID_KEY);
     // A key's scopes, like its owner, never change: rotating with other scopes issues a new key.
-    const caller: Caller = { organizationId: key.organization_id, userId: key.user_id, via: 'apiKey', scopes: key.scopes ?? FULL_ACCESS };
+    const caller: Caller = {
+      organizationId: key.organization_id,
+      userId: key.user_id,
+      via: 'apiKey',
+      credentialId: key.id,
+      scopes: key.scopes ?? FULL_ACCESS,
+    };
     cache.set(credential, caller, generation);
     return { caller };
   };

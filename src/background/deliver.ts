@@ -46,11 +46,18 @@ interface Entry {
   data: string;
   changed_fields: string | null;
   previous: string | null;
+  origin: string;
 }
 
-/** An entry `f` is one the endpoint `e` is sent: one of its `types`, and an update that changed one of its `fields`. */
+/** The entry was not made by a credential the endpoint excludes (a system entry never is). */
+const NOT_EXCLUDED = (entry: string, excluded: string) => `COALESCE(${entry}.origin->>'credentialId', '') <> ALL(COALESCE(${excluded}, '{}'))`;
+
+/**
+ * An entry `f` is one the endpoint `e` is sent: one of its `types`, an update that changed one of
+ * its `fields`, and not made by a credential it excludes.
+ */
 export const ENDPOINT_WANTS = (e: string, f: string) =>
-  `(${e}.types IS NULL OR ${f}.type = ANY(${e}.types)) AND (${e}.fields IS NULL OR ${f}.changed_fields IS NULL OR jsonb_exists_any(${f}.changed_fields, ${e}.fields))`;
+  `(${e}.types IS NULL OR ${f}.type = ANY(${e}.types)) AND (${e}.fields IS NULL OR ${f}.changed_fields IS NULL OR jsonb_exists_any(${f}.changed_fields, ${e}.fields)) AND ${NOT_EXCLUDED(f, `${e}.exclude_origins`)}`;
 
 /** The lease: long enough for an attempt and its bookkeeping, renewed by every attempt. */
 const leaseMs = (s: WebhookSettings) => s.timeoutMs + 30_000;
@@ -66,7 +73,7 @@ export function retryDelay(s: WebhookSettings, failures: number, result: Pick<Se
 function bodyOf(orgId: string, e: Entry): string {
   const occurredAt = e.occurred_at.toISOString();
   const head = JSON.stringify({ cursor: encodeCursor(orgId, e.position), type: e.type, resource: e.resource, id: e.resource_id, occurredAt });
-  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"data":${e.data}${whatChanged(e)}}}`;
+  return `{"type":${JSON.stringify(e.type)},"timestamp":"${occurredAt}","data":${head.slice(0, -1)},"origin":${e.origin},"data":${e.data}${whatChanged(e)}}}`;
 }
 
 export const messageId = (endpointId: string, position: number) => `msg_${endpointId.replace(/-/g, '')}_${position}`;
@@ -124,12 +131,13 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   try {
     while (!deps.stopping()) {
       const { rows: entries } = (await db.raw(
-        `SELECT position, type, resource, resource_id, occurred_at, data::text AS data, changed_fields::text AS changed_fields, previous::text AS previous
+        `SELECT position, type, resource, resource_id, occurred_at, origin::text AS origin, data::text AS data,
+                changed_fields::text AS changed_fields, previous::text AS previous
            FROM change_feed c
           WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
-            AND (?::text[] IS NULL OR ${CHANGED_ONE_OF('c')})
+            AND (?::text[] IS NULL OR ${CHANGED_ONE_OF('c')}) AND ${NOT_EXCLUDED('c', '?::text[]')}
           ORDER BY position LIMIT ?`,
-        [orgId, position, ep.types, ep.types, ep.fields, ep.fields, BATCH],
+        [orgId, position, ep.types, ep.types, ep.fields, ep.fields, ep.exclude_origins, BATCH],
       )) as { rows: Entry[] };
       if (!entries.length) return;
       for (const entry of entries) {

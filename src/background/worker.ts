@@ -7,11 +7,19 @@ import { componentLog, type ComponentLog } from '../ops/log';
 import type { Db } from '../db/knex';
 import { ENDPOINT_WANTS, deliverEndpoint } from './deliver';
 import { Sender } from '../webhooks/send';
-import { webhookSettings, WebhookSettings } from '../webhooks/settings';
+import type { WebhookSettings } from '../webhooks/settings';
+import { deliverPending } from '../mail/mailer';
+import { pruneChangeFeed } from '../feed/retention';
 import { runPendingBackfills } from '../resources/reconciliation/backfill';
 
 /**
- * The webhook delivery worker: graphile-worker jobs in our PostgreSQL.
+ * The service's background work, on graphile-worker jobs in our PostgreSQL: webhook deliveries
+ * (and their sweep), the mail outbox and the change feed's retention. Periodic tasks are
+ * graphile-worker's crontab, which schedules each tick once however many instances run a worker;
+ * a task that fails is logged (component `webhooks`, `mailer` or `change-feed-retention`) and
+ * runs again at its next tick.
+ *
+ * Webhooks:
  *
  * Why graphile-worker: its `add_job` is a SQL function, so the change's own transaction creates
  * the job (the doorbell trigger in migrations/20261124040000_webhooks.ts), with no second
@@ -32,7 +40,11 @@ export interface WebhookWorker {
 export interface WebhookWorkerOptions {
   db: Db;
   connectionString: string;
-  settings?: Partial<WebhookSettings>;
+  settings: WebhookSettings;
+  /** Deliver the mail outbox through this SMTP server every minute (and at start). */
+  mail?: { smtpUrl: string; from?: string };
+  /** Prune the change feed's entries older than this many days every hour (and at start). */
+  feedRetentionDays?: number;
   /** Names this instance in leases (for logs); unique per process by default. */
   workerId?: string;
   /** How often to look for jobs when no NOTIFY arrives (ms). */
@@ -59,7 +71,7 @@ async function sweep(db: Db, settings: WebhookSettings): Promise<void> {
 }
 
 export async function startWebhookWorker(options: WebhookWorkerOptions): Promise<WebhookWorker> {
-  const settings = { ...webhookSettings(), ...options.settings };
+  const settings = options.settings;
   const sender = new Sender(settings.allowedHosts, settings.timeoutMs);
   let stopping = false;
   const deps = {
@@ -69,12 +81,33 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     stopping: () => stopping,
   };
+  const mailLog = componentLog('mailer', options.logger);
+  const retentionLog = componentLog('change-feed-retention', options.logger);
+  const { mail, feedRetentionDays } = options;
+  // Failures of mail and retention are logged as before (their next tick runs them again), not
+  // thrown: graphile-worker would otherwise retry the tick's job on top of the next tick.
   const taskList: TaskList = {
     webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
     webhook_sweep: async () => sweep(options.db, settings),
     // Object states owed a backfill (data written without the feed: src/resources/reconciliation/backfill.ts).
     reconciliation_backfill: async () => runPendingBackfills(options.db),
+    ...(mail && {
+      mail_deliver: async () => {
+        await deliverPending(options.db, mail.smtpUrl, { from: mail.from }).catch((err) => mailLog.error('delivery run failed', err));
+      },
+    }),
+    ...(feedRetentionDays !== undefined && {
+      feed_prune: async () => {
+        await pruneChangeFeed(options.db, feedRetentionDays).catch((err) => retentionLog.error('pruning failed', err));
+      },
+    }),
   };
+  const crontab = [
+    '* * * * * webhook_sweep ?max=1',
+    '* * * * * reconciliation_backfill ?max=1',
+    mail && '* * * * * mail_deliver ?max=1',
+    feedRetentionDays !== undefined && '0 * * * * feed_prune ?max=1',
+  ].filter(Boolean);
   // Our own pool rather than a connectionString: graphile-worker's releasers, on stop(), remove the
   // error listeners of a pool it made and then call its end() without waiting for it, so its idle
   // clients stayed connected, with no listener, past runner.stop(); when the server then closed them
@@ -95,7 +128,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       pollInterval: options.pollInterval ?? 2000,
       logger: quietLogger(log),
       taskList,
-      crontab: '* * * * * webhook_sweep ?max=1\n* * * * * reconciliation_backfill ?max=1',
+      crontab: crontab.join('\n'),
     });
   } catch (err) {
     await pool.end();
@@ -104,6 +137,9 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
   await sweep(options.db, settings);
+  // Mail and retention also run once at start (a job key folds the starts of several instances).
+  if (mail) await runner.addJob('mail_deliver', {}, { jobKey: 'mail_deliver_start' });
+  if (feedRetentionDays !== undefined) await runner.addJob('feed_prune', {}, { jobKey: 'feed_prune_start' });
   let stopped: Promise<void> | undefined;
   return {
     sweep: () => sweep(options.db, settings),

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, chmodSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { freePort } from '../free-port';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { quoteIdent } from './columns';
 
@@ -23,17 +23,54 @@ function urlFor(port: number, database: string): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
-function livePort(dataDir: string): number | undefined {
+/**
+ * Whether `pid` is the postmaster of the cluster in `dataDir`: a `postgres` process whose working
+ * folder is that data folder (the postmaster changes into its data folder at start). A PID from a
+ * stale postmaster.pid may since belong to any other process, which must never be reused or
+ * signalled. Without /proc (not Linux) nothing is identified, so nothing is signalled.
+ */
+export function isPostmasterOf(pid: number, dataDir: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+    return basename(argv0) === 'postgres' && readlinkSync(`/proc/${pid}/cwd`) === realpathSync(dataDir);
+  } catch {
+    return false;
+  }
+}
+
+/** The postmaster.pid of a cluster: its PID (line 1) and port (line 4); undefined without one. */
+function postmasterFile(dataDir: string): { pid: number; port: number } | undefined {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  try {
-    process.kill(pid, 0);
-    return port;
-  } catch {
-    return undefined;
+  return { pid: Number(lines[0]), port: Number(lines[3]) };
+}
+
+/** The port of the cluster's own postmaster, still running (a killed service left it); else undefined. */
+function livePort(dataDir: string): number | undefined {
+  const file = postmasterFile(dataDir);
+  return file && isPostmasterOf(file.pid, dataDir) ? file.port : undefined;
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must be able to traverse every parent
+ * folder of the cluster. The data folder holding the cluster (DATA_DIR) is the service's own: it
+ * gets the search bit when it lacks it. No permission outside it is changed: the first folder in
+ * the way is named instead. (The cluster folder itself is PostgreSQL's: 0700 or 0750.)
+ */
+function checkTraversable(dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const own = dirname(resolve(dataDir));
+  const mode = statSync(own).mode & 0o7777;
+  if ((mode & 0o001) === 0) chmodSync(own, mode | 0o011);
+  for (let dir = dirname(own); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as the postgres user, which cannot enter ${dir} (no search permission for others): set DATA_DIR to a folder it can reach, or allow it yourself (chmod o+x ${dir})`,
+      );
+    }
+    if (dirname(dir) === dir) break;
   }
 }
 
@@ -94,18 +131,7 @@ export async function startEmbedded(dataDir: string, fixedPort?: number): Promis
   if (running) return { adminUrl: urlFor(running, 'postgres'), stop: async () => undefined };
 
   mkdirSync(dataDir, { recursive: true });
-  // As root, PostgreSQL runs as the `postgres` OS user, which must be able to traverse every parent
-  // folder: add the search bit where it is missing, never take a permission away. The data folder
-  // itself is left alone (PostgreSQL requires it to be 0700 or 0750).
-  for (let dir = dirname(resolve(dataDir)); ; dir = dirname(dir)) {
-    try {
-      const mode = statSync(dir).mode & 0o7777;
-      if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o011);
-    } catch {
-      break;
-    }
-    if (dirname(dir) === dir) break;
-  }
+  checkTraversable(dataDir);
   const { default: EmbeddedPostgres } = await loadEmbeddedPostgres();
   const port = fixedPort ?? (await freePort());
   const server = new EmbeddedPostgres({
@@ -188,10 +214,11 @@ export function removeStaleClusters(dataDir: string, prefix: string): void {
       /* the run that made it is gone */
     }
     const dir = join(dataDir, name);
-    const pidFile = join(dir, 'postmaster.pid');
-    if (existsSync(pidFile)) {
+    // Only a postmaster identified as this cluster's is stopped: its PID may belong to anyone now.
+    const file = postmasterFile(dir);
+    if (file && isPostmasterOf(file.pid, dir)) {
       try {
-        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT');
+        process.kill(file.pid, 'SIGQUIT');
       } catch {
         /* already stopped */
       }

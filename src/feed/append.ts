@@ -3,6 +3,7 @@ import { retryOnConflict } from '../db/retry';
 import { rowsPrepared } from '../db/prepared';
 import type { ChangeType, FeedResource } from './change-types';
 import { stateCtes } from './object-states';
+import { type Origin, SYSTEM_ORIGIN } from './origin';
 
 /** One change as it enters the feed. `data` is the object as its own read endpoint returns it. */
 export interface ChangeEntry {
@@ -50,7 +51,12 @@ export interface ChangeEntry {
  *
  * Returns the last position written (undefined when there was nothing to write).
  */
-export async function appendChanges(trx: Knex.Transaction, organizationId: string, entries: ChangeEntry[]): Promise<number | undefined> {
+export async function appendChanges(
+  trx: Knex.Transaction,
+  organizationId: string,
+  entries: ChangeEntry[],
+  origin: Origin = SYSTEM_ORIGIN,
+): Promise<number | undefined> {
   if (!entries.length) return undefined;
   // Each changed object's current state (feed_objects) is written by this same statement, after
   // the head's lock (object-states.ts): a state row is only ever written with its organization's
@@ -64,8 +70,8 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
          ON CONFLICT (organization_id) DO UPDATE SET position = h.position + EXCLUDED.position
          RETURNING position
        ), entries AS (
-         INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data, changed_fields, previous)
-         SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id::uuid, e.data, e.change->'f', e.change->'p'
+         INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data, changed_fields, previous, origin)
+         SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id::uuid, e.data, e.change->'f', e.change->'p', ?::json
            FROM head,
                 ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
                            json_array_elements(?::json), json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, change, ord)
@@ -76,6 +82,8 @@ export async function appendChanges(trx: Knex.Transaction, organizationId: strin
         entries.length,
         organizationId,
         entries.length,
+        // One origin for the whole transaction (its request's).
+        JSON.stringify(origin),
         // Every list travels as one JSON text that PostgreSQL splits once (ROWS FROM zips them by
         // position). The objects are stored as the text they are written as (a json column; see the
         // migration 20261124090000): one JSON.stringify of the whole list, not one per object, and
@@ -149,10 +157,16 @@ export class CommittedRefusal extends Error {
  * Runs `work` in one transaction and appends the changes it collected as the transaction's last
  * statement: a change and its feed entries commit together or not at all. A transaction that
  * PostgreSQL aborts on a deadlock or serialization failure is run again from the start, `work`
- * included (src/db/retry.ts): `work` must not have effects outside the transaction. When `work`
+ * included (src/db/retry.ts): `work` must not have effects outside the transaction. The entries
+ * carry `origin` (the request's credential; the system's when the write has no request). When `work`
  * throws a CommittedRefusal, its changes commit and the refusal is thrown after the commit.
  */
-export async function writeTransaction<T>(db: Knex, organizationId: string, work: (trx: Knex.Transaction, changes: ChangeCollector) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(
+  db: Knex,
+  organizationId: string,
+  work: (trx: Knex.Transaction, changes: ChangeCollector) => Promise<T>,
+  origin: Origin = SYSTEM_ORIGIN,
+): Promise<T> {
   const outcome = await retryOnConflict(() =>
     db.transaction(async (trx): Promise<{ value: T } | { refusal: Error }> => {
       const changes = new ChangeCollector();
@@ -164,7 +178,7 @@ export async function writeTransaction<T>(db: Knex, organizationId: string, work
         result = { refusal: err.refusal };
       }
       // The last statement: knex commits as soon as this resolves (see appendChanges).
-      await appendChanges(trx, organizationId, changes.entries);
+      await appendChanges(trx, organizationId, changes.entries, origin);
       return result;
     }),
   );

@@ -61,10 +61,31 @@ function stateOf(entry: ChangeEntry): unknown {
 }
 
 /**
+ * Objects whose read shows another object's fields without a feed entry of their own when that
+ * object changes (the feed gives its own entries only to the locations listing a renamed job or
+ * vendor, and to the vendors embedding a changed location: operations.ts). A change of a resource
+ * on the left owes the resources on the right a backfill (src/resources/reconciliation/backfill.ts),
+ * which rebuilds their states from their reads before their digests are answered again: a job's
+ * `groups`; an item's `taxCode`, `phase`, `subJob`, `costCategory`; an order's `taxCode`; a
+ * phase's and a cost category's `jobCode`, a cost category's `phaseCode`; a release's
+ * `deliveryLocation` and the items of its `releaseItems`.
+ */
+const SHOWN_IN: Partial<Record<string, readonly string[]>> = {
+  group: ['job'],
+  tax_code: ['item', 'order'],
+  phase: ['item', 'cost_category'],
+  cost_category: ['item'],
+  job: ['phase', 'cost_category'],
+  location: ['release'],
+  item: ['release'],
+};
+
+/**
  * The part of the feed's append statement (append.ts) that keeps the states: two data-modifying
  * CTEs after `head` (they read it, so they run after its row lock is taken) and their bindings,
  * which come after every other binding of the statement. Per object only its last entry of the
- * transaction counts (a row may be changed once per statement), at that entry's position.
+ * transaction counts (a row may be changed once per statement), at that entry's position. The
+ * resources whose reads show a changed object are marked as owed a backfill (SHOWN_IN).
  */
 export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql: string; bindings: (string | number)[] } {
   const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
@@ -75,6 +96,8 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
   const puts = [...last.values()].filter((s) => s.state !== null);
   const drops = [...last.values()].filter((s) => s.state === null);
   const canonical = puts.map((s) => canonicalState(s.state));
+  // A created object is shown nowhere yet.
+  const owed = [...new Set(entries.filter((e) => !e.type.endsWith('.created')).flatMap((e) => SHOWN_IN[e.resource] ?? []))];
   return {
     sql: `, put_states AS (
          INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
@@ -87,6 +110,10 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
          DELETE FROM feed_objects f
           USING head, ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json)) AS d(resource, id)
           WHERE f.organization_id = ? AND f.resource = d.resource AND f.id = d.id::uuid
+       ), owed_backfills AS (
+         INSERT INTO feed_object_backfills AS b (organization_id, resource)
+         SELECT ?, r FROM head, json_array_elements_text(?::json) AS r
+         ON CONFLICT (organization_id, resource) DO UPDATE SET requested_at = clock_timestamp()
        )`,
     bindings: [
       organizationId,
@@ -100,6 +127,8 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
       JSON.stringify(drops.map((s) => s.resource)),
       JSON.stringify(drops.map((s) => s.id)),
       organizationId,
+      organizationId,
+      JSON.stringify(owed),
     ],
   };
 }

@@ -10,6 +10,8 @@ export interface ChangesQuery {
   resource?: string;
   /** Only update entries that changed one of these fields (creations and deletions pass). */
   fields?: string[];
+  /** Leave out the entries of these credentials (origin.credentialId). */
+  excludeOrigins?: string[];
 }
 
 /**
@@ -39,6 +41,7 @@ interface Row {
   data: string;
   changed_fields: string | null;
   previous: string | null;
+  origin: string;
 }
 
 /**
@@ -56,6 +59,11 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
     filters.push('AND c.type = ANY(?::text[])');
     bindings.push(q.types);
   }
+  if (q.excludeOrigins?.length) {
+    // A system entry has no credential id: never one of those left out.
+    filters.push(`AND COALESCE(c.origin->>'credentialId', '') <> ALL(?::text[])`);
+    bindings.push(q.excludeOrigins);
+  }
   if (q.resource) {
     filters.push('AND c.resource = ?');
     bindings.push(q.resource);
@@ -70,7 +78,8 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
      SELECT (SELECT position FROM h) AS head, (SELECT pruned_through FROM h) AS pruned, p.*
        FROM (SELECT 1) AS one
        LEFT JOIN (
-         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.data::text AS data, c.changed_fields::text AS changed_fields, c.previous::text AS previous
+         SELECT c.position, c.type, c.resource, c.resource_id, api_ts(c.occurred_at) AS occurred_at, c.origin::text AS origin, c.data::text AS data,
+                c.changed_fields::text AS changed_fields, c.previous::text AS previous
            FROM change_feed c
           WHERE c.organization_id = ? AND c.position > COALESCE(?::bigint, (SELECT pruned_through FROM h), 0) ${filters.join(' ')}
           ORDER BY c.position
@@ -89,7 +98,7 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
   const next = hasMore ? Number(entries[entries.length - 1].position) : head;
   const parts = entries.map(
     (r) =>
-      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","data":${r.data}${whatChanged(r)}}`,
+      `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","origin":${r.origin},"data":${r.data}${whatChanged(r)}}`,
   );
   return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}`) };
 }

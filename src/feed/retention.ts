@@ -1,17 +1,4 @@
 import type { Queryable } from '../db/knex';
-import { componentLog, type ComponentLog } from '../ops/log';
-
-const DEFAULT_DAYS = 30;
-const HOUR = 3600_000;
-
-/** CHANGE_FEED_RETENTION_DAYS (default 30): entries are kept at least this many days. */
-export function retentionDays(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.CHANGE_FEED_RETENTION_DAYS;
-  if (raw === undefined || raw === '') return DEFAULT_DAYS;
-  const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1) throw new Error(`CHANGE_FEED_RETENTION_DAYS must be a whole number of days (at least 1), not ${raw}`);
-  return days;
-}
 
 /**
  * Deletes each organization's entries older than `days`, always a prefix of its positions (up to
@@ -38,13 +25,4 @@ export async function pruneChangeFeed(db: Queryable, days: number): Promise<numb
     deleted += Number(rows[0]?.n ?? 0);
   }
   return deleted;
-}
-
-/** Prunes at start and every hour (the timer does not keep the process alive); returns a stop function. */
-export function startFeedRetention(db: Queryable, days = retentionDays(), log: ComponentLog = componentLog('change-feed-retention')): () => void {
-  const run = () => void pruneChangeFeed(db, days).catch((err) => log.error('pruning failed', err));
-  run();
-  const timer = setInterval(run, HOUR);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -6,6 +6,7 @@ import type { Json, JsonParts, JsonStream } from '../db/json';
 import type { Caller } from '../auth/caller';
 import type { ChangeCollector } from '../feed/append';
 import type { ApiError } from '../errors';
+import type { Config } from '../config';
 
 /**
  * Handlers are typed from the generated contract: their inputs are the operation's parameters and
@@ -68,6 +69,8 @@ export interface Ctx<Id extends OperationId> {
    * checkElements). Empty for every other request.
    */
   rejected: RejectedElements;
+  /** The service's settings (src/config.ts), parsed once at start. */
+  config: Config;
   req: Request;
   res: Response;
 }

@@ -7,8 +7,8 @@ import { JsonParts, JsonStream } from '../db/json';
 import { contextOf } from './context';
 
 /**
- * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field") for POSTs with a
- * caller. Everything happens inside the request's own write transaction, so no separate "in
+ * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field") for POSTs, PATCHes
+ * and DELETEs with a caller. Everything happens inside the request's own write transaction, so no separate "in
  * progress" record is needed:
  * - a transaction-scoped advisory lock on (organization, key): a second request with the key while
  *   the first still runs does not get it and is refused with 409 (the first may still fail);
@@ -22,6 +22,8 @@ import { contextOf } from './context';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const KEEP_HOURS = 24;
+/** Every write with a caller: POST, and PATCH and DELETE (retrying a timed-out PATCH or DELETE is as unsafe). */
+const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 const MAX_KEY_LENGTH = 255;
 /** Expired keys removed per stored response: pruning stays a bounded, indexed delete. */
 const PRUNE_BATCH = 50;
@@ -69,7 +71,7 @@ export async function idempotent(
   body: unknown,
   run: () => Promise<IdempotentReply>,
 ): Promise<IdempotentReply> {
-  const key = req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
+  const key = IDEMPOTENT_METHODS.has(req.method) ? idempotencyKeyOf(req) : undefined;
   if (key === undefined) return run();
   contextOf(req).idempotencyKey = key;
   const locked = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [idempotencyLockName(orgId, key)]);

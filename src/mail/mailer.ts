@@ -1,7 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Db } from '../db/knex';
 import { measureAtScrape, outboxBacklog } from '../metrics';
-import { componentLog, type ComponentLog } from '../ops/log';
 import { parseSmtpUrl, sendMail, smtpTransport } from './smtp';
 
 /**
@@ -23,6 +22,8 @@ export interface DeliverOptions {
   timeoutMs?: number;
   /** TLS options for the SMTP connection (a test's certificate authority). */
   tls?: ConnectionOptions;
+  /** The sender when SMTP_URL names none (MAIL_FROM). */
+  from?: string;
 }
 
 export interface DeliveryResult {
@@ -67,7 +68,7 @@ async function record(db: Db, row: Claimed, error: string | null): Promise<void>
 }
 
 export async function deliverPending(db: Db, smtpUrl: string, opts: DeliverOptions = {}): Promise<DeliveryResult> {
-  const target = parseSmtpUrl(smtpUrl);
+  const target = parseSmtpUrl(smtpUrl, opts.from);
   const result = { sent: 0, failed: 0 };
   const rows = await claim(db, opts.limit ?? 20, opts.organizationId);
   if (!rows.length) return result;
@@ -95,31 +96,4 @@ export function watchOutboxBacklog(db: Db): void {
     const row = await db('outbox_emails').whereNull('sent_at').where('attempts', '<', MAX_ATTEMPTS).count<{ n: string }[]>('* as n').first();
     return Number(row?.n ?? 0);
   });
-}
-
-/** Runs deliverPending every `intervalMs` (never two runs at once); returns a stop function. */
-export function startMailer(
-  db: Db,
-  smtpUrl: string,
-  { intervalMs = 15000, log = componentLog('mailer') }: { intervalMs?: number; log?: ComponentLog } = {},
-): () => Promise<void> {
-  parseSmtpUrl(smtpUrl); // a malformed SMTP_URL fails at start, not silently on every tick
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= deliverPending(db, smtpUrl)
-      .then(
-        () => undefined,
-        (err) => log.error('delivery run failed', err),
-      )
-      .finally(() => (running = undefined));
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  tick();
-  // On shutdown: no new run; a run under way finishes its claimed rows (so none waits for the
-  // claim timeout) before the pool closes.
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
 }

@@ -28,7 +28,7 @@ export interface MailMessage {
 const DEFAULT_FROM = 'Procurement <no-reply@procurement.dev>';
 
 /** `smtp://user:pass@host:587?from=no-reply@example.com` or `smtps://...` (465). */
-export function parseSmtpUrl(url: string): SmtpTarget {
+export function parseSmtpUrl(url: string, defaultFrom = DEFAULT_FROM): SmtpTarget {
   const u = new URL(url);
   if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new Error(`SMTP_URL must start with smtp:// or smtps://, not ${u.protocol}`);
   const secure = u.protocol === 'smtps:';
@@ -38,7 +38,7 @@ export function parseSmtpUrl(url: string): SmtpTarget {
     port: u.port ? Number(u.port) : secure ? 465 : 587,
     user: u.username ? decodeURIComponent(u.username) : undefined,
     pass: u.password ? decodeURIComponent(u.password) : undefined,
-    from: u.searchParams.get('from') ?? process.env.MAIL_FROM ?? DEFAULT_FROM,
+    from: u.searchParams.get('from') ?? defaultFrom,
   };
 }
 

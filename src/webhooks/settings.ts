@@ -1,6 +1,8 @@
+import type { Config } from '../config';
+
 /**
- * Webhook settings, read from the environment (documented in README's configuration table).
- * Durations are in milliseconds internally; tests pass small values directly.
+ * Webhook settings as the worker and the endpoint operations use them, from the WEBHOOK_* settings
+ * (src/config.ts, parsed once at start). Durations are in milliseconds; tests pass small values.
  */
 export interface WebhookSettings {
   /** Hosts that may be reached over plain http and on private addresses (lower case). */
@@ -23,35 +25,27 @@ export interface WebhookSettings {
 
 const HOUR = 3_600_000;
 
-function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, not "${raw}"`);
-  return n;
-}
+type WebhookConfig = Pick<
+  Config,
+  | 'webhookAllowedHosts'
+  | 'webhookTimeoutMs'
+  | 'webhookRetryBaseMs'
+  | 'webhookRetryMaxMs'
+  | 'webhookRetryHours'
+  | 'webhookSecretOverlapHours'
+  | 'webhookConcurrency'
+  | 'webhookDeliveryRetentionDays'
+>;
 
-export function parseAllowedHosts(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((h) =>
-      h
-        .trim()
-        .toLowerCase()
-        .replace(/^\[(.*)\]$/, '$1'),
-    )
-    .filter(Boolean);
-}
-
-export function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
+export function webhookSettings(config: WebhookConfig): WebhookSettings {
   return {
-    allowedHosts: parseAllowedHosts(env.WEBHOOK_ALLOWED_HOSTS),
-    timeoutMs: number(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
-    retryBaseMs: number(env, 'WEBHOOK_RETRY_BASE_MS', 5_000),
-    retryMaxMs: number(env, 'WEBHOOK_RETRY_MAX_MS', HOUR),
-    giveUpAfterMs: number(env, 'WEBHOOK_RETRY_HOURS', 24) * HOUR,
-    secretOverlapMs: number(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24) * HOUR,
-    concurrency: Math.max(1, Math.floor(number(env, 'WEBHOOK_CONCURRENCY', 4))),
-    deliveryRetentionMs: number(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30) * 24 * HOUR,
+    allowedHosts: config.webhookAllowedHosts,
+    timeoutMs: config.webhookTimeoutMs,
+    retryBaseMs: config.webhookRetryBaseMs,
+    retryMaxMs: config.webhookRetryMaxMs,
+    giveUpAfterMs: config.webhookRetryHours * HOUR,
+    secretOverlapMs: config.webhookSecretOverlapHours * HOUR,
+    concurrency: config.webhookConcurrency,
+    deliveryRetentionMs: config.webhookDeliveryRetentionDays * 24 * HOUR,
   };
 }

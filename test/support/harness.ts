@@ -3,12 +3,14 @@ import { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config';
 import { createDb, Db, migrateLatest } from '../../src/db/knex';
 import { dropDatabase, ensureDatabase, removeStaleClusters, startEmbedded } from '../../src/db/embedded';
-import { DATA_DIR } from '../../src/paths';
+import { loadConfig } from '../../src/config';
 import { closeApp, createApp } from '../../src/app';
 import { listen } from '../../src/http/server';
+
+/** DATA_DIR as the service reads it (src/config.ts). */
+const DATA_DIR = loadConfig().dataDir;
 
 /**
  * The test run's server and database. Every run gets a database of its own: a fresh embedded

@@ -1,3 +1,4 @@
+import { setExternalId } from '../../db/external-id';
 import { ApiError, notFound } from '../../errors';
 import { type Handlers, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
@@ -29,6 +30,7 @@ export const changeOrderHandlers: Handlers<'listChangeOrders' | 'getChangeOrder'
         },
       ]);
     }
+    if (body.externalId !== undefined) await setExternalId(db, 'change_orders', orgId, 'change order', id, body.externalId);
     await q.setIntegrationState(db, orgId, id, body.integrationState, message);
     changes.add({ type: 'change_order.integration_state_changed', resource: 'change_order', id, data: JSON.parse((await q.getChangeOrder(db, orgId, id))!) });
     return { status: 200, body: true };

@@ -13,6 +13,7 @@ export const changeOrders: ResourceDef = {
   alias: 'co',
   columns: {
     id: idCol('co.id'),
+    externalId: col('co.external_id'),
     createdAt: tsCol('co.created_at'),
     updatedAt: tsCol('co.updated_at'),
     createdById: idCol('co.created_by_id'),

@@ -45,6 +45,8 @@ export async function recordChangeOrder(db: Queryable, orgId: string, orderId: s
       ...(r.createdAt ? { created_at: r.createdAt, updated_at: r.createdAt } : {}),
     })
     .returning('id');
+  // The order's one version number is that of its latest completed change order (a draft's is not yet).
+  if (!r.draft) await db('orders').where({ organization_id: orgId, id: orderId }).update({ version: versionNumber });
   return { id: row.id, versionNumber };
 }
 

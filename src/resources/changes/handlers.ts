@@ -3,8 +3,8 @@ import type { Handlers, Schema } from '../../http/handler';
 import type { JsonParts } from '../../db/json';
 import { decodeCursor } from '../../feed/cursor';
 import { readChanges } from '../../feed/read';
-import { retentionDays } from '../../feed/retention';
 import { checkChangeTypes } from '../../feed/types';
+import { resolveSelf } from '../../http/origin';
 
 /** A list parameter as given: repeated, comma-separated, or both. */
 const listOf = (given: string[] | undefined): string[] | undefined =>
@@ -19,13 +19,13 @@ function parseTypes(given: string[] | undefined): string[] | undefined {
   return types;
 }
 
-const gone = () => {
-  const message = `The changes after this cursor are no longer kept (entries are kept ${retentionDays()} days); resynchronize with a full export, then follow the feed from after=now taken before it.`;
+const gone = (retentionDays: number) => {
+  const message = `The changes after this cursor are no longer kept (entries are kept ${retentionDays} days); resynchronize with a full export, then follow the feed from after=now taken before it.`;
   return new ApiError(410, 'cursor-expired', 'Gone', [{ message, field: 'query.after' }]);
 };
 
 export const changeHandlers: Handlers<'listChanges'> = {
-  listChanges: async ({ db, caller, query }) => {
+  listChanges: async ({ db, caller, query, config }) => {
     const orgId = caller.organizationId;
     let after: number | 'now' | undefined;
     if (query.after === 'now') after = 'now';
@@ -34,14 +34,16 @@ export const changeHandlers: Handlers<'listChanges'> = {
       if (after === undefined)
         throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
     }
+    const excluded = listOf(query.excludeOrigins);
     const page = await readChanges(db, orgId, {
       after,
       limit: query.limit ?? 100,
       types: parseTypes(query.types),
       resource: query.resource,
       fields: listOf(query.fields),
+      excludeOrigins: excluded && resolveSelf(caller, excluded),
     });
-    if (!page.ok) throw gone();
+    if (!page.ok) throw gone(config.changeFeedRetentionDays);
     return { status: 200, body: page.page as JsonParts<Schema<'ChangePage'>> };
   },
 };

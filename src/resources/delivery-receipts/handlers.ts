@@ -1,3 +1,4 @@
+import { setExternalId } from '../../db/external-id';
 import { isUuid } from '../../db/columns';
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
@@ -42,6 +43,7 @@ export const deliveryReceiptHandlers: Handlers<
 
   updateDeliveryReceiptIntegrationState: async ({ db, caller, params, body }) => {
     const message = reportedMessage(body);
+    if (body.externalId !== undefined) await setExternalId(db, 'delivery_receipts', caller.organizationId, 'delivery receipt', params.id, body.externalId);
     const updated =
       isUuid(params.id) && (await q.setDeliveryReceiptIntegrationState(db, caller.organizationId, params.id, body.integrationState, message))
         ? await q.getDeliveryReceipt(db, caller.organizationId, params.id)

@@ -20,6 +20,7 @@ export const deliveryReceipts: ResourceDef = {
   softDelete: true,
   columns: {
     id: idCol('dr.id'),
+    externalId: col('dr.external_id'),
     identifier: col('dr.identifier'),
     purchaseOrder: expr('dr.order_id'),
     notes: col('dr.notes'),

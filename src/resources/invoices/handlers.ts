@@ -1,3 +1,4 @@
+import { setExternalId } from '../../db/external-id';
 import { existsById } from '../../db/resource';
 import { ApiError } from '../../errors';
 import { type Handlers, okOrNotFound } from '../../http/handler';
@@ -36,6 +37,7 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
   updateInvoiceIntegrationState: async ({ db, caller, params, body, changes }) => {
     const message = reportedMessage(body);
     const orgId = caller.organizationId;
+    if (body.externalId !== undefined) await setExternalId(db, 'invoices', orgId, 'invoice', params.id, body.externalId);
     if (!(await q.setIntegrationState(db, orgId, params.id, body.integrationState, message))) throw missingInvoice(params.id);
     const invoice = (await q.getInvoice(db, orgId, params.id))!;
     changes.add({ type: 'invoice.integration_state_changed', resource: 'invoice', id: params.id, data: JSON.parse(invoice) });

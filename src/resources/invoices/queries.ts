@@ -14,6 +14,7 @@ export const invoices: ResourceDef = {
   softDelete: true,
   columns: {
     id: idCol('inv.id'),
+    externalId: col('inv.external_id'),
     createdAt: tsCol('inv.created_at'),
     updatedAt: tsCol('inv.updated_at'),
     createdById: expr('inv.created_by_id'),

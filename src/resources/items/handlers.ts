@@ -62,7 +62,7 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
     const order = await lockOrderOfItem(tx, orgId, params.id);
-    const [row] = await itemColumns(tx, orgId, [body], () => 'body', await q.heldTaxCode(tx, orgId, params.id));
+    const [row] = await itemColumns(tx, orgId, [body], () => 'body', await q.heldTaxCode(tx, orgId, params.id), [params.id]);
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
       await updateItem(tx, orgId, caller.userId, params.id, row);
       await repriceItems(tx, orgId, order.id, [params.id]);

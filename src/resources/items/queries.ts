@@ -21,6 +21,7 @@ const ownColumns = (): Columns => ({
   id: idCol('i.id'),
   lineNumber: col('i.line_number'),
   orderId: idCol('i.order_id'),
+  externalId: col('i.external_id'),
   description: col('i.description'),
   quantity: col('i.quantity'),
   extendedQuantity: col('i.extended_quantity'),

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { checkExternalIds } from '../../db/external-id';
 import { ApiError } from '../../errors';
 import type { Schema } from '../../http/handler';
 import { changedReference, existingIds, missingOf } from '../../db/refs';
@@ -19,6 +20,7 @@ const missingRef = (field: string, what: string, value: string) =>
   new ApiError(404, 'not-found', 'Not found', [{ message: `${field}: no ${what} matches ${value}`, field }]);
 
 const ORDER_COLUMNS: Record<string, keyof OrderWrite | 'created_by_id'> = {
+  externalId: 'external_id',
   fieldContactName: 'field_contact_name',
   fieldContactPhone: 'field_contact_phone',
   purchaseOrderNumber: 'purchase_order_number',
@@ -67,8 +69,10 @@ export async function orderColumns(
   orgId: string,
   body: OrderInput | OrderUpdate,
   current?: Record<string, string | null>,
+  id?: string,
 ): Promise<OrderWrite & { created_by_id?: string | null }> {
   const input = body as Record<string, unknown>;
+  if (typeof input.externalId === 'string') await checkExternalIds(tx, 'orders', orgId, 'order', [{ field: 'body.externalId', value: input.externalId, id }]);
   for (const [field, table, what, soft] of ORDER_REFS) {
     const v = input[field];
     if (typeof v === 'string' && changedReference(v, current?.[ORDER_COLUMNS[field]])) await assertExists(tx, orgId, `body.${field}`, table, what, soft, [v]);
@@ -81,6 +85,7 @@ export async function orderColumns(
 }
 
 const ITEM_COLUMNS: Record<string, string> = {
+  externalId: 'external_id',
   lineNumber: 'line_number',
   quantity: 'quantity',
   unitsOfMeasure: 'units_of_measure',
@@ -126,8 +131,14 @@ export async function itemColumns(
   inputs: (ItemInput | ItemUpdate)[],
   prefix: (i: number) => string,
   held?: HeldTaxCode,
+  /** The items being updated, by position (an update may keep its own externalId). */
+  ids: string[] = [],
 ): Promise<Record<string, unknown>[]> {
   const all = inputs as Record<string, any>[];
+  const externalIds = all.flatMap((input, n) =>
+    typeof input.externalId === 'string' ? [{ field: `${prefix(n)}.externalId`, value: input.externalId as string, id: ids[n] }] : [],
+  );
+  await checkExternalIds(tx, 'items', orgId, 'item', externalIds);
   const taxCodes = await codeIds(
     tx,
     orgId,

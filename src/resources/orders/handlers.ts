@@ -8,7 +8,7 @@ import { entry } from '../feed-operations';
 import type { ResourceWith } from '../../feed/change-types';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
-import { changeOrderWith, checkIfMatch, etagOf, lockOrder, orderReply } from './versioning';
+import { changeOrderWith, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
 import { missingOrder } from '../lookups';
 import { reportedMessage } from '../integration-report';
@@ -42,8 +42,7 @@ export const orderHandlers: Handlers<
   listOrders: plainHandlers<Schema<'Order'>>(q.orders).list({ orderBy: 'createdAt' }),
 
   getOrder: async ({ db, caller, params }) => {
-    const found = orNotFound(await q.getOrder(db, caller.organizationId, params.id), missingOrder, params.id);
-    return { status: 200, body: found, headers: { ETag: etagOf(params.id, (JSON.parse(found) as { version: number }).version) } };
+    return { status: 200, body: orNotFound(await q.getOrder(db, caller.organizationId, params.id), missingOrder, params.id) };
   },
 
   createOrder: async ({ db, caller, body, changes }) => {
@@ -65,13 +64,12 @@ export const orderHandlers: Handlers<
     return { status: 201, ...reply };
   },
 
-  updateOrder: async ({ db, caller, params, query, body, req, changes }) => {
+  updateOrder: async ({ db, caller, params, query, body, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
     const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
-    checkIfMatch(req, order);
     if (body.state) assertMove(order.mode, order.state, body.state);
-    const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body, order.refs);
+    const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body, order.refs, order.id);
     const repriced: string[] = [];
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
       await updateOrder(tx, orgId, caller.userId, order.id, { ...columns, ...(createdBy !== undefined ? ({ created_by_id: createdBy } as object) : {}) });
@@ -102,12 +100,11 @@ export const orderHandlers: Handlers<
     return { status: 200, body: { ...before, deletedAt } };
   },
 
-  updateOrderIntegrationState: async ({ db, caller, params, body, req, changes }) => {
+  updateOrderIntegrationState: async ({ db, caller, params, body, changes }) => {
     const message = reportedMessage(body);
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
     const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
-    checkIfMatch(req, order);
     // A LINKED report for a version the order has moved past would hide the newer change. A LINKING
     // order goes back to the pull (OUT_OF_SYNC), and that stands although the report is refused.
     if (body.integrationState === 'LINKED' && body.versionNumber !== undefined && body.versionNumber !== order.version) {

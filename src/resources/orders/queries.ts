@@ -30,6 +30,8 @@ export const orders: ResourceDef = {
       .leftJoin('tax_codes as otx', (j) => j.on('otx.organization_id', 'o.organization_id').andOn('otx.id', 'o.tax_code_id')),
   columns: {
     id: idCol('o.id'),
+    versionNumber: col('o.version'),
+    externalId: col('o.external_id'),
     version: col('o.version'),
     createdAt: tsCol('o.created_at'),
     updatedAt: tsCol('o.updated_at'),

@@ -45,6 +45,7 @@ export interface OrderWrite {
   distributor_contact_company?: string | null;
   is_visible_to_field?: boolean | null;
   header_custom_field_value?: string | null;
+  external_id?: string | null;
   created_at?: string | Date;
 }
 
@@ -61,14 +62,13 @@ async function inTransaction<T>(db: Queryable, fn: (tx: Tx) => Promise<T>): Prom
  * The fields of an order's read that touch() stamps on every change: they say that something
  * changed, they are not the change (src/resources/orders/versioning.ts, orderChanged).
  */
-export const ORDER_STAMPS: readonly string[] = ['updatedAt', 'updatedById', 'version', 'integrationState'];
+export const ORDER_STAMPS: readonly string[] = ['updatedAt', 'updatedById', 'version', 'versionNumber', 'integrationState'];
 
-/** Marks a LINKED or LINKING order OUT_OF_SYNC, raises its version and stamps who changed it and when. */
+/** Marks a LINKED or LINKING order OUT_OF_SYNC and stamps who changed it and when (its version moves with its change orders). */
 async function touch(tx: Tx, orgId: string, orderId: string, userId: string | null): Promise<void> {
   await tx('orders')
     .where({ organization_id: orgId, id: orderId })
     .update({
-      version: tx.raw('version + 1'),
       updated_at: tx.fn.now(),
       updated_by_id: userId,
       integration_state: tx.raw(`CASE WHEN integration_state IN ('LINKED', 'LINKING') THEN 'OUT_OF_SYNC' ELSE integration_state END`),

@@ -1,7 +1,5 @@
 import type { Knex } from 'knex';
-import type { Request } from 'express';
 import { isUuid } from '../../db/columns';
-import { ApiError, invalidField } from '../../errors';
 import type { Caller } from '../../http/handler';
 import type { ChangeCollector } from '../../feed/append';
 import { getChangeOrder } from '../change-orders/queries';
@@ -14,7 +12,7 @@ import { changedFieldsOf } from '../../feed/unchanged';
 
 /**
  * What makes a change to an order safe and visible: the order row locked for the request, its
- * version and ETag, If-Match, and the change order a change to a sent order records.
+ * version, and the change order a change to a sent order records.
  */
 export interface LockedOrder {
   id: string;
@@ -50,29 +48,9 @@ export async function lockOrder(tx: Knex.Transaction, orgId: string, id: string)
   return { ...order, refs: { job_id, vendor_id, delivery_location_id, tax_code_id, created_by_id } };
 }
 
-export const etagOf = (id: string, version: number) => `W/"order-${id}-v${version}"`;
-
-const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-
-/** 412 unless `If-Match` is absent, `*`, or lists the order's current entity tag. */
-export function checkIfMatch(req: Request, order: LockedOrder): void {
-  const header = req.headers['if-match'];
-  if (header === undefined) return;
-  const current = etagOf(order.id, order.version);
-  const tags = header.split(',').map(opaque);
-  if (tags.length === 1 && tags[0] === '*') return;
-  // RFC 9110 13.1.1: If-Match is "*" or a list of entity tags, not both.
-  if (tags.includes('*')) throw invalidField('header.If-Match', 'format', 'is "*" alone or a list of entity tags, not both');
-  if (tags.includes(opaque(current))) return;
-  const message = `header.If-Match: the order changed since ${header}; its current ETag is ${current} (version ${order.version})`;
-  throw new ApiError(412, 'precondition-failed', 'Precondition failed', [{ message, field: 'header.If-Match', rule: 'current-etag' }]);
-}
-
-/** The order as GET /orders/{id} returns it, and its ETag (after the request's changes). */
+/** The order as GET /orders/{id} returns it (after the request's changes); the pipeline adds its ETag (src/http/conditional.ts). */
 export async function orderReply(db: Knex | Knex.Transaction, orgId: string, id: string) {
-  const body = (await getOrder(db, orgId, id))!;
-  const version = (JSON.parse(body) as { version: number }).version;
-  return { body, headers: { ETag: etagOf(id, version) } };
+  return { body: (await getOrder(db, orgId, id))! };
 }
 
 /** An order and its items as their reads return them. */

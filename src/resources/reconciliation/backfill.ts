@@ -4,6 +4,9 @@ import { selectList } from '../../db/columns';
 import { scoped } from '../../db/resource';
 import { canonicalState } from '../../feed/object-states';
 import { RECONCILED, RECONCILED_RESOURCES } from './sources';
+import { requestBackfill } from './requests';
+
+export { requestBackfill };
 
 /**
  * The backfill of object states (feed_objects, migration 20261126000000) for objects that exist
@@ -25,22 +28,12 @@ import { RECONCILED, RECONCILED_RESOURCES } from './sources';
  */
 const CHUNK = 2000;
 
-/** Marks resources of an organization (all by default) as owed a backfill. */
-export async function requestBackfill(db: Queryable, organizationId: string, resources: readonly string[] = RECONCILED_RESOURCES): Promise<void> {
-  await db.raw(
-    `INSERT INTO feed_object_backfills (organization_id, resource)
-     SELECT ?, r FROM unnest(?::text[]) AS r
-     ON CONFLICT (organization_id, resource) DO UPDATE SET requested_at = clock_timestamp()`,
-    [organizationId, [...resources]],
-  );
-}
-
 /** The marker of `resource` (or of every resource, '*'), turned into one per resource; its requested_at, or undefined when none. */
 async function pendingSince(db: Db, organizationId: string, resource: string): Promise<string | undefined> {
   const all = await db('feed_object_backfills').where({ organization_id: organizationId, resource: '*' }).first('requested_at');
   if (all) {
     await db.transaction(async (trx) => {
-      await requestBackfill(trx, organizationId);
+      await requestBackfill(trx, organizationId, RECONCILED_RESOURCES);
       await trx('feed_object_backfills').where({ organization_id: organizationId, resource: '*' }).delete();
     });
   }

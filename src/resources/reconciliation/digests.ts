@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createHash } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { backfillPending, backfillResource } from './backfill';
 
@@ -23,34 +24,35 @@ function idRange(prefix: string): [string, string] {
 
 /**
  * The digests in one snapshot: the count and set digest of the objects whose id is in the
- * prefix's range, and of each of its sixteen buckets, computed by PostgreSQL from the stored
- * per-object digests (feed_objects) in one pass over the primary key's index, which carries them:
- * no object is read or serialized. Each bucket's lines are aggregated once; the range's own digest
- * hashes the buckets' lines in bucket order, which is id order.
+ * prefix's range, and of each of its sixteen buckets, from the stored per-object digests
+ * (feed_objects): no object is read or serialized. PostgreSQL builds each bucket's lines
+ * (`<id>:<digest>\n`) in one range scan of the primary key's index, which carries the digests and
+ * is in id order (no sort); node hashes each bucket's lines, and all of them in bucket order (id
+ * order) for the range's own digest, so the lines are never concatenated or hashed twice.
  */
 async function digestsIn(trx: Knex.Transaction, organizationId: string, resource: string, prefix: string): Promise<Omit<Digests, 'position' | 'objects'>> {
-  const [low, high] = idRange(prefix);
-  // Where the next hex digit is in the id's text (after the dash that follows the 8th digit).
-  const at = prefix.length + 1 + (prefix.length >= 8 ? 1 : 0);
+  const ranges = [...HEX].map((d) => idRange(prefix + d));
   const { rows } = await trx.raw(
-    `WITH b AS (
-       SELECT substr(id::text, ?, 1) AS d, count(*) AS n, string_agg(id::text || ':' || digest || E'\\n', '' ORDER BY id) AS lines
-         FROM feed_objects
-        WHERE organization_id = ? AND resource = ? AND id BETWEEN ?::uuid AND ?::uuid
-        GROUP BY 1
-     )
-     SELECT d, n, encode(sha256(convert_to(lines, 'UTF8')), 'hex') AS digest FROM b
-     UNION ALL
-     SELECT NULL, coalesce(sum(n), 0), encode(sha256(convert_to(coalesce(string_agg(lines, '' ORDER BY d), ''), 'UTF8')), 'hex') FROM b`,
-    [at, organizationId, resource, low, high],
+    `SELECT b.ord, x.n, x.lines
+       FROM unnest(?::uuid[], ?::uuid[]) WITH ORDINALITY AS b(low, high, ord)
+       CROSS JOIN LATERAL (
+         SELECT count(*) AS n, string_agg(f.id::text || ':' || f.digest || E'\\n', '' ORDER BY f.id) AS lines
+           FROM feed_objects f
+          WHERE f.organization_id = ? AND f.resource = ? AND f.id BETWEEN b.low AND b.high
+       ) AS x`,
+    [ranges.map((r) => r[0]), ranges.map((r) => r[1]), organizationId, resource],
   );
-  const found = new Map<string | null, { n: number; digest: string }>(rows.map((r: { d: string | null; n: number; digest: string }) => [r.d, r]));
-  const all = found.get(null)!;
-  return {
-    count: Number(all.n),
-    digest: all.digest,
-    buckets: [...HEX].map((d) => ({ prefix: prefix + d, count: Number(found.get(d)?.n ?? 0), digest: found.get(d)?.digest ?? EMPTY_DIGEST })),
-  };
+  const byOrd = new Map<number, { n: number; lines: string | null }>(rows.map((r: { ord: number; n: number; lines: string | null }) => [Number(r.ord), r]));
+  const all = createHash('sha256');
+  let count = 0;
+  const buckets = [...HEX].map((d, i) => {
+    const found = byOrd.get(i + 1);
+    const lines = found?.lines ?? '';
+    all.update(lines, 'utf8');
+    count += Number(found?.n ?? 0);
+    return { prefix: prefix + d, count: Number(found?.n ?? 0), digest: lines ? createHash('sha256').update(lines, 'utf8').digest('hex') : EMPTY_DIGEST };
+  });
+  return { count, digest: all.digest('hex'), buckets };
 }
 
 async function objectsIn(trx: Knex.Transaction, organizationId: string, resource: string, prefix: string): Promise<{ id: string; digest: string }[]> {

@@ -1,3 +1,4 @@
+import { setExternalId } from '../../db/external-id';
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
 import { type Parent, plainHandlers } from '../plain';
@@ -13,6 +14,9 @@ export const requisitionHandlers: Handlers<'listRequisitions' | 'getRequisition'
 
   listRequisitionItems: plainHandlers<Schema<'RequisitionItem'>>(q.requisitionItems).listByParent('id', parentRequisition, { orderBy: 'lineNumber' }),
 
-  updateRequisitionState: ({ db, caller, params, query }) =>
-    okOrNotFound(q.setRequisitionState(db, caller.organizationId, params.id, query.state, caller.userId), missing, params.id),
+  updateRequisitionState: async ({ db, caller, params, query }) => {
+    if (query.externalId !== undefined)
+      await setExternalId(db, 'requisitions', caller.organizationId, 'requisition', params.id, query.externalId, 'query.externalId');
+    return okOrNotFound(q.setRequisitionState(db, caller.organizationId, params.id, query.state, caller.userId), missing, params.id);
+  },
 };

@@ -13,6 +13,7 @@ export const requisitions: ResourceDef = {
   softDelete: true,
   columns: {
     id: idCol('rq.id'),
+    externalId: col('rq.external_id'),
     createdAt: tsCol('rq.created_at'),
     updatedAt: tsCol('rq.updated_at'),
     createdById: expr('rq.created_by_id'),

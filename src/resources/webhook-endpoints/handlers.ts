@@ -5,14 +5,14 @@ import { checkChangeTypes } from '../../feed/types';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
 import { webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';
+import { resolveSelf } from '../../http/origin';
+import type { Caller } from '../../http/handler';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
 
 /** Refuses a target that would reach our own network (see src/webhooks/ssrf.ts). */
-async function checkUrl(url: string): Promise<void> {
-  // Read per request: the setting is a list of host names an operator may change between starts.
-  const { allowedHosts } = webhookSettings();
+async function checkUrl(url: string, allowedHosts: string[]): Promise<void> {
   const problem = urlProblem(url, allowedHosts) ?? (await resolvedProblem(url, allowedHosts));
   if (problem) throw invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
 }
@@ -20,6 +20,10 @@ async function checkUrl(url: string): Promise<void> {
 /** Endpoint changes are changes of the organization's data like any other: they enter the feed. */
 const emit = (changes: ChangeCollector, event: 'created' | 'updated' | 'deleted', id: string, data: unknown) =>
   changes.add({ type: `webhook_endpoint.${event}`, resource: 'webhook_endpoint', id, data });
+
+/** The input with `self` in excludeOrigins stored as the id of the credential making the request. */
+const withOrigins = <T extends { excludeOrigins?: string[] | null }>(caller: Caller, input: T): T =>
+  input.excludeOrigins ? { ...input, excludeOrigins: resolveSelf(caller, input.excludeOrigins) } : input;
 
 export const webhookEndpointHandlers: Handlers<
   | 'listWebhookEndpoints'
@@ -36,10 +40,10 @@ export const webhookEndpointHandlers: Handlers<
     body: await q.listEndpoints(db, caller.organizationId, query.limit ?? 100, query.offset ?? 0),
   }),
 
-  createWebhookEndpoint: async ({ db, caller, body, changes }) => {
+  createWebhookEndpoint: async ({ db, caller, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    await checkUrl(body.url);
-    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, body);
+    await checkUrl(body.url, config.webhookAllowedHosts);
+    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, withOrigins(caller, body));
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
     return { status: 201, body: { ...endpoint, secret } };
@@ -50,10 +54,10 @@ export const webhookEndpointHandlers: Handlers<
     return { status: 200, body: q.endpointJson(row) };
   },
 
-  updateWebhookEndpoint: async ({ db, caller, params, body, changes }) => {
+  updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    if (body.url !== undefined) await checkUrl(body.url);
-    const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, body), missing, params.id);
+    if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
+    const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, withOrigins(caller, body)), missing, params.id);
     const endpoint = q.endpointJson(row);
     emit(changes, 'updated', row.id, endpoint);
     return { status: 200, body: endpoint };
@@ -65,8 +69,8 @@ export const webhookEndpointHandlers: Handlers<
     return { status: 200, body: q.endpointJson(row) };
   },
 
-  rotateWebhookEndpointSecret: async ({ db, caller, params, changes }) => {
-    const rotated = orNotFound(await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings().secretOverlapMs), missing, params.id);
+  rotateWebhookEndpointSecret: async ({ db, caller, params, changes, config }) => {
+    const rotated = orNotFound(await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings(config).secretOverlapMs), missing, params.id);
     const endpoint = q.endpointJson(rotated.row);
     emit(changes, 'updated', rotated.row.id, endpoint);
     return { status: 200, body: { ...endpoint, secret: rotated.secret } };

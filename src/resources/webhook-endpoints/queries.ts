@@ -16,6 +16,7 @@ export function endpointJson(r: any): WebhookEndpoint {
     description: r.description,
     types: r.types ?? null,
     fields: r.fields ?? null,
+    excludeOrigins: r.exclude_origins ?? null,
     enabled: r.enabled,
     status: r.enabled ? (r.failing_since ? 'retrying' : 'active') : r.disabled_reason ? 'failing' : 'disabled',
     failingSince: iso(r.failing_since),
@@ -51,6 +52,8 @@ export interface EndpointInput {
   description?: string;
   types?: string[] | null;
   fields?: string[] | null;
+  /** Credential ids (`self` already resolved to the caller's). */
+  excludeOrigins?: string[] | null;
   enabled?: boolean;
 }
 
@@ -64,6 +67,7 @@ export async function createEndpoint(trx: Queryable, orgId: string, userId: stri
       description: input.description ?? '',
       types: input.types ?? null,
       fields: input.fields ?? null,
+      exclude_origins: input.excludeOrigins ?? null,
       enabled: input.enabled ?? true,
       secret,
       created_by: userId,
@@ -86,6 +90,7 @@ export async function updateEndpoint(trx: Queryable, orgId: string, id: string, 
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.types !== undefined) set.types = changes.types;
   if (changes.fields !== undefined) set.fields = changes.fields;
+  if (changes.excludeOrigins !== undefined) set.exclude_origins = changes.excludeOrigins;
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
   if (changes.enabled === true && !current.enabled) {
     Object.assign(set, { disabled_at: null, disabled_reason: null, failing_since: null, next_attempt_at: null, last_error: null });

@@ -1,0 +1,15 @@
+import type { Request, Response } from 'express';
+import type { Caller } from '../auth/caller';
+import type { Origin } from '../feed/origin';
+import { idempotencyKeyOf } from './idempotency';
+
+/** The origin of a request's changes: its credential, its X-Request-Id and its Idempotency-Key. */
+export const originOf = (caller: Caller, req: Request, res: Response): Origin => ({
+  credentialType: caller.via === 'oauth' ? 'oauth_client' : 'api_key',
+  credentialId: caller.credentialId,
+  requestId: (res.locals.requestId as string | undefined) ?? null,
+  idempotencyKey: idempotencyKeyOf(req) ?? null,
+});
+
+/** `self` in an excludeOrigins list is the caller's own credential. */
+export const resolveSelf = (caller: Caller, ids: readonly string[]): string[] => [...new Set(ids.map((id) => (id === 'self' ? caller.credentialId : id)))];

@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import { harness } from './support/harness';
+import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { headCursor, readAll } from './support/feed';
+import { onlyDirect } from './support/proxy';
+import { eventually, Receiver } from './support/webhook-receiver';
+import { writeTransaction } from '../src/feed/append';
+import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
+import { webhookSettings } from '../src/webhooks/settings';
+import { loadConfig } from '../src/config';
+
+// The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
+process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
+
+/** A client authenticated with the organization's OAuth client (a token from POST /oauth2/token). */
+async function oauthClient(org: TestOrg): Promise<Client> {
+  const res = await anonymous().post('/oauth2/token', undefined, {
+    raw: new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  return new Client(expectStatus(res, 200).body.access_token);
+}
+
+/** The API key's id, as `admin org show` lists it (never the key itself). */
+const apiKeyId = async (org: TestOrg): Promise<string> =>
+  (await harness().db('api_keys').where({ organization_id: org.id }).whereNull('revoked_at').first('id')).id;
+
+let seq = 0;
+const code = () => `VO-${process.pid}-${++seq}`;
+
+describe('change origin: who made each change', () => {
+  let org: TestOrg;
+  let oauth: Client;
+  before(async () => {
+    org = await newOrg();
+    oauth = await oauthClient(org);
+  });
+
+  it('names the API key, the OAuth client and the system on entries, with the request id and the Idempotency-Key', async () => {
+    const cursor = await headCursor(org.api);
+    const byKey = expectStatus(await org.api.post('/vendors', { code: code(), name: 'By key' }, { headers: { 'Idempotency-Key': 'origin-1' } }), 201);
+    const byClient = expectStatus(await oauth.patch(`/vendors/${byKey.body.id}`, { name: 'By client' }), 200);
+    // A write with no request (admin CLI, demo data, retention) is the system's.
+    await writeTransaction(harness().db, org.id, async (_trx, changes) => {
+      changes.add({ type: 'vendor.updated', resource: 'vendor', id: byKey.body.id, data: { id: byKey.body.id } });
+    });
+    const { entries } = await readAll(org.api, cursor);
+    expect(entries.map((e: any) => e.origin)).to.deep.equal([
+      { credentialType: 'api_key', credentialId: await apiKeyId(org), requestId: byKey.headers.get('x-request-id'), idempotencyKey: 'origin-1' },
+      { credentialType: 'oauth_client', credentialId: org.clientId, requestId: byClient.headers.get('x-request-id'), idempotencyKey: null },
+      { credentialType: 'system', credentialId: null, requestId: null, idempotencyKey: null },
+    ]);
+    expect(org.clientId).to.match(/^cl_/);
+    // Never a secret.
+    expect(JSON.stringify(entries)).to.not.contain(org.apiKey).and.not.contain(org.clientSecret);
+  });
+
+  it("leaves out the caller's own entries with excludeOrigins=self (either credential), and named credentials; nextCursor moves past them", async () => {
+    const cursor = await headCursor(org.api);
+    const a = expectStatus(await org.api.post('/vendors', { code: code(), name: 'Key write' }), 201).body;
+    const b = expectStatus(await oauth.post('/vendors', { code: code(), name: 'Client write' }), 201).body;
+    const ids = async (client: Client, query: string) => (await readAll(client, cursor, query)).entries.map((e) => e.id);
+    expect(await ids(org.api, '&excludeOrigins=self')).to.deep.equal([b.id]);
+    expect(await ids(oauth, '&excludeOrigins=self')).to.deep.equal([a.id]);
+    expect(await ids(org.api, `&excludeOrigins=${org.clientId}`)).to.deep.equal([a.id]);
+    expect(await ids(org.api, `&excludeOrigins=self,${org.clientId}`)).to.deep.equal([]);
+    expect(await ids(org.api, `&excludeOrigins=self&excludeOrigins=${org.clientId}`)).to.deep.equal([]);
+    // Everything after the cursor was the caller's own: the page is empty and its nextCursor is the head.
+    const page = expectStatus(await org.api.get(`/changes?after=${cursor}&excludeOrigins=self,${org.clientId}`), 200).body;
+    expect(page.data).to.deep.equal([]);
+    expect(page.nextCursor).to.equal(await headCursor(org.api));
+  });
+
+  it('stores `self` of a webhook endpoint as the id of the credential that set it', async () => {
+    const created = expectStatus(
+      await oauth.post('/webhook-endpoints', { url: 'https://127.0.0.1:9/hooks', excludeOrigins: ['self'], enabled: false }),
+      201,
+    ).body;
+    expect(created.excludeOrigins).to.deep.equal([org.clientId]);
+    const updated = expectStatus(await org.api.patch(`/webhook-endpoints/${created.id}`, { excludeOrigins: ['self', org.clientId] }), 200).body;
+    expect(updated.excludeOrigins).to.deep.equal([await apiKeyId(org), org.clientId]);
+    problemOf(await org.api.patch(`/webhook-endpoints/${created.id}`, { excludeOrigins: [''] }), 400);
+  });
+});
+
+describe('change origin on webhook deliveries', function () {
+  this.timeout(90_000);
+  let receiver: Receiver;
+  let worker: WebhookWorker | undefined;
+
+  before(async function () {
+    onlyDirect(this, 'runs a delivery worker and a webhook receiver in the test process, on the database of the in-process service');
+    receiver = await new Receiver().start();
+  });
+  after(async () => {
+    await worker?.stop();
+    await receiver?.stop();
+  });
+
+  it('does not send an endpoint the entries of the credentials it excludes (self: its creator), and sends each entry its origin', async () => {
+    const org = await newOrg();
+    const oauth = await oauthClient(org);
+    const created = expectStatus(
+      await org.api.post('/webhook-endpoints', { url: receiver.url('/origin'), excludeOrigins: ['self'], types: ['vendor.created', 'vendor.updated'] }),
+      201,
+    ).body;
+    receiver.secrets.set('/origin', [created.secret]);
+    worker = await startWebhookWorker({
+      db: harness().db,
+      connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+      settings: {
+        ...webhookSettings(loadConfig()),
+        allowedHosts: ['127.0.0.1'],
+        timeoutMs: 2_000,
+        retryBaseMs: 20,
+        retryMaxMs: 200,
+        giveUpAfterMs: 3_600_000,
+        concurrency: 3,
+      },
+      pollInterval: 100,
+    });
+    // The endpoint's own credential writes first (an echo), then the other one: entries go out in
+    // feed order, so had the echo not been left out it would arrive before the other's entry.
+    const echo = expectStatus(await org.api.post('/vendors', { code: code(), name: 'Echo' }), 201).body;
+    const foreign = expectStatus(await oauth.post('/vendors', { code: code(), name: 'From the ERP' }), 201);
+    const last = expectStatus(await org.api.patch(`/vendors/${echo.id}`, { name: 'Echo again' }), 200).body;
+    const system = await writeTransaction(harness().db, org.id, async (_trx, changes) => {
+      changes.add({ type: 'vendor.updated', resource: 'vendor', id: last.id, data: { ...last, name: 'By the system' } });
+      return last.id;
+    });
+    await eventually('the system entry is delivered', () => receiver.accepted('/origin').length >= 2, 60_000);
+    const received = receiver.accepted('/origin').map((r) => r.body.data);
+    expect(received.map((d: any) => [d.type, d.id, d.origin.credentialType])).to.deep.equal([
+      ['vendor.created', foreign.body.id, 'oauth_client'],
+      ['vendor.updated', system, 'system'],
+    ]);
+    expect(received[0].origin).to.deep.equal({
+      credentialType: 'oauth_client',
+      credentialId: org.clientId,
+      requestId: foreign.headers.get('x-request-id'),
+      idempotencyKey: null,
+    });
+    expect(receiver.accepted('/origin').every((r) => r.verifiedBy.length > 0)).to.equal(true);
+  });
+});
