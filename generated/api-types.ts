@@ -7660,9 +7660,10 @@ export interface components {
             /**
              * @description On an entry that changes an existing object (every event but `created` and `deleted`): the
              *     names of the top-level fields of `data` whose values differ from the object's previous state,
-             *     never `updatedAt`. A write that changes nothing records no entry at all, so this list is never
-             *     empty. Absent on creations and deletions, and on changes to objects whose previous state the
-             *     feed does not know (older than the feed). See the guide "Two-way sync".
+             *     never `updatedAt`. A write that changes nothing records no entry at all; the list is empty only
+             *     for a change the object's read does not show (a user assigned to a job, a purchase order
+             *     counter). Absent on creations and deletions, and on changes to objects whose previous state
+             *     the feed does not know yet. See the guide "Two-way sync".
              * @example [
              *       "name"
              *     ]

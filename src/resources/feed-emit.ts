@@ -38,10 +38,11 @@ export function withFeed(handlers: HandlerMap): HandlerMap {
     const emit = FEED_OPERATIONS[operationId];
     if (!handler) continue;
     wrapped[operationId] = async (ctx) => {
-      const tx = ctx.db as Knex.Transaction;
-      if (!tx.isTransaction) return handler(ctx);
-      const savepoint = `write_${++savepoints}`;
-      await tx.raw(`SAVEPOINT ${savepoint}`);
+      // Every write runs in the request's transaction (src/http/backend.ts); without one (a unit
+      // test of the emitters) the entries are recorded as derived, without the rule.
+      const tx = ctx.db as Knex.Transaction | undefined;
+      const savepoint = tx?.isTransaction ? `write_${++savepoints}` : undefined;
+      if (savepoint) await tx!.raw(`SAVEPOINT ${savepoint}`);
       const from = ctx.changes.entries.length;
       let reply = await handler(ctx);
       if (reply.status >= 300 || reply.body instanceof JsonStream) return reply;
@@ -49,7 +50,7 @@ export function withFeed(handlers: HandlerMap): HandlerMap {
       const value = emit || reply.body instanceof JsonParts || typeof reply.body === 'string' ? valueOf(reply.body) : reply.body;
       if (emit) {
         const entries = await emit(value, {
-          db: tx,
+          db: tx!,
           organizationId,
           status: reply.status,
           params: ctx.params,
@@ -59,13 +60,14 @@ export function withFeed(handlers: HandlerMap): HandlerMap {
         });
         ctx.changes.add(...entries);
       }
-      const { changed, kept, unchanged } = await settle(tx, organizationId, ctx.changes.entries.slice(from), ctx.changes.updated);
+      if (!savepoint) return reply;
+      const { changed, kept, unchanged } = await settle(tx!, organizationId, ctx.changes.entries.slice(from), ctx.changes.updated);
       ctx.changes.entries.splice(from, Infinity, ...kept);
       if (!changed) {
-        await tx.raw(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        await tx!.raw(`ROLLBACK TO SAVEPOINT ${savepoint}`);
         reply = { ...reply, body: asStored(value, unchanged) };
       }
-      await tx.raw(`RELEASE SAVEPOINT ${savepoint}`);
+      await tx!.raw(`RELEASE SAVEPOINT ${savepoint}`);
       return reply;
     };
   }
