@@ -7697,9 +7697,12 @@ export interface components {
             hasMore: boolean;
         };
         /**
-         * @description A resource of the change feed (`ChangeResource`) whose objects have their own `id`. Not
-         *     reconciled: `order_tag` (a tag on an order is named by the pair) and `webhook_endpoint` (the
-         *     integration's own configuration).
+         * @description A resource of the change feed (`ChangeResource`) whose objects have their own `id`: `vendor`,
+         *     `job`, `phase`, `cost_category`, `location`, `group`, `user`, `tax_code`, `unit_of_measure`,
+         *     `tag`, `order`, `item`, `change_order`, `release`, `bill_of_materials`, `bom_item`,
+         *     `requisition`, `warehouse_request`, `delivery_receipt`, `invoice`, `invoice_item`,
+         *     `notification`. Not reconciled: `order_tag` (a tag on an order is named by the pair) and
+         *     `webhook_endpoint` (the integration's own configuration).
          * @example item
          * @enum {string}
          */

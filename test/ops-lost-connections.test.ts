@@ -55,6 +55,9 @@ function stalledPage(base: string, org: TestOrg, path: string): Promise<{ finish
         resolve({
           finish: () =>
             new Promise<string>((done) => {
+              // The server may have cut the page while this reader was paused: its end (or close)
+              // has then already been emitted, and would not be again.
+              if (res.destroyed || res.readableEnded) return done(res.complete ? 'complete' : 'cut');
               const chunks = [first];
               res.on('data', (c: Buffer) => chunks.push(c));
               res.on('end', () => done(res.complete ? 'complete' : 'cut'));

@@ -64,9 +64,15 @@ export async function streamRows(db: Queryable, query: Knex.QueryBuilder | Knex.
         await knexClient.releaseConnection(connection);
       }
     })());
+  // A read on a connection pg has already reported lost may never settle (no callback for a
+  // message that cannot be sent): the loss itself ends the read.
+  const lostRead = watch.gone.then(() => {
+    throw new Error('The database connection was lost during a streamed read.');
+  });
+  lostRead.catch(() => undefined);
   const read = async (): Promise<Row[]> => {
     try {
-      return await cursor.read(BATCH);
+      return await Promise.race([cursor.read(BATCH), lostRead]);
     } catch (err) {
       // An errored cursor's connection is in a state only pg knows (a Sync in flight, or a dead
       // socket): not worth a close that may never complete.

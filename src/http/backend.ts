@@ -176,7 +176,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
                 deps.db,
                 caller.organizationId,
                 (trx, changes) => idempotent(trx, caller.organizationId, req, c.request.requestBody, () => ctx(trx, changes)),
-                originOf(caller, req, res),
+                originOf(caller, req),
               )
             : await ctx(deps.db, new ChangeCollector());
       } catch (err) {

@@ -1,13 +1,14 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import type { Caller } from '../auth/caller';
 import type { Origin } from '../feed/origin';
 import { idempotencyKeyOf } from './idempotency';
+import { contextOf } from './context';
 
 /** The origin of a request's changes: its credential, its X-Request-Id and its Idempotency-Key. */
-export const originOf = (caller: Caller, req: Request, res: Response): Origin => ({
+export const originOf = (caller: Caller, req: Request): Origin => ({
   credentialType: caller.via === 'oauth' ? 'oauth_client' : 'api_key',
   credentialId: caller.credentialId,
-  requestId: (res.locals.requestId as string | undefined) ?? null,
+  requestId: contextOf(req).requestId ?? null,
   idempotencyKey: idempotencyKeyOf(req) ?? null,
 });
 
