@@ -16184,8 +16184,9 @@ export interface components {
          * @description The rate-limit policies that apply to this request (IETF httpapi ratelimit-headers draft): one
          *     item per policy, `"<name>";q=<quota>;w=<window in seconds>`. Authenticated requests:
          *     `org-burst` and `org-hourly` (the organization's requests per second and per hour, shared by
-         *     all its credentials); where the organization was given more than the defaults, also
-         *     `credential-burst` and `credential-hourly` (the default windows, for the credential used).
+         *     all its credentials); where the credential used was given limits of its own, also
+         *     `credential-burst` and/or `credential-hourly` (counted for that credential alone; a request
+         *     must fit both the organization's and the credential's).
          *     The token endpoint: `token-failures` (failed client authentications per
          *     minute for one client id from one address). Absent where the deployment enforces its limits in
          *     a gateway instead (the service's `RATE_LIMITS=off`).

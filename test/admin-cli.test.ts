@@ -156,6 +156,36 @@ describe('admin CLI', function () {
     expect(missing.stderr).to.match(/^error: organization .* does not exist\n$/);
   });
 
+  it("api-key rotate and client create take a credential's own --rate-limit-burst/--rate-limit-hourly (in --help); org show lists each credential's limits", async () => {
+    for (const command of [
+      ['api-key', 'rotate'],
+      ['client', 'create'],
+    ]) {
+      const help = (await admin(...command, '--help')).stdout;
+      expect(help, command.join(' ')).to.contain('\n  --rate-limit-burst <n>');
+      expect(help, command.join(' ')).to.contain('\n  --rate-limit-hourly <n>');
+      expect(help, command.join(' ')).to.match(/besides the organization's/);
+    }
+    const created = JSON.parse((await admin('org', 'create', '--name', 'Granite Span Builders', '--admin-email', 'li.wei@granitespan.example')).stdout);
+    const org = created.organization.id;
+    const key = await admin('api-key', 'rotate', '--org', org, '--rate-limit-burst', '3', '--rate-limit-hourly', '500');
+    expect(key.code, key.stderr).to.equal(0);
+    expect(JSON.parse(key.stdout).rateLimits).to.deep.equal({ burst: 3, hourly: 500 });
+    const client = JSON.parse((await admin('client', 'create', '--org', org, '--rate-limit-hourly', '900')).stdout);
+    expect(client.rateLimits).to.deep.equal({ burst: 'organization', hourly: 900 });
+    const bad = await admin('client', 'create', '--org', org, '--rate-limit-burst', '-1');
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/--rate-limit-burst must be a positive integer/);
+
+    const shown = JSON.parse((await admin('org', 'show', '--org', org)).stdout);
+    const live = shown.apiKeys.find((k: { revoked: boolean }) => !k.revoked);
+    expect(live.rateLimits).to.deep.equal({ burst: 3, hourly: 500 });
+    expect(shown.apiKeys.find((k: { revoked: boolean }) => k.revoked).rateLimits).to.deep.equal({ burst: 'organization', hourly: 'organization' });
+    const limitsOf = (id: string) => shown.oauthClients.find((c: { clientId: string }) => c.clientId === id).rateLimits;
+    expect(limitsOf(client.clientId)).to.deep.equal({ burst: 'organization', hourly: 900 });
+    expect(limitsOf(created.oauthClient.clientId)).to.deep.equal({ burst: 'organization', hourly: 'organization' });
+  });
+
   it("org list shows every organization (id, name, created) and org show its credentials' ids, never a secret", async () => {
     const created = JSON.parse((await admin('org', 'create', '--name', 'Basalt Ridge Contractors', '--admin-email', 'ana.silva@basaltridge.example')).stdout);
     const client = JSON.parse((await admin('client', 'create', '--org', created.organization.id)).stdout);
@@ -170,7 +200,8 @@ describe('admin CLI', function () {
     const shown = JSON.parse(show.stdout);
     expect(shown.organization).to.include({ id: created.organization.id, name: 'Basalt Ridge Contractors', demoData: false });
     expect(shown.apiKeys).to.have.length(1);
-    expect(shown.apiKeys[0]).to.have.keys(['id', 'createdAt', 'revoked']);
+    expect(shown.apiKeys[0]).to.have.keys(['id', 'createdAt', 'revoked', 'rateLimits']);
+    expect(shown.apiKeys[0].rateLimits).to.deep.equal({ burst: 'organization', hourly: 'organization' });
     expect(shown.oauthClients.map((c: { clientId: string }) => c.clientId)).to.have.members([created.oauthClient.clientId, client.clientId]);
     for (const secret of [created.apiKey, created.oauthClient.clientSecret, client.clientSecret]) expect(show.stdout).to.not.contain(secret);
     expect(show.stdout).to.not.match(/hash/i);

@@ -3,10 +3,10 @@ import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { harness } from './support/harness';
-import { anonymous, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { itDirect, PRISM } from './support/proxy';
 import { setRateLimits } from '../src/admin/rate-limits';
-import { rotateApiKey } from '../src/admin/provision';
+import { createClient, rotateApiKey } from '../src/admin/provision';
 import { ROOT } from '../src/paths';
 import { call, startInstance } from './support/instance';
 
@@ -35,6 +35,27 @@ function tokenFrom(localAddress: string, body: string): Promise<{ status: number
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** The admin CLI (compiled), against the service's database. */
+function adminCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'dist', 'src', 'admin', 'cli.js'), ...args],
+      { env: { ...process.env, DATABASE_URL: harness().databaseUrl } },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as unknown as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** An access token of an OAuth client (client credentials grant). */
+async function accessToken(client: { clientId: string; clientSecret: string }): Promise<string> {
+  const res = await anonymous().post('/oauth2/token', undefined, {
+    raw: form({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+    contentType: FORM,
+  });
+  return expectStatus(res, 200).body.access_token;
 }
 
 describe('rate limits', function () {
@@ -143,17 +164,57 @@ describe('rate limits', function () {
     expect(res.headers.get('ratelimit')).to.contain(`"org-hourly";r=${hourly * 2 - 1};`);
   });
 
+  it('a key rotated with --rate-limit-burst 3 gets 429 after 3 requests in a second (credential-burst) while another credential of the same organization is still served', async () => {
+    const org = await newOrg();
+    await setRateLimits(harness().db, org.id, { burst: 1000, hourly: 100_000 });
+    const cli = await adminCli('api-key', 'rotate', '--org', org.id, '--rate-limit-burst', '3');
+    expect(cli.code, cli.stderr).to.equal(0);
+    const rotated = JSON.parse(cli.stdout);
+    expect(rotated.rateLimits).to.deep.equal({ burst: 3, hourly: 'organization' });
+    const key = new Client(rotated.apiKey);
+    const oauth = new Client(await accessToken(org));
+    // Four at once: three fit the key's second, the fourth is refused. Should the four straddle
+    // the start of a second (a loaded machine), the next try begins in a fresh one.
+    let outcome = '';
+    for (let attempt = 0; attempt < 5 && outcome !== '200,200,200,429'; attempt++) {
+      await new Promise((r) => setTimeout(r, 1100));
+      const answers = await Promise.all(Array.from({ length: 4 }, () => key.get('/tax-codes')));
+      outcome = answers
+        .map((a) => a.status)
+        .sort()
+        .join(',');
+      const refused = answers.find((a) => a.status === 429);
+      if (!refused) continue;
+      expect(problemOf(refused, 429).detail).to.match(/credential-burst/);
+      expect(refused.headers.get('ratelimit-policy')).to.contain('"credential-burst";q=3;w=1');
+      // The organization's other credential, in the same second: served.
+      const other = expectStatus(await oauth.get('/tax-codes'), 200);
+      expect(other.headers.get('ratelimit-policy')).to.not.contain('credential-');
+    }
+    expect(outcome).to.equal('200,200,200,429');
+    const policy = expectStatus(await oauth.get('/tax-codes'), 200).headers.get('ratelimit-policy');
+    expect(policy).to.equal('"org-burst";q=1000;w=1, "org-hourly";q=100000;w=3600');
+  });
+
+  it("an OAuth client created with its own hourly limit is held to it, besides the organization's; the organization's API key is not", async () => {
+    const org = await newOrg();
+    const client = await createClient(harness().db, org.id, undefined, { hourly: 2 });
+    expect(client.rateLimits).to.deep.equal({ burst: 'organization', hourly: 2 });
+    const api = new Client(await accessToken({ clientId: client.clientId, clientSecret: client.clientSecret }));
+    const first = expectStatus(await api.get('/tax-codes'), 200);
+    const burst = process.env.RATE_LIMIT_BURST;
+    const hourly = process.env.RATE_LIMIT_HOURLY;
+    expect(first.headers.get('ratelimit-policy')).to.equal(`"org-burst";q=${burst};w=1, "org-hourly";q=${hourly};w=3600, "credential-hourly";q=2;w=3600`);
+    expect(first.headers.get('ratelimit')).to.contain('"credential-hourly";r=1;');
+    expectStatus(await api.get('/tax-codes'), 200);
+    const refused = problemOf(await api.get('/tax-codes'), 429);
+    expect(refused.detail).to.match(/credential-hourly/);
+    expectStatus(await org.api.get('/tax-codes'), 200);
+  });
+
   it('admin org setting --rate-limit-burst/--rate-limit-hourly stores the organization\'s limits ("default" clears them)', async () => {
     const org = await newOrg();
-    const cli = (...args: string[]) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          [join(ROOT, 'dist', 'src', 'admin', 'cli.js'), ...args],
-          { env: { ...process.env, DATABASE_URL: harness().databaseUrl } },
-          (err, stdout, stderr) => resolve({ code: err ? Number((err as unknown as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-      });
+    const cli = adminCli;
     const set = await cli('org', 'setting', '--org', org.id, '--rate-limit-burst', '5', '--rate-limit-hourly', '700');
     expect(set.code, set.stderr).to.equal(0);
     expect(JSON.parse(set.stdout)).to.deep.equal({ organization: { id: org.id }, poCounter: 'off', rateLimits: { burst: 5, hourly: 700 } });

@@ -35,6 +35,12 @@ interface Command {
 const ORG: Option = { value: '<organizationId>', help: 'the organization (`org list` shows the ids)', required: true };
 const SCOPES: Option = { value: '<read|read,write>', help: 'what its credentials may do: `read` only reads (default: read,write)' };
 const RATE: Option = { value: '<n|default>', help: '' };
+/** A credential's own limits: counted for it alone, besides its organization's (which always apply). */
+const CREDENTIAL_LIMITS: Record<string, Option> = {
+  'rate-limit-burst': { value: '<n>', help: "its own requests per second, besides the organization's (default: only the organization's)" },
+  'rate-limit-hourly': { value: '<n>', help: "its own requests per hour, besides the organization's (default: only the organization's)" },
+};
+const credentialLimitsOf = (o: Record<string, string>) => ({ burst: limitOf(o, 'rate-limit-burst'), hourly: limitOf(o, 'rate-limit-hourly') });
 
 /** `--scopes`: the scopes, or undefined for the default (full access). */
 function scopesOf(text: string | undefined): Scope[] | undefined {
@@ -70,7 +76,7 @@ const COMMANDS: Record<string, Command> = {
     run: (db) => listOrganizations(db),
   },
   'org show': {
-    summary: "show an organization and its credentials' ids (API keys, OAuth clients; never a secret)",
+    summary: "show an organization and its credentials' ids and own rate limits (API keys, OAuth clients; never a secret)",
     options: { org: ORG },
     run: async (db, o) => (await showOrganization(db, o.org)) ?? Promise.reject(new ProvisionError(`organization ${o.org} does not exist`)),
   },
@@ -93,8 +99,8 @@ const COMMANDS: Record<string, Command> = {
   },
   'client create': {
     summary: 'issue a new OAuth client (id and secret are printed once)',
-    options: { org: ORG, scopes: SCOPES },
-    run: (db, o) => createClient(db, o.org, scopesOf(o.scopes)),
+    options: { org: ORG, scopes: SCOPES, ...CREDENTIAL_LIMITS },
+    run: (db, o) => createClient(db, o.org, scopesOf(o.scopes), credentialLimitsOf(o)),
   },
   'client delete': {
     summary: 'delete an OAuth client; its tokens stop working at once',
@@ -103,8 +109,8 @@ const COMMANDS: Record<string, Command> = {
   },
   'api-key rotate': {
     summary: 'issue a new API key (printed once); the previous one stops working at once',
-    options: { org: ORG, scopes: SCOPES },
-    run: (db, o) => rotateApiKey(db, o.org, scopesOf(o.scopes)),
+    options: { org: ORG, scopes: SCOPES, ...CREDENTIAL_LIMITS },
+    run: (db, o) => rotateApiKey(db, o.org, scopesOf(o.scopes), credentialLimitsOf(o)),
   },
   'demo-data': {
     summary: 'load the demo dataset into an organization',

@@ -70,26 +70,53 @@ async function credentialUser(db: Queryable, orgId: string): Promise<string> {
   return user.id;
 }
 
-async function insertClient(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES]) {
+/**
+ * A credential's own rate limits (requests per second, per hour), held to in addition to its
+ * organization's (src/http/rate-limit.ts); an omitted or null one: only the organization's applies.
+ */
+export interface CredentialLimits {
+  burst?: number | null;
+  hourly?: number | null;
+}
+
+/** The columns of a credential's own limits, and how `admin` prints them. */
+const limitColumns = (limits: CredentialLimits) => ({ rate_limit_burst: limits.burst ?? null, rate_limit_hourly: limits.hourly ?? null });
+export const shownLimits = (row: { rate_limit_burst: number | null; rate_limit_hourly: number | null }) => ({
+  burst: row.rate_limit_burst ?? 'organization',
+  hourly: row.rate_limit_hourly ?? 'organization',
+});
+
+async function insertClient(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES], limits: CredentialLimits = {}) {
   const clientId = newPublicId('cl');
   const clientSecret = newSecret('cs');
-  await db('oauth_clients').insert({ organization_id: orgId, user_id: userId, client_id: clientId, secret_hash: hashSecret(clientSecret), scopes });
+  await db('oauth_clients').insert({
+    organization_id: orgId,
+    user_id: userId,
+    client_id: clientId,
+    secret_hash: hashSecret(clientSecret),
+    scopes,
+    ...limitColumns(limits),
+  });
   return { clientId, clientSecret };
 }
 
-async function issueApiKey(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES]): Promise<string> {
+async function issueApiKey(db: Queryable, orgId: string, userId: string, scopes: Scope[] = [...SCOPES], limits: CredentialLimits = {}): Promise<string> {
   const apiKey = newSecret('pk');
   // Revoke-then-insert in one transaction: the previous key stops working at once.
   await db('api_keys').where({ organization_id: orgId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
-  await db('api_keys').insert({ organization_id: orgId, user_id: userId, key_hash: hashSecret(apiKey), scopes });
+  await db('api_keys').insert({ organization_id: orgId, user_id: userId, key_hash: hashSecret(apiKey), scopes, ...limitColumns(limits) });
   return apiKey;
 }
 
-/** A new OAuth client; `scopes` narrows what its tokens may do (default: read and write). */
-export async function createClient(db: Queryable, orgId: string, scopes?: Scope[]) {
+/** A new OAuth client; `scopes` narrows what its tokens may do (default: read and write), `limits` how often. */
+export async function createClient(db: Queryable, orgId: string, scopes?: Scope[], limits: CredentialLimits = {}) {
   await requireOrg(db, orgId);
   const granted = scopes ?? [...SCOPES];
-  return { ...(await insertClient(db, orgId, await credentialUser(db, orgId), granted)), scopes: granted };
+  return {
+    ...(await insertClient(db, orgId, await credentialUser(db, orgId), granted, limits)),
+    scopes: granted,
+    rateLimits: shownLimits(limitColumns(limits)),
+  };
 }
 
 export async function deleteClient(db: Queryable, clientId: string): Promise<{ clientId: string; deleted: true }> {
@@ -102,11 +129,11 @@ export async function deleteClient(db: Queryable, clientId: string): Promise<{ c
   return { clientId, deleted: true };
 }
 
-export async function rotateApiKey(db: Queryable, orgId: string, scopes: Scope[] = [...SCOPES]): Promise<{ apiKey: string; scopes: Scope[] }> {
+export async function rotateApiKey(db: Queryable, orgId: string, scopes: Scope[] = [...SCOPES], limits: CredentialLimits = {}) {
   await requireOrg(db, orgId);
   const userId = await credentialUser(db, orgId);
   const result = await inTransaction(db, async (tx) => {
-    const issued = { apiKey: await issueApiKey(tx, orgId, userId, scopes), scopes };
+    const issued = { apiKey: await issueApiKey(tx, orgId, userId, scopes, limits), scopes, rateLimits: shownLimits(limitColumns(limits)) };
     await notifyRevocation(tx, `api keys of ${orgId}`);
     return issued;
   });

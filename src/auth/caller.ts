@@ -11,6 +11,12 @@ export interface Caller {
   credentialId: string;
   /** What the credential may do; `['*']` (the default) is full access. */
   scopes: readonly string[];
+  /**
+   * The credential's own rate limits (requests per second, per hour), held to in addition to its
+   * organization's; absent (or null): only the organization's limits apply. Fixed when the
+   * credential is issued, like its scopes.
+   */
+  limits?: { burst: number | null; hourly: number | null };
 }
 
 export const FULL_ACCESS: readonly string[] = Object.freeze(['*']);

@@ -18,6 +18,11 @@ interface TokenClaims {
   scope?: string;
 }
 
+/** A credential row's own rate limits (read with it: no query of their own). */
+function limitsOf(row: { rate_limit_burst: number | null; rate_limit_hourly: number | null }): Caller['limits'] {
+  return { burst: row.rate_limit_burst, hourly: row.rate_limit_hourly };
+}
+
 export function signToken(secret: string, claims: TokenClaims): string {
   return jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: TOKEN_LIFETIME_SECONDS });
 }
@@ -71,7 +76,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       const live = await db('oauth_clients')
         .where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub })
         .whereNull('deleted_at')
-        .first('id', 'client_id');
+        .first('id', 'client_id', 'rate_limit_burst', 'rate_limit_hourly');
       if (!live) return failed(REVOKED_TOKEN);
       const caller: Caller = {
         organizationId: claims.org,
@@ -79,6 +84,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
         via: 'oauth',
         credentialId: live.client_id,
         scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : FULL_ACCESS,
+        limits: limitsOf(live),
       };
       // Trusted until the token itself expires, if sooner than the cache's TTL.
       cache.set(credential, caller, generation, claims.exp ? claims.exp * 1000 : undefined);
@@ -88,7 +94,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
     const key = await db('api_keys')
       .where({ key_hash: hashSecret(credential) })
       .whereNull('revoked_at')
-      .first('id', 'organization_id', 'user_id', 'scopes');
+      .first('id', 'organization_id', 'user_id', 'scopes', 'rate_limit_burst', 'rate_limit_hourly');
     if (!key) return failed(INVALID_KEY);
     // A key's scopes, like its owner, never change: rotating with other scopes issues a new key.
     const caller: Caller = {
@@ -97,6 +103,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       via: 'apiKey',
       credentialId: key.id,
       scopes: key.scopes ?? FULL_ACCESS,
+      limits: limitsOf(key),
     };
     cache.set(credential, caller, generation);
     return { caller };

@@ -15,7 +15,10 @@ import type { Caller } from './handler';
  * are its own (`admin org setting --rate-limit-burst/--rate-limit-hourly`) or the defaults
  * (RATE_LIMIT_BURST, RATE_LIMIT_HOURLY); they are shared by all its credentials, and they are
  * what each credential may use: an organization given 100,000 requests a second lets a single
- * integration use them all.
+ * integration use them all. A credential given its own limits (`admin api-key rotate` /
+ * `client create --rate-limit-burst/--rate-limit-hourly`) is held to them as well, counted for that
+ * credential alone (windows `credential-burst`, `credential-hourly`): a request must fit both.
+ * They come with the Caller (read with the credential, cached with it), never with a query here.
  *
  * Every authenticated answer carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
  * ratelimit-headers draft, structured-field lists: `"name";q=<quota>;w=<window s>` and
@@ -41,7 +44,7 @@ const SETTINGS_MAX = 10_000;
 
 interface Window {
   name: string;
-  scope: 'org';
+  scope: 'org' | 'credential';
   seconds: number;
   quota: number;
   id: string;
@@ -147,6 +150,10 @@ export function rateLimiter({ db, defaults, caller }: RateLimitDeps) {
         { name: 'org-burst', scope: 'org', seconds: 1, quota: org.burst, id: who.organizationId },
         { name: 'org-hourly', scope: 'org', seconds: 3600, quota: org.hourly, id: who.organizationId },
       ];
+      // A credential's own limits: its own counters (an API key's id and a client id never collide).
+      const credential = `${who.via}:${who.credentialId}`;
+      if (who.limits?.burst) windows.push({ name: 'credential-burst', scope: 'credential', seconds: 1, quota: who.limits.burst, id: credential });
+      if (who.limits?.hourly) windows.push({ name: 'credential-hourly', scope: 'credential', seconds: 3600, quota: who.limits.hourly, id: credential });
       const consumers = windows.map((w) => limiters.coalesced(w.quota, w.seconds));
       const keys = windows.map((w) => `${w.scope}:${w.id}:${w.seconds}`);
       const seen = consumers.map((c, i) => c.peek(keys[i]));
