@@ -73,6 +73,15 @@ describe('admin CLI writes reach the feed', function () {
         expect(byId.get(id)!.data, `${resource} ${id}`).to.deep.equal(expectStatus(await api.get(`${single}/${id}`), 200).body);
       }
     }
+    // The objects' states (reconciliation) came with the entries: no backfill owed for these resources.
+    const db = harness().db;
+    for (const resource of ['vendor', 'job', 'order', 'item']) {
+      const states: { id: string; data: unknown }[] = await db('feed_objects').where({ organization_id: org.organization.id, resource }).select('id', 'data');
+      expect(new Map(states.map((s) => [s.id, s.data])), resource).to.deep.equal(new Map(createdOf(entries, resource).map((e) => [e.id, e.data])));
+    }
+    const owed: string[] = await db('feed_object_backfills').where({ organization_id: org.organization.id }).pluck('resource');
+    for (const resource of ['*', 'vendor', 'job', 'order', 'item', 'user']) expect(owed).to.not.include(resource);
+
     const items = createdOf(entries, 'item');
     expect(items.length).to.be.greaterThan(0);
     for (const e of items.slice(0, 25)) expect(e.data, `item ${e.id}`).to.deep.equal(expectStatus(await api.get(`/items/${e.id}`), 200).body);
