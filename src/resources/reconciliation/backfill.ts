@@ -9,8 +9,8 @@ export { requestBackfill };
 
 /**
  * The backfill of object states (feed_objects, migration 20261126000000) for objects that exist
- * without a feed entry: created before that migration, by the admin CLI's demo data, or by a bulk
- * loader (the benchmark's). Whoever writes objects without the feed says so with
+ * without a feed entry: created before that migration, by the admin CLI's demo data (its objects of
+ * resources without a `created` event: created-entries.ts), or by a bulk loader (the benchmark's). Whoever writes objects without the feed says so with
  * requestBackfill; the marker rows (feed_object_backfills) are worked off by the worker's
  * `reconciliation_backfill` task every minute, and GET /reconciliation/{resource} completes the
  * backfill of its resource itself before it answers (handlers.ts), so it never answers digests
