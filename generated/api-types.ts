@@ -2265,7 +2265,8 @@ export interface paths {
          *
          *     The digests describe exactly the state after every feed entry up to and including `asOf` (a
          *     feed cursor), and none after it. Objects written outside the feed (data loaded before the
-         *     feed existed, demo data) are digested by a backfill, which this request completes first when
+         *     feed existed, the demo data's objects of resources without a `created` event such as
+         *     invoices and releases) are digested by a backfill, which this request completes first when
          *     it has not yet run, so the first answer after such a load may take longer (a `503` with
          *     `Retry-After` when the backfill is asked for again faster than it completes).
          */

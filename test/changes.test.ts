@@ -497,7 +497,9 @@ describe('change feed', () => {
       const page = expectStatus(await o.api.get('/changes'), 200).body;
       expect(page.data.length).to.equal(100);
       expect(page.hasMore).to.equal(true);
-      expect(page.data[0].data.code).to.equal('D-0');
+      // First its admin user (created with the organization), then the batch.
+      expect(page.data[0].type).to.equal('user.created');
+      expect(page.data[1].data.code).to.equal('D-0');
       expect(page.nextCursor).to.equal(page.data[99].cursor);
     });
 
@@ -545,13 +547,13 @@ describe('change feed', () => {
 
     it('tenancy: an organization sees only its entries; another organization cursor is a 400 like a malformed one', async () => {
       const theirs = await readAll(other.api, undefined);
-      expect(theirs.entries).to.deep.equal([]);
+      expect(theirs.entries.map((e) => `${e.type} ${e.id}`)).to.deep.equal([`user.created ${other.userId}`]);
       const p = problemOf(await other.api.get(`/changes?after=${first[0].cursor}`), 400);
       expect(p.errors[0].field).to.equal('query.after');
       expectStatus(await other.api.post('/vendors', { code: 'V-OTHER', name: 'Other' }), 201);
       const mine = (await readAll(org.api, first[first.length - 1].cursor)).entries;
       expect(mine).to.deep.equal([]);
-      expect((await readAll(other.api, undefined)).entries.map((e) => e.type)).to.deep.equal(['vendor.created']);
+      expect((await readAll(other.api, undefined)).entries.map((e) => e.type)).to.deep.equal(['user.created', 'vendor.created']);
     });
   });
 
@@ -561,10 +563,11 @@ describe('change feed', () => {
       for (const o of [gone, kept]) expectStatus(await o.api.post('/vendors', { code: 'V-1', name: 'One' }), 201);
       const db = harness().db;
       const count = async (orgId: string) => Number((await db('change_feed').where('organization_id', orgId).count({ n: '*' }))[0].n);
-      expect(await count(gone.id)).to.equal(1);
+      // Each: its admin user's entry and the vendor's.
+      expect(await count(gone.id)).to.equal(2);
       await db('organizations').where('id', gone.id).del();
       expect(await count(gone.id)).to.equal(0);
-      expect(await count(kept.id)).to.equal(1);
+      expect(await count(kept.id)).to.equal(2);
     });
 
     it('prunes entries older than the retention, and a cursor before what is kept is 410 Gone (exactly)', async () => {
@@ -572,10 +575,10 @@ describe('change feed', () => {
       const start = await headCursor(o.api);
       for (const code of ['A', 'B', 'C', 'D']) expectStatus(await o.api.post('/vendors', { code, name: code }), 201);
       const all = (await readAll(o.api, start)).entries;
-      // The first two are 40 days old.
+      // The first three (its admin user's, A, B) are 40 days old.
       const db = harness().db;
       await db.raw(
-        `UPDATE change_feed SET occurred_at = now() - interval '40 days' WHERE organization_id = ? AND position IN (SELECT position FROM change_feed WHERE organization_id = ? ORDER BY position LIMIT 2)`,
+        `UPDATE change_feed SET occurred_at = now() - interval '40 days' WHERE organization_id = ? AND position IN (SELECT position FROM change_feed WHERE organization_id = ? ORDER BY position LIMIT 3)`,
         [o.id, o.id],
       );
       expect(await pruneChangeFeed(db, 30)).to.be.at.least(2);

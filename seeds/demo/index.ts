@@ -18,6 +18,8 @@ import { seedWarehouseRequests } from './warehouse-requests';
 import { seedDeliveryReceipts } from './delivery-receipts';
 import { seedInvoices } from './invoices';
 import { requestBackfill } from '../../src/resources/reconciliation/requests';
+import { RESOURCES_WITHOUT_CREATED, createdEntries, liveObjectIds } from '../../src/resources/reconciliation/created-entries';
+import { writeTransaction } from '../../src/feed/append';
 
 /**
  * The demo dataset, part by part, in dependency order. Each resource adds its part so that every
@@ -44,9 +46,13 @@ const PARTS: DemoPart[] = [
   seedPrices,
 ];
 
-/** Loads the demo dataset into an organization, in one transaction. Refuses to load it twice. */
+/**
+ * Loads the demo dataset into an organization, in one transaction with its feed entries (origin
+ * `system`): each object it creates is `<resource>.created` with the object as its read returns it,
+ * built in bulk after every part ran (createdEntries). Refuses to load it twice.
+ */
 export async function loadDemoData(db: Knex, orgId: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await writeTransaction(db, orgId, async (tx, changes) => {
     const org = await tx('organizations').where({ id: orgId }).forUpdate().first('id', 'demo_loaded_at');
     if (!org) throw new Error(`organization ${orgId} does not exist`);
     if (org.demo_loaded_at) throw new Error(`the demo data is already loaded into organization ${orgId}`);
@@ -55,10 +61,12 @@ export async function loadDemoData(db: Knex, orgId: string): Promise<void> {
       .orderBy([{ column: 'admin', order: 'desc' }, 'created_at'])
       .first('id');
     if (!admin) throw new Error(`organization ${orgId} has no user`);
+    const before = await liveObjectIds(tx, orgId);
     const ctx = demoContext(tx, orgId, admin.id);
     for (const part of PARTS) await part(ctx);
-    // Written without the feed: the objects' states (reconciliation digests) come from a backfill.
-    await requestBackfill(tx, orgId);
+    // The resources the feed has no `created` event for get their objects' states from a backfill.
+    await requestBackfill(tx, orgId, RESOURCES_WITHOUT_CREATED);
     await tx('organizations').where({ id: orgId }).update({ demo_loaded_at: tx.fn.now() });
+    for (const entry of await createdEntries(tx, orgId, before)) changes.add(entry);
   });
 }

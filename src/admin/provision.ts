@@ -3,7 +3,10 @@ import type { Db, Queryable } from '../db/knex';
 import { isUuid } from '../db/columns';
 import { hashSecret, newPublicId, newSecret } from '../auth/secrets';
 import { notifyRevocation, revokedLocally } from '../auth/revocation';
-import { requestBackfill } from '../resources/reconciliation/requests';
+import type { Knex } from 'knex';
+import { readObjectTexts } from '../db/object-reads';
+import { appendChanges } from '../feed/append';
+import { users } from '../resources/users/queries';
 
 /**
  * Provisioning: organizations, their OAuth clients and API keys. Used by the admin CLI, the demo
@@ -45,10 +48,11 @@ export async function createOrganization(db: Queryable, input: { name: string; a
         admin: true,
       })
       .returning(['id', 'email']);
-    // Its first user is written without the feed: its state (reconciliation digests) comes from a backfill.
-    await requestBackfill(tx, org.id);
     const apiKey = await issueApiKey(tx, org.id, user.id);
     const oauthClient = await insertClient(tx, org.id, user.id);
+    // Its first user is a `user.created` entry (origin `system`) with the user as read; the last statement (appendChanges).
+    const [read] = await readObjectTexts(tx, users, org.id, (q, id) => q.where(id, user.id));
+    await appendChanges(tx as Knex.Transaction, org.id, [{ type: 'user.created', resource: 'user', id: user.id, data: JSON.parse(read.json) }]);
     return { organization: { id: org.id, name: org.name }, user: { id: user.id, email: user.email }, apiKey, oauthClient };
   };
   return 'isTransaction' in db && db.isTransaction ? run(db) : (db as any).transaction(run);

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db, Queryable } from '../../db/knex';
-import { selectList } from '../../db/columns';
-import { scoped } from '../../db/resource';
+import { readObjectTexts } from '../../db/object-reads';
 import { canonicalState } from '../../feed/object-states';
 import { RECONCILED, RECONCILED_RESOURCES } from './sources';
 import { requestBackfill } from './requests';
@@ -10,8 +9,8 @@ export { requestBackfill };
 
 /**
  * The backfill of object states (feed_objects, migration 20261126000000) for objects that exist
- * without a feed entry: created before that migration, by the admin CLI's demo data, or by a bulk
- * loader (the benchmark's). Whoever writes objects without the feed says so with
+ * without a feed entry: created before that migration, by the admin CLI's demo data (its objects of
+ * resources without a `created` event: created-entries.ts), or by a bulk loader (the benchmark's). Whoever writes objects without the feed says so with
  * requestBackfill; the marker rows (feed_object_backfills) are worked off by the worker's
  * `reconciliation_backfill` task every minute, and GET /reconciliation/{resource} completes the
  * backfill of its resource itself before it answers (handlers.ts), so it never answers digests
@@ -62,14 +61,11 @@ async function lockHead(trx: Knex.Transaction, organizationId: string): Promise<
 async function backfillChunk(trx: Knex.Transaction, organizationId: string, resource: string, after: string | undefined): Promise<string | undefined> {
   const def = RECONCILED[resource as keyof typeof RECONCILED]!;
   const head = await lockHead(trx, organizationId);
-  const id = `${def.alias}.id`;
-  const page = scoped(trx, def, organizationId)
-    .select(trx.raw(selectList(def.columns)))
-    .orderBy(id)
-    .limit(CHUNK);
-  if (after) page.where(id, '>', after);
-  const { rows } = await trx.raw(`SELECT x.id, row_to_json(x)::text AS json FROM ? AS x`, [page]);
-  const objects = (rows as { id: string; json: string }[]).map((r) => ({ id: r.id, ...canonicalState(JSON.parse(r.json)) }));
+  const rows = await readObjectTexts(trx, def, organizationId, (page, id) => {
+    page.limit(CHUNK);
+    if (after) page.where(id, '>', after);
+  });
+  const objects = rows.map((r) => ({ id: r.id, ...canonicalState(JSON.parse(r.json)) }));
   const last = objects.length === CHUNK ? objects[objects.length - 1].id : undefined;
   // Only states that differ are written: a backfill of a resource whose states are current writes nothing.
   await trx.raw(
