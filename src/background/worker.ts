@@ -134,6 +134,10 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     await pool.end();
     throw err;
   }
+  // A worker that fails outside a task (its job's completion lost with its connection while the
+  // database shuts down) rejects the runner's promise: logged, never an unhandled rejection that
+  // would end the process in the middle of its shutdown.
+  runner.promise.catch((err: Error) => log.error('worker stopped on an error', err));
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
   await sweep(options.db, settings);
@@ -147,7 +151,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       (stopped ??= (async () => {
         stopping = true;
         try {
-          await runner.stop();
+          // The same failure surfaces here again: already logged above.
+          await runner.stop().catch(() => undefined);
         } finally {
           sender.close();
           await pool.end();
