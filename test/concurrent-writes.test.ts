@@ -26,8 +26,6 @@ interface Case {
   make(org: TestOrg, n: number): Promise<Target>;
   /** The object can be deleted (DELETE on `path`). */
   deletable: boolean;
-  /** Its deletion is not a feed entry (the feed carries the procurement data, not the API's own settings). */
-  unfed?: true;
 }
 
 let serial = 0;
@@ -70,7 +68,6 @@ const CASES: Case[] = [
     name: 'webhook endpoints',
     ops: ['updateWebhookEndpoint', 'deleteWebhookEndpoint'],
     deletable: true,
-    unfed: true,
     make: async (org) => ({
       path: `/webhook-endpoints/${(await created(org, '/webhook-endpoints', { url: 'https://127.0.0.1:9/hooks', enabled: false })).id}`,
       patch: (n) => ({ description: `ERP sync ${n}` }),
@@ -307,7 +304,6 @@ describe('concurrent writes to one object (no 5xx, a deletion stored and fed onc
         const statuses = answers.map((a) => a.status).sort();
         expect(statuses, answers.map((a) => a.text).join('\n')).to.deep.equal([200, ...Array(PARALLEL - 1).fill(404)]);
       }
-      if (c.unfed) return;
       const { entries } = await readAll(org.api, cursor);
       for (const id of ids)
         expect(
