@@ -283,6 +283,18 @@ describe('concurrent writes to one object (no 5xx, a deletion stored and fed onc
     });
   }
 
+  it('updateBillOfMaterialsItems racing deleteBillOfMaterialsItem: the batch 200 or 400 (its element rejected: item not found), the DELETE 200', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const item = await bomItemOf(org);
+      const [batch, deleted] = await Promise.all([
+        org.api.patch('/billOfMaterialsItems', { inputs: [{ billOfMaterialsItemId: item, input: { estimatedQuantity: 20 + round } }] }),
+        org.api.delete(`/billOfMaterialsItem/${item}`),
+      ]);
+      expect(batch.status, batch.text).to.be.oneOf([200, 400]);
+      expect(deleted.status, deleted.text).to.equal(200);
+    }
+  });
+
   for (const c of CASES) {
     it(`${c.name}: ${PARALLEL} concurrent PATCHes each 200`, async () => {
       const target = await c.make(org, 0);
