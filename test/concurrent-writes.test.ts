@@ -2,6 +2,12 @@ import { expect } from 'chai';
 import { expectStatus, newOrg, type TestOrg } from './support/client';
 import { headCursor, readAll } from './support/feed';
 import { makeOrder } from './support/purchasing-fixtures';
+import { makeJob, makeLocation } from './support/release-fixtures';
+import * as billing from './support/billing-fixtures';
+import { contractOperations } from '../src/http/contract';
+
+// The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS on every request (as test/webhooks.test.ts).
+process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
 
 /**
  * Writes racing on one object never answer 5xx: of concurrent DELETEs one succeeds and the others
@@ -15,6 +21,8 @@ interface Target {
 }
 interface Case {
   name: string;
+  /** The contract's operations this row races (its PATCH and, when deletable, its DELETE). */
+  ops: string[];
   make(org: TestOrg, n: number): Promise<Target>;
   /** The object can be deleted (DELETE on `path`). */
   deletable: boolean;
@@ -28,9 +36,46 @@ async function jobOf(org: TestOrg): Promise<string> {
   return (await created(org, '/jobs', { code: code('J'), name: 'Riverside Medical Office Building' })).id;
 }
 
+async function bomItemOf(org: TestOrg): Promise<string> {
+  const job = await jobOf(org);
+  const bom = (expectStatus(await org.api.post(`/jobs/${job}/billOfMaterials`), 201).body as { id: string }).id;
+  const [item] = expectStatus(
+    await org.api.post(`/billOfMaterials/${bom}/items`, { billOfMaterialsItems: [{ description: 'EMT conduit', estimatedQuantity: 10 }] }),
+    201,
+  ).body as { id: string }[];
+  return item.id;
+}
+
 const CASES: Case[] = [
   {
+    name: 'job phase categories',
+    ops: ['updateJobPhaseCategory', 'deleteJobPhaseCategory'],
+    deletable: true,
+    make: async (org) => {
+      const job = await jobOf(org);
+      const phase = await created(org, `/jobs/${job}/phases`, { code: code('JP'), description: 'Podium concrete' });
+      const category = await created(org, `/jobs/${job}/phases/${phase.id}/categories`, { code: code('JPC'), description: 'Labor' });
+      return { path: `/jobs/${job}/phases/${phase.id}/categories/${category.id}`, patch: (n) => ({ description: `Labor ${n}` }) };
+    },
+  },
+  {
+    name: 'bill of materials items',
+    ops: ['updateBillOfMaterialsItem', 'deleteBillOfMaterialsItem'],
+    deletable: true,
+    make: async (org) => ({ path: `/billOfMaterialsItem/${await bomItemOf(org)}`, patch: (n) => ({ input: { estimatedQuantity: 10 + n } }) }),
+  },
+  {
+    name: 'webhook endpoints',
+    ops: ['updateWebhookEndpoint', 'deleteWebhookEndpoint'],
+    deletable: true,
+    make: async (org) => ({
+      path: `/webhook-endpoints/${(await created(org, '/webhook-endpoints', { url: 'https://127.0.0.1:9/hooks', enabled: false })).id}`,
+      patch: (n) => ({ description: `ERP sync ${n}` }),
+    }),
+  },
+  {
     name: 'tax codes',
+    ops: ['updateTaxCode', 'deleteTaxCode'],
     deletable: true,
     make: async (org) => ({
       path: `/tax-codes/${(await created(org, '/tax-codes', { code: code('TX'), description: 'Sales tax', taxPercent: 0.07 })).id}`,
@@ -39,6 +84,7 @@ const CASES: Case[] = [
   },
   {
     name: 'vendors',
+    ops: ['updateVendor', 'deleteVendor'],
     deletable: true,
     make: async (org) => ({
       path: `/vendors/${(await created(org, '/vendors', { code: code('V'), name: 'Ferguson' })).id}`,
@@ -47,6 +93,7 @@ const CASES: Case[] = [
   },
   {
     name: 'global phases',
+    ops: ['updateGlobalPhase', 'deleteGlobalPhase'],
     deletable: true,
     make: async (org) => ({
       path: `/global-phases/${(await created(org, '/global-phases', { code: code('P'), description: 'Concrete' })).id}`,
@@ -55,6 +102,7 @@ const CASES: Case[] = [
   },
   {
     name: 'global categories',
+    ops: ['updateGlobalCategory', 'deleteGlobalCategory'],
     deletable: true,
     make: async (org) => ({
       path: `/global-categories/${(await created(org, '/global-categories', { code: code('C'), description: 'Materials' })).id}`,
@@ -63,6 +111,7 @@ const CASES: Case[] = [
   },
   {
     name: 'job phases',
+    ops: ['updateJobPhase', 'deleteJobPhase'],
     deletable: true,
     make: async (org) => {
       const job = await jobOf(org);
@@ -72,6 +121,7 @@ const CASES: Case[] = [
   },
   {
     name: 'job categories',
+    ops: ['updateJobCategory', 'deleteJobCategory'],
     deletable: true,
     make: async (org) => {
       const job = await jobOf(org);
@@ -81,6 +131,7 @@ const CASES: Case[] = [
   },
   {
     name: 'locations',
+    ops: ['updateLocation', 'deleteLocation'],
     deletable: true,
     make: async (org) => ({
       path: `/locations/${(await created(org, '/locations', { name: 'Riverside jobsite', type: 'Jobsite' })).id}`,
@@ -89,6 +140,7 @@ const CASES: Case[] = [
   },
   {
     name: 'items',
+    ops: ['updateItem', 'deleteItem'],
     deletable: true,
     make: async (org) => {
       const order = await makeOrder(org, {}, [{ line_number: 1, description: '2x4 stud' }]);
@@ -98,16 +150,19 @@ const CASES: Case[] = [
   },
   {
     name: 'orders',
+    ops: ['updateOrder', 'deleteOrder'],
     deletable: true,
     make: async (org) => ({ path: `/orders/${await makeOrder(org)}`, patch: (n) => ({ notes: `Deliver before ${n} am.` }) }),
   },
   {
     name: 'groups',
+    ops: ['updateGroup'],
     deletable: false,
     make: async (org) => ({ path: `/groups/${(await created(org, '/groups', { name: code('Group') })).id}`, patch: (n) => ({ name: `Northern ${n}` }) }),
   },
   {
     name: 'units of measure',
+    ops: ['updateUnitOfMeasure'],
     deletable: false,
     make: async (org) => ({
       path: `/units-of-measure/${(await created(org, '/units-of-measure', { code: code('U'), description: 'Linear foot' })).id}`,
@@ -116,8 +171,84 @@ const CASES: Case[] = [
   },
   {
     name: 'jobs',
+    ops: ['updateJob'],
     deletable: false,
     make: async (org) => ({ path: `/jobs/${await jobOf(org)}`, patch: (n) => ({ name: `Riverside ${n}` }) }),
+  },
+];
+
+/**
+ * The other writes: links, batches and state changes, raced as the same request sent {@link PARALLEL}
+ * times at once (`each`: every answer 200; `once`: one 200 and 404s; `idempotent`: removing a link is
+ * idempotent by design, as the contract says ("detaching one that is not attached changes
+ * nothing"), so every answer is 200 there too, never a 404 or 5xx).
+ */
+interface Racer {
+  op: string;
+  expect: 'each' | 'once' | 'idempotent';
+  make(org: TestOrg): Promise<{ method: 'PATCH' | 'DELETE'; path: string; body?: (n: number) => unknown }>;
+}
+
+const RACERS: Racer[] = [
+  {
+    op: 'removeJobLocation',
+    expect: 'idempotent',
+    make: async (org) => {
+      const job = await makeJob(org, code('J'));
+      const location = await makeLocation(org);
+      expectStatus(await org.api.post(`/jobs/${job}/locations?locationId=${location}`), 200);
+      return { method: 'DELETE', path: `/jobs/${job}/locations?locationId=${location}` };
+    },
+  },
+  {
+    op: 'removeJobUser',
+    expect: 'idempotent',
+    make: async (org) => {
+      const job = await makeJob(org, code('J'));
+      expectStatus(await org.api.post(`/jobs/${job}/users?userId=${org.userId}`), 200);
+      return { method: 'DELETE', path: `/jobs/${job}/users?userId=${org.userId}` };
+    },
+  },
+  {
+    op: 'removeOrderTag',
+    expect: 'once',
+    make: async (org) => {
+      const order = await makeOrder(org);
+      const [tag] = expectStatus(await org.api.post(`/order/${order}/tags`, [{ title: code('Long lead') }]), 200).body as { id: string }[];
+      return { method: 'DELETE', path: `/order/${order}/tags/${tag.id}` };
+    },
+  },
+  {
+    op: 'updateNotifications',
+    expect: 'each',
+    make: async (org) => {
+      const notification = await created(org, '/notifications', {
+        recipientId: org.userId,
+        type: 'integration_issue',
+        payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' },
+      });
+      return { method: 'PATCH', path: '/notifications', body: (n) => ({ id_in: [notification.id], data: { isRead: n % 2 === 0 } }) };
+    },
+  },
+  {
+    op: 'updateBillOfMaterialsItems',
+    expect: 'each',
+    make: async (org) => {
+      const item = await bomItemOf(org);
+      return {
+        method: 'PATCH',
+        path: '/billOfMaterialsItems',
+        body: (n) => ({ inputs: [{ billOfMaterialsItemId: item, input: { estimatedQuantity: 10 + n } }] }),
+      };
+    },
+  },
+  {
+    op: 'updateRequisitionState',
+    expect: 'each',
+    make: async (org) => {
+      const id = await billing.requisition(org, await billing.basics(org));
+      return { method: 'PATCH', path: `/requisitions/${id}/updateRequisitionState?state=CLOSED` };
+    },
   },
 ];
 
@@ -129,6 +260,39 @@ describe('concurrent writes to one object (no 5xx, a deletion stored and fed onc
   let org: TestOrg;
   before(async () => {
     org = await newOrg();
+  });
+
+  it('has a row for every PATCH and DELETE of the contract', () => {
+    const writes = contractOperations().filter((o) => o.method === 'PATCH' || o.method === 'DELETE');
+    expect(writes.length).to.be.greaterThan(30);
+    const covered = new Set([...CASES.flatMap((c) => c.ops), ...RACERS.map((r) => r.op)]);
+    expect(writes.map((w) => w.operationId).filter((id) => !covered.has(id))).to.deep.equal([]);
+  });
+
+  for (const r of RACERS) {
+    it(`${r.op}: ${PARALLEL} concurrent requests (${r.expect}), never 5xx`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const w = await r.make(org);
+        const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, n) => org.api.request(w.method, w.path, w.body?.(n))));
+        const statuses = answers.map((a) => a.status).sort();
+        const why = answers.map((a) => a.text).join('\n');
+        if (r.expect === 'each') expect(statuses, why).to.deep.equal(Array(PARALLEL).fill(200));
+        else if (r.expect === 'once') expect(statuses, why).to.deep.equal([200, ...Array(PARALLEL - 1).fill(404)]);
+        else expect(statuses, `${why} (idempotent by design)`).to.deep.equal(Array(PARALLEL).fill(200));
+      }
+    });
+  }
+
+  it('updateBillOfMaterialsItems racing deleteBillOfMaterialsItem: the batch 200 or 400 (its element rejected: item not found), the DELETE 200', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const item = await bomItemOf(org);
+      const [batch, deleted] = await Promise.all([
+        org.api.patch('/billOfMaterialsItems', { inputs: [{ billOfMaterialsItemId: item, input: { estimatedQuantity: 20 + round } }] }),
+        org.api.delete(`/billOfMaterialsItem/${item}`),
+      ]);
+      expect(batch.status, batch.text).to.be.oneOf([200, 400]);
+      expect(deleted.status, deleted.text).to.equal(200);
+    }
   });
 
   for (const c of CASES) {

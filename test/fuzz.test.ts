@@ -15,11 +15,16 @@ import { fillTemplate } from '../src/http/contract';
  * strings, odd headers. Seeded (FUZZ_SEED, printed) so a failure can be replayed, bounded in
  * requests and time. Every answer must be a 4xx problem body (the token endpoint: its OAuth error
  * body) or a success; never a 5xx; the process keeps running and its memory stays roughly flat.
+ * Part of the requests (every fourth) go as bursts of identical copies sent at once, so that writes
+ * race on one object.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const TIME_LIMIT_MS = 60_000;
 const CONCURRENCY = 12;
+/** Every BURST_EVERY-th request is sent BURST times concurrently (Promise.all), all answers checked. */
+const BURST_EVERY = 4;
+const BURST = 3;
 /** Several organizations: one alone would be held to its fair share of the pool (fair-share.ts). */
 const ORGS = 4;
 
@@ -458,6 +463,13 @@ describe('fuzz', function () {
             : undefined
           : fuzzBody(op, r);
       const target = path + query;
+      // Every fourth request goes as a burst of identical copies at once: the same write racing itself
+      // on one object (what is sent stays the seed's; only the interleaving varies). Shifted by the
+      // round so that each operation gets its bursts, whatever the count of operations.
+      const copies = (n + Math.floor(n / ops.length)) % BURST_EVERY === BURST_EVERY - 1 ? BURST : 1;
+      await Promise.all(Array.from({ length: copies }, () => sendOne(n, op, target, headers, body)));
+    };
+    const sendOne = async (n: number, op: Operation, target: string, headers: Record<string, string | string[]>, body?: { bytes?: Buffer; type?: string }) => {
       let out: Outcome;
       try {
         out = await send(agent, op.method, target, headers, body);
