@@ -7,11 +7,13 @@ import { loadContract } from './contract';
 
 /**
  * The docs page loads nothing from another host (scripts/docs.mjs drops Redoc's one CDN image), and
- * says so to the browser: its inline script and styles run, images may be inline (data:, blob:),
- * everything else comes from this server.
+ * says so to the browser: its inline script and styles run, images and fonts may be inline (data:,
+ * blob:), everything else comes from this server. The policy is about origins, not eval: Redoc's
+ * search probes `Function(...)` to run FlexSearch in a blob: worker, and a refused probe would log an
+ * error on every load (hence 'unsafe-eval' and worker-src blob:).
  */
 export const DOCS_CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; object-src 'none'; base-uri 'self'";
+  "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; object-src 'none'; base-uri 'self'";
 
 /**
  * The contract and its docs, without authentication: one middleware with a set of paths (as
