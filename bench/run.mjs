@@ -7,7 +7,8 @@
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, batchNoop, deep,
  * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), reconciliation
- * (GET /reconciliation/item against a GET /items page of 2500, and a ?prefix= drill-down against a page of 1000), rss;
+ * (GET /reconciliation/item against a GET /items page of 2500, and a ?prefix= drill-down against a page of 1000),
+ * compression (GET /items?limit=2500 and GET /jobs/:code with and without Accept-Encoding: gzip, service only), rss;
  * written to bench/results/partial.md, latest.md keeps the last full run), BENCH_PEERS=platformatic
  * (also Platformatic DB, installed on first use into .data/bench-peers/, on GET /items?limit=500 and
  * GET /invoice-items?limit=500 (row invoiceItems500, added with the peer; the dataset then has invoices)).
@@ -132,13 +133,15 @@ async function load(target, req, { connections = CONNECTIONS, duration = DURATIO
     const r = await autocannon({
       url: target.base + req.path,
       method: req.method ?? 'GET',
-      headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}), ...req.headers },
       body: req.body,
       connections,
       duration,
       timeout: 60,
     });
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, rssMax: mib(rssMax) };
+    // Bytes on the wire per response (headers included), as the client received them.
+    const bytes = r.requests.total ? r.throughput.total / r.requests.total : NaN;
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bytes, non2xx: r.non2xx, errors: r.errors + r.timeouts, rssMax: mib(rssMax) };
   } finally {
     clearInterval(timer);
   }
@@ -437,6 +440,34 @@ async function main() {
       },
     );
   }
+  // Compression (src/http/compression.ts): a page of 2500 items and a single read, each without and
+  // with `Accept-Encoding: gzip` (autocannon sends none unless told), bytes per response and p50.
+  // A single read is under the 1 KiB threshold: the same bytes either way, its p50 within noise.
+  if (wanted('compression')) {
+    const gzip = { 'accept-encoding': 'gzip' };
+    requests.push(
+      { id: 'items2500plain', label: 'GET /items?limit=2500, no Accept-Encoding', path: '/items?limit=2500', serviceOnly: true, metric: 'rps' },
+      {
+        id: 'items2500gzip',
+        label: 'GET /items?limit=2500, Accept-Encoding: gzip',
+        path: '/items?limit=2500',
+        headers: gzip,
+        serviceOnly: true,
+        reference: 'items2500plain',
+        metric: 'encoding',
+      },
+      { id: 'jobPlain', label: 'GET /jobs/:code, no Accept-Encoding', path: '/jobs/J-1002', serviceOnly: true, metric: 'rps' },
+      {
+        id: 'jobGzip',
+        label: 'GET /jobs/:code, Accept-Encoding: gzip',
+        path: '/jobs/J-1002',
+        headers: gzip,
+        serviceOnly: true,
+        reference: 'jobPlain',
+        metric: 'encoding',
+      },
+    );
+  }
   if (deep) {
     log(`deep page: ${deep.path}`);
     // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
@@ -488,6 +519,7 @@ async function main() {
     rps: median(xs.map((x) => x.rps)),
     p50: median(xs.map((x) => x.p50)),
     p99: median(xs.map((x) => x.p99)),
+    bytes: median(xs.map((x) => x.bytes ?? NaN)),
     bad: xs.reduce((n, x) => n + x.non2xx + x.errors, 0),
   });
   const med = Object.fromEntries(Object.entries(runs).map(([id, r]) => [id, Object.fromEntries(Object.entries(r).map(([name, xs]) => [name, agg(xs)]))]));
@@ -496,6 +528,14 @@ async function main() {
     const row = { label: req.label, s: fmt(s.rps, 1), f: fmt(f.rps, 1), sl: `${fmt(s.p50, 1)} / ${fmt(s.p99, 1)}`, fl: `${fmt(f.p50, 1)} / ${fmt(f.p99, 1)}` };
     if (req.noFloor || (req.serviceOnly && req.metric === 'rps')) {
       Object.assign(row, { ratio: '—', target: req.serviceOnly ? '(reference)' : '(no floor)' });
+      if (Number.isFinite(s.bytes)) row.label += ` (${fmt(s.bytes)} bytes per response)`;
+    } else if (req.metric === 'encoding') {
+      const ref = med[req.reference].service;
+      row.label += ` (${fmt(s.bytes)} bytes per response)`;
+      Object.assign(row, {
+        ratio: `${fmt(s.bytes / ref.bytes, 3)} (bytes); ${fmt(s.p50 / ref.p50, 2)} (p50) / without`,
+        target: '(measured)',
+      });
     } else if (req.metric === 'rps') {
       const ratio = s.rps / f.rps;
       Object.assign(row, { ratio: fmt(ratio, 2), target: req.target ? `>= ${req.target}` : '(none)', ok: req.target ? ratio >= req.target : undefined });

@@ -2,9 +2,15 @@ import { expect } from 'chai';
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { closeApp, createApp } from '../src/app';
+import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/docs';
 import { listen } from '../src/http/server';
+import { GENERATED_DIR, ROOT } from '../src/paths';
 import { loadConfig } from '../src/config';
 import { createDb, Db } from '../src/db/knex';
 import { harness } from './support/harness';
@@ -23,7 +29,8 @@ interface RawAnswer {
 /** A GET that sends `Accept-Encoding` as given (fetch would add and undo its own) and keeps the bytes as sent. */
 function rawGet(base: string, path: string, headers: Record<string, string>): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(base + path, { headers }, (res) => {
+    // A connection each (no keep-alive): a socket the server closed while idle is never reused.
+    const req = httpRequest(base + path, { headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, wire: Buffer.concat(chunks), chunks: chunks.length }));
@@ -115,5 +122,30 @@ describe('compressed responses', function () {
     const identity = await rawGet(base, '/jobs?limit=50', { ...auth(), 'accept-encoding': 'identity' });
     expect(identity.headers['content-encoding']).to.equal(undefined);
     expect(JSON.parse(identity.wire.toString('utf8'))).to.have.length(50);
+  });
+
+  it('serves /docs compressed, with a policy of this host only, and the page loads nothing from another host', async () => {
+    // The page as `npm run docs` builds it (scripts/docs.mjs), built here when missing or older than the script.
+    const built = join(GENERATED_DIR, 'docs', 'index.html');
+    const script = join(ROOT, 'scripts', 'docs.mjs');
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(script).mtimeMs) await promisify(execFile)(process.execPath, [script], { cwd: ROOT });
+
+    const docs = await rawGet(base, '/docs', { accept: 'text/html', 'accept-encoding': 'gzip' });
+    expect(docs.status).to.equal(200);
+    expect(docs.headers['content-encoding']).to.equal('gzip');
+    expect(docs.headers['content-security-policy']).to.equal(DOCS_CONTENT_SECURITY_POLICY);
+    expect(DOCS_CONTENT_SECURITY_POLICY).to.match(/default-src 'self'/);
+    const html = gunzipSync(docs.wire).toString('utf8');
+    expect(html).to.match(/<script[^>]*>/);
+    // What a browser would load: a src or href of markup, a src property the inlined Redoc sets
+    // (`src:` + a string, or a choice of strings), a CSS url() or @import. Links a reader follows (href="https://...") are not loads.
+    const loads = [
+      ...html.matchAll(/\bsrc\s*[=:][^,;{}<>]{0,40}?[`"'](https?:\/\/[^`"'\s>]+)/gi),
+      ...html.matchAll(/<link\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)/gi),
+      ...html.matchAll(/url\(\s*["']?(https?:\/\/[^"')\s]+)/gi),
+      ...html.matchAll(/@import\s+(?:url\()?\s*["']?(https?:\/\/[^"')\s;]+)/gi),
+    ].map((m) => m[1]);
+    expect(loads).to.deep.equal([]);
+    expect(html).to.not.include('cdn.redoc.ly');
   });
 });

@@ -6,6 +6,16 @@ import { GENERATED_DIR } from '../paths';
 import { loadContract } from './contract';
 
 /**
+ * The docs page loads nothing from another host (scripts/docs.mjs drops Redoc's one CDN image), and
+ * says so to the browser: its inline script and styles run, images and fonts may be inline (data:,
+ * blob:), everything else comes from this server. The policy is about origins, not eval: Redoc's
+ * search probes `Function(...)` to run FlexSearch in a blob: worker, and a refused probe would log an
+ * error on every load (hence 'unsafe-eval' and worker-src blob:).
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; object-src 'none'; base-uri 'self'";
+
+/**
  * The contract and its docs, without authentication: one middleware with a set of paths (as
  * express routes: any case, an optional trailing slash), not a route per path, which every API
  * request would otherwise walk through.
@@ -30,7 +40,7 @@ export function docsAndContract(): (req: Request, res: Response, next: NextFunct
         !req.headers.authorization && req.accepts(['application/json', 'text/html']) === 'text/html' && /text\/html/.test(req.headers.accept ?? '');
       if (!browser) return next();
     }
-    if (existsSync(docsPage)) return res.sendFile(docsPage);
+    if (existsSync(docsPage)) return res.set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY).sendFile(docsPage);
     next(new ApiError(404, 'not-found', 'Not found', [{ message: 'The docs page has not been built; run `npm run docs`.' }]));
   };
 }

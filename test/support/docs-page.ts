@@ -5,6 +5,7 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/http/docs';
 import { ROOT } from '../../src/paths';
 
 const run = promisify(execFile);
@@ -32,18 +33,18 @@ export interface DocsPage {
 }
 
 /**
- * Builds the Redoc page the way `npm run docs` does (redocly.yaml applies) from the bundle into a
+ * Builds the Redoc page with `scripts/docs.mjs`, as `npm run docs` does (redocly.yaml applies), from the bundle into a
  * temporary folder and serves it on 127.0.0.1, the way a writer would host it.
  */
 export async function buildAndServeDocsPage(): Promise<DocsPage> {
   const dir = mkdtempSync(join(tmpdir(), 'docs-'));
   const file = join(dir, 'index.html');
-  await run(join(ROOT, 'node_modules', '.bin', 'redocly'), ['build-docs', join(ROOT, 'generated', 'openapi.yaml'), '--inlineBundle', '--output', file], {
-    cwd: ROOT,
-  });
+  await run(process.execPath, [join(ROOT, 'scripts', 'docs.mjs'), file], { cwd: ROOT });
   const html = readFileSync(file);
   const server = createServer((req, res) => {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    // The policy the service sends with the page: a violation shows as a console error.
+    res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     res.end(html);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
