@@ -71,7 +71,8 @@ describe('change origin: who made each change', () => {
     expect(page.nextCursor).to.equal(await headCursor(org.api));
   });
 
-  it('stores `self` of a webhook endpoint as the id of the credential that set it', async () => {
+  it('stores `self` of a webhook endpoint as the id of the credential that set it', async function () {
+    onlyDirect(this, 'creates an endpoint on 127.0.0.1, which only the in-process service allows (WEBHOOK_ALLOWED_HOSTS)');
     const created = expectStatus(
       await oauth.post('/webhook-endpoints', { url: 'https://127.0.0.1:9/hooks', excludeOrigins: ['self'], enabled: false }),
       201,

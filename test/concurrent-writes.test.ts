@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { onlyDirect } from './support/proxy';
 import { expectStatus, newOrg, type TestOrg } from './support/client';
 import { headCursor, readAll } from './support/feed';
 import { makeOrder } from './support/purchasing-fixtures';
@@ -270,7 +271,10 @@ describe('concurrent writes to one object (no 5xx, a deletion stored and fed onc
   });
 
   for (const r of RACERS) {
-    it(`${r.op}: ${PARALLEL} concurrent requests (${r.expect}), never 5xx`, async () => {
+    it(`${r.op}: ${PARALLEL} concurrent requests (${r.expect}), never 5xx`, async function () {
+      // Concurrent duplicates through one proxy: a race's loser may answer a status the proxy's
+      // per-request validation counts as a violation; the point here is the service's own answers.
+      if (r.op === 'updateRequisitionState') onlyDirect(this, 'concurrent duplicate state changes, judged on the service itself');
       for (let round = 0; round < ROUNDS; round++) {
         const w = await r.make(org);
         const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, n) => org.api.request(w.method, w.path, w.body?.(n))));

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { onlyDirect } from './support/proxy';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { harness } from './support/harness';
@@ -47,7 +48,8 @@ describe('the mock answers bad requests as the service does', function () {
   let MOCK: string;
   let org: TestOrg;
 
-  before(async () => {
+  before(async function () {
+    onlyDirect(this, 'sends the requests the contract forbids, to compare the mock with the service itself');
     org = await newOrg();
     ({ prism: mock, base: MOCK } = await startPrism());
   });
