@@ -39,4 +39,44 @@ describe('background tasks on graphile-worker', () => {
       await worker.stop();
     }
   });
+
+  it('survives a job whose completion fails (a lost connection): no unhandled rejection, and a new runner takes the next job', async () => {
+    const db = harness().db;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    // The job marked `refuseCompletion` cannot be deleted, which is how graphile-worker completes a
+    // job: its completion fails as one whose connection is terminated would.
+    await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_job_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF OLD.payload->>'refuseCompletion' = 'yes' THEN RAISE EXCEPTION 'completion refused'; END IF; RETURN OLD; END $$`);
+    const worker = await startWebhookWorker({
+      db,
+      connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+      settings: webhookSettings(loadConfig()),
+      pollInterval: 100,
+    });
+    try {
+      await db.raw(`CREATE TRIGGER test_refuse_job_completion BEFORE DELETE ON graphile_worker._private_jobs
+        FOR EACH ROW EXECUTE FUNCTION test_refuse_job_completion()`);
+      const refused = (await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', json_build_object('refuseCompletion', 'yes'))`)).rows[0].id;
+      // The refused job ran (it is locked or was attempted) and its completion failed.
+      await eventually(
+        'the refused job attempted',
+        async () => (await db.raw(`SELECT attempts FROM graphile_worker._private_jobs WHERE id = ?`, [refused])).rows[0]?.attempts >= 1,
+        30_000,
+      );
+      const next = (await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', json_build_object('refuseCompletion', 'no'))`)).rows[0].id;
+      await eventually(
+        'the next job completed by a runner',
+        async () => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [next])).rows.length === 0,
+        30_000,
+      );
+      expect(unhandled, 'unhandled rejections').to.deep.equal([]);
+    } finally {
+      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_job_completion ON graphile_worker._private_jobs`);
+      await db.raw(`DELETE FROM graphile_worker._private_jobs WHERE payload->>'refuseCompletion' IS NOT NULL`);
+      await worker.stop();
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

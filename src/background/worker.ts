@@ -119,25 +119,74 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const logError = (err: Error) => log.error('database connection lost', err);
   pool.on('error', logError); // an idle client's connection ends
   pool.on('connect', (client) => client.on('error', logError)); // a checked-out one's (its query fails too)
+  const runnerOptions = {
+    pgPool: pool,
+    concurrency: settings.concurrency,
+    noHandleSignals: true,
+    pollInterval: options.pollInterval ?? 2000,
+    logger: quietLogger(log),
+    taskList,
+    crontab: crontab.join('\n'),
+    // Job completions and failures go through graphile-worker's batcher (delay 0: no waiting), the
+    // one path of graphile-worker 0.17.3 that catches their errors. Unbatched, worker.ts calls
+    // completeJob(job)/failJob(...) without awaiting them, so a completion whose connection is lost
+    // (a terminated backend, a database shutting down) is an unhandled rejection that ends the
+    // whole process. Batched, such an error is logged and stops that runner's worker pool; the
+    // supervisor below starts a new runner (the job stays locked until graphile-worker frees it,
+    // and the sweep makes that harmless: deliveries follow the feed, not the jobs).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+  };
   let runner: Runner;
   try {
-    runner = await run({
-      pgPool: pool,
-      concurrency: settings.concurrency,
-      noHandleSignals: true,
-      pollInterval: options.pollInterval ?? 2000,
-      logger: quietLogger(log),
-      taskList,
-      crontab: crontab.join('\n'),
-    });
+    runner = await run(runnerOptions);
   } catch (err) {
     await pool.end();
     throw err;
   }
-  // A worker that fails outside a task (its job's completion lost with its connection while the
-  // database shuts down) rejects the runner's promise: logged, never an unhandled rejection that
-  // would end the process in the middle of its shutdown.
-  runner.promise.catch((err: Error) => log.error('worker stopped on an error', err));
+  // A runner that stops by itself (its worker pool ended on an error) is replaced, with a growing
+  // delay while the database refuses (1 s doubling to 30 s), until stop(): an instance never goes
+  // on serving requests without background work.
+  let restartTimer: NodeJS.Timeout | undefined;
+  let restarting: Promise<void> | undefined;
+  let restartDelay = 1000;
+  const supervise = (current: Runner) => {
+    const ended = (err?: Error) => {
+      if (stopping) return;
+      if (err) log.error('worker stopped on an error; starting a new one', err);
+      else log.error('worker stopped by itself; starting a new one');
+      scheduleRestart();
+    };
+    current.promise.then(
+      () => ended(),
+      (err: Error) => ended(err),
+    );
+  };
+  const scheduleRestart = () => {
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      restarting = (async () => {
+        try {
+          const next = await run(runnerOptions);
+          if (stopping) {
+            await next.stop().catch(() => undefined);
+            return;
+          }
+          runner = next;
+          restartDelay = 1000;
+          supervise(next);
+          log.warn('worker started again');
+        } catch (err) {
+          if (stopping) return;
+          log.error(`worker could not start; trying again in ${restartDelay / 1000} s`, err as Error);
+          restartDelay = Math.min(restartDelay * 2, 30_000);
+          scheduleRestart();
+        }
+      })().finally(() => {
+        restarting = undefined;
+      });
+    }, restartDelay);
+  };
+  supervise(runner);
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
   await sweep(options.db, settings);
@@ -150,8 +199,10 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     stop: () =>
       (stopped ??= (async () => {
         stopping = true;
+        clearTimeout(restartTimer);
         try {
-          // The same failure surfaces here again: already logged above.
+          await restarting;
+          // A runner that failed by itself was logged above; its stop() is then a no-op or the same error.
           await runner.stop().catch(() => undefined);
         } finally {
           sender.close();
