@@ -110,6 +110,13 @@ export interface UpsertOptions {
   /** Of those, columns that keep their stored value when the input gives null/omits them. */
   keepWhenNull?: string[];
   returning: string[];
+  /**
+   * Conflict columns that may be null (a global phase's `job_id`): matched with IS NOT DISTINCT
+   * FROM. Every other key column is matched with `=`, which PostgreSQL can hash or look up in the
+   * key's index; IS NOT DISTINCT FROM can do neither and compared every input row with every row
+   * of the table.
+   */
+  nullableKeys?: string[];
 }
 
 /** The columns of an ON CONFLICT target, e.g. `(organization_id, code) WHERE ...` -> organization_id, code. */
@@ -200,8 +207,10 @@ function upsertStatement(table: string, input: Record<string, unknown>[], opts: 
   // The conflict target's columns and predicate (`(organization_id, code) WHERE deleted_at IS NULL`) find the rows left alone.
   const keys = conflictColumns(opts.conflict).filter((c) => columns.includes(c));
   const predicate = opts.conflict.replace(/^\s*\([^)]*\)/, '').trim();
+  const nullable = new Set(opts.nullableKeys ?? []);
+  const same = (k: string) => (nullable.has(k) ? `i.${q(k)} IS NOT DISTINCT FROM t.${q(k)}` : `i.${q(k)} = t.${q(k)}`);
   const untouched = `(SELECT * FROM ${q(table)} ${predicate}) t
-    WHERE EXISTS (SELECT 1 FROM input i WHERE ${keys.map((k) => `i.${q(k)} IS NOT DISTINCT FROM t.${q(k)}`).join(' AND ')})
+    WHERE EXISTS (SELECT 1 FROM input i WHERE ${keys.map(same).join(' AND ')})
       AND t.id NOT IN (SELECT id FROM upserted)`;
   return { sql, rows, untouched };
 }

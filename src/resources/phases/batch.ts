@@ -65,6 +65,7 @@ export async function upsertPhases(
       conflict: '(organization_id, job_id, code) WHERE deleted_at IS NULL',
       update: ['description', 'default_gl_code'],
       keepWhenNull: ['default_gl_code'],
+      nullableKeys: ['job_id'],
       returning: ['id', 'job_id', 'code', 'xmax'],
     });
     outcome.markCreated(insertedIds(written));
