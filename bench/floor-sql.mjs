@@ -20,7 +20,7 @@ const itemTotal = (job) =>
     : `(SELECT coalesce(sum(n), 0) FROM live_row_counts WHERE organization_id = ${ORG} AND relation = 'items')`;
 const lookup = (table, alias, column) => `LEFT JOIN ${table} ${alias} ON ${alias}.organization_id = i.organization_id AND ${alias}.id = i.${column}`;
 
-const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
+const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.external_id AS "externalId", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
   i.quantity AS "quantity", i.extended_quantity AS "extendedQuantity", i.units_of_measure AS "unitsOfMeasure", i.units_of_measure_id AS "unitsOfMeasureId",
   i.requested_uom AS "requestedUOM", i.pricing_uom AS "pricingUOM", i.extended_uom AS "extendedUOM", i.unit_price AS "unitPrice",
   i.scaled_unit_price AS "scaledUnitPrice", i.unit_discount::float8 AS "unitDiscount", i.ext_price AS "extPrice",
@@ -68,7 +68,7 @@ export const ITEMS = { first: firstPage(false), firstOfJob: firstPage(true), dee
 
 /** GET /orders ($2 limit, $3 offset), oldest first */
 export const ORDERS = `SELECT ${OK}, (SELECT coalesce(json_agg(p), '[]'::json) FROM (
-  SELECT o.id AS "id", o.version AS "version", api_ts(o.created_at) AS "createdAt", api_ts(o.updated_at) AS "updatedAt", o.created_by_id AS "createdById",
+  SELECT o.id AS "id", o.version AS "versionNumber", o.external_id AS "externalId", o.version AS "version", api_ts(o.created_at) AS "createdAt", api_ts(o.updated_at) AS "updatedAt", o.created_by_id AS "createdById",
     o.updated_by_id AS "updatedById", o.job_id AS "jobId", o.vendor_id AS "vendorId", o.delivery_location_id AS "deliveryLocationId",
     o.delivery_instructions AS "deliveryInstructions", o.discount AS "discount", o.field_contact_name AS "fieldContactName",
     o.field_contact_phone AS "fieldContactPhone", o.flagged AS "flagged", api_ts(o.flagged_at) AS "flaggedAt", o.flag_message AS "flagMessage",
