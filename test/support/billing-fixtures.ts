@@ -17,7 +17,8 @@ export interface Basics {
 }
 
 let n = 0;
-const next = () => `${process.pid}-${++n}`;
+// Its own tag: purchasing-fixtures.ts also names codes `J-<pid>-<n>`, with a counter of its own, in the same organizations.
+const next = () => `bill-${process.pid}-${++n}`;
 const db = () => harness().db;
 
 export async function basics(org: TestOrg): Promise<Basics> {

@@ -8,7 +8,8 @@ import type { TestOrg } from './client';
  * area's API.
  */
 let n = 0;
-const unique = () => `${process.pid}-${++n}`;
+// Its own tag: the other fixtures also name codes `J-<pid>-<n>`, each with a counter of its own, in the same organizations.
+const unique = () => `rel-${process.pid}-${++n}`;
 
 export async function makeJob(org: TestOrg, code = `J-${unique()}`, name = 'Riverside Medical Office Building'): Promise<string> {
   const [row] = await harness().db('jobs').insert({ organization_id: org.id, code, name }).returning('id');
