@@ -95,16 +95,16 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/tax-codes/{idOrCode}": {
+    "/tax-codes/{taxCodeIdOrCode}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The tax code's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                taxCodeIdOrCode: components["parameters"]["TaxCodeIdOrCode"];
             };
             cookie?: never;
         };
@@ -153,16 +153,16 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/units-of-measure/{idOrCode}": {
+    "/units-of-measure/{unitOfMeasureIdOrCode}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The unit of measure's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example EA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                unitOfMeasureIdOrCode: components["parameters"]["UnitOfMeasureIdOrCode"];
             };
             cookie?: never;
         };
@@ -241,7 +241,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/jobs/{idOrCode}": {
+    "/jobs/{jobIdOrCode}": {
         parameters: {
             query?: never;
             header?: never;
@@ -250,7 +250,7 @@ export interface paths {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -277,7 +277,7 @@ export interface paths {
         patch: operations["updateJob"];
         trace?: never;
     };
-    "/jobs/{idOrCode}/locations": {
+    "/jobs/{jobIdOrCode}/locations": {
         parameters: {
             query?: never;
             header?: never;
@@ -286,7 +286,7 @@ export interface paths {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -311,7 +311,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/jobs/{idOrCode}/users": {
+    "/jobs/{jobIdOrCode}/users": {
         parameters: {
             query?: never;
             header?: never;
@@ -320,7 +320,7 @@ export interface paths {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -345,7 +345,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/jobs/{idOrCode}/nextPurchaseOrderNumber": {
+    "/jobs/{jobIdOrCode}/nextPurchaseOrderNumber": {
         parameters: {
             query?: never;
             header?: never;
@@ -354,7 +354,7 @@ export interface paths {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -404,7 +404,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/groups/{id}": {
+    "/groups/{groupId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -413,7 +413,7 @@ export interface paths {
                  * @description The group's ID.
                  * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
                  */
-                id: components["parameters"]["GroupId"];
+                groupId: components["parameters"]["GroupId"];
             };
             cookie?: never;
         };
@@ -461,7 +461,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/locations/{id}": {
+    "/locations/{locationId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -470,7 +470,7 @@ export interface paths {
                  * @description The location's ID.
                  * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
                  */
-                id: components["parameters"]["LocationId"];
+                locationId: components["parameters"]["LocationId"];
             };
             cookie?: never;
         };
@@ -552,7 +552,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/vendors/{idOrCode}": {
+    "/vendors/{vendorIdOrCode}": {
         parameters: {
             query?: never;
             header?: never;
@@ -561,7 +561,7 @@ export interface paths {
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
-                idOrCode: components["parameters"]["VendorIdOrCode"];
+                vendorIdOrCode: components["parameters"]["VendorIdOrCode"];
             };
             cookie?: never;
         };
@@ -589,7 +589,7 @@ export interface paths {
         patch: operations["updateVendor"];
         trace?: never;
     };
-    "/vendors/{idOrCode}/location": {
+    "/vendors/{vendorIdOrCode}/location": {
         parameters: {
             query?: never;
             header?: never;
@@ -598,7 +598,7 @@ export interface paths {
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
-                idOrCode: components["parameters"]["VendorIdOrCode"];
+                vendorIdOrCode: components["parameters"]["VendorIdOrCode"];
             };
             cookie?: never;
         };
@@ -678,16 +678,16 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/global-phases/{idOrCode}": {
+    "/global-phases/{phaseIdOrCode}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example 03-300
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
             };
             cookie?: never;
         };
@@ -701,9 +701,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a phase
-         * @description Soft-deletes a phase (`DELETE /global-phases/{id}`: the path takes the phase's ID, which
-         *     matches any live phase of the organization; the code of a global phase is accepted too) and
-         *     returns it with `deletedAt` set. Its code can then be used again in its scope.
+         * @description Soft-deletes a phase (an ID matches any live phase of the organization, a code a global
+         *     phase) and returns it with `deletedAt` set. Its code can then be used again in its scope.
          */
         delete: operations["deleteGlobalPhase"];
         options?: never;
@@ -782,7 +781,7 @@ export interface paths {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -836,16 +835,16 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/global-categories/{idOrCode}": {
+    "/global-categories/{categoryIdOrCode}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example MAT
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
             };
             cookie?: never;
         };
@@ -903,7 +902,7 @@ export interface paths {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -939,12 +938,12 @@ export interface paths {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -1036,7 +1035,7 @@ export interface paths {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -1097,7 +1096,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/users/{idOrEmail}": {
+    "/users/{userIdOrEmail}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1106,7 +1105,7 @@ export interface paths {
                  * @description The user's ID or e-mail address (compared case-insensitively).
                  * @example maria.chen@summitridge.example
                  */
-                idOrEmail: components["parameters"]["IdOrEmail"];
+                userIdOrEmail: components["parameters"]["UserIdOrEmail"];
             };
             cookie?: never;
         };
@@ -1168,7 +1167,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/orders/{id}": {
+    "/orders/{orderId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1177,7 +1176,7 @@ export interface paths {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -1202,7 +1201,7 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
-    "/orders/{id}/integrationState": {
+    "/orders/{orderId}/integrationState": {
         parameters: {
             query?: never;
             header?: never;
@@ -1211,7 +1210,7 @@ export interface paths {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -1228,7 +1227,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/orders/{id}/items": {
+    "/orders/{orderId}/items": {
         parameters: {
             query?: never;
             header?: never;
@@ -1237,7 +1236,7 @@ export interface paths {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -1309,7 +1308,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/items/{id}": {
+    "/items/{itemId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1318,7 +1317,7 @@ export interface paths {
                  * @description The item's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["ItemPathId"];
+                itemId: components["parameters"]["ItemId"];
             };
             cookie?: never;
         };
@@ -1350,7 +1349,7 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -1380,7 +1379,7 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
                 /**
@@ -1519,7 +1518,7 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -1578,16 +1577,16 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/jobs/{idOrCode}/billOfMaterials": {
+    "/jobs/{jobIdOrCode}/billOfMaterials": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example J-1042
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -1734,7 +1733,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/requisitions/{id}": {
+    "/requisitions/{requisitionId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1743,7 +1742,7 @@ export interface paths {
                  * @description The requisition's ID.
                  * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
                  */
-                id: components["parameters"]["RequisitionId"];
+                requisitionId: components["parameters"]["RequisitionId"];
             };
             cookie?: never;
         };
@@ -1760,7 +1759,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/requisitions/{id}/items": {
+    "/requisitions/{requisitionId}/items": {
         parameters: {
             query?: never;
             header?: never;
@@ -1769,7 +1768,7 @@ export interface paths {
                  * @description The requisition's ID.
                  * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
                  */
-                id: components["parameters"]["RequisitionId"];
+                requisitionId: components["parameters"]["RequisitionId"];
             };
             cookie?: never;
         };
@@ -1788,7 +1787,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/requisitions/{id}/updateRequisitionState": {
+    "/requisitions/{requisitionId}/updateRequisitionState": {
         parameters: {
             query?: never;
             header?: never;
@@ -1797,7 +1796,7 @@ export interface paths {
                  * @description The requisition's ID.
                  * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
                  */
-                id: components["parameters"]["RequisitionId"];
+                requisitionId: components["parameters"]["RequisitionId"];
             };
             cookie?: never;
         };
@@ -1834,7 +1833,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/warehouse-requests/{id}": {
+    "/warehouse-requests/{warehouseRequestId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1843,13 +1842,13 @@ export interface paths {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                id: components["parameters"]["WarehouseRequestId"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
         /**
          * Get a warehouse request
-         * @description Reads one warehouse request. The same request is served at `/warehouse-requests/{id}` and `/warehouseRequests/{id}` (both spellings of the spec).
+         * @description Reads one warehouse request. The same request is served at `/warehouse-requests/{warehouseRequestId}` and `/warehouseRequests/{warehouseRequestId}` (both spellings of the spec).
          */
         get: operations["getWarehouseRequest"];
         put?: never;
@@ -1860,7 +1859,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/warehouse-requests/{id}/items": {
+    "/warehouse-requests/{warehouseRequestId}/items": {
         parameters: {
             query?: never;
             header?: never;
@@ -1869,13 +1868,13 @@ export interface paths {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                id: components["parameters"]["WarehouseRequestId"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
         /**
          * List the items of a warehouse request
-         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. Page size at most 100. Served at `/warehouse-requests/{id}/items` and `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the request does not exist.
+         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. Page size at most 100. Served at `/warehouse-requests/{warehouseRequestId}/items` and `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the request does not exist.
          */
         get: operations["listWarehouseRequestItems"];
         put?: never;
@@ -1886,7 +1885,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/warehouseRequests/{id}": {
+    "/warehouseRequests/{warehouseRequestId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1895,13 +1894,13 @@ export interface paths {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                id: components["parameters"]["WarehouseRequestId"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
         /**
          * Get a warehouse request (camelCase path)
-         * @description Reads one warehouse request. The same request is served at `/warehouse-requests/{id}` and `/warehouseRequests/{id}` (both spellings of the spec).
+         * @description Reads one warehouse request. The same request is served at `/warehouse-requests/{warehouseRequestId}` and `/warehouseRequests/{warehouseRequestId}` (both spellings of the spec).
          */
         get: operations["getWarehouseRequestLegacy"];
         put?: never;
@@ -1921,13 +1920,13 @@ export interface paths {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                warehouseRequestId: components["parameters"]["WarehouseRequestIdCamel"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
         /**
          * List the items of a warehouse request (camelCase path)
-         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. Page size at most 100. Served at `/warehouse-requests/{id}/items` and `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the request does not exist.
+         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. Page size at most 100. Served at `/warehouse-requests/{warehouseRequestId}/items` and `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the request does not exist.
          */
         get: operations["listWarehouseRequestItemsLegacy"];
         put?: never;
@@ -1962,7 +1961,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/deliveries/{id}": {
+    "/deliveries/{deliveryReceiptId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1971,7 +1970,7 @@ export interface paths {
                  * @description The delivery receipt's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["DeliveryReceiptId"];
+                deliveryReceiptId: components["parameters"]["DeliveryReceiptId"];
             };
             cookie?: never;
         };
@@ -1988,7 +1987,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/deliveries/{id}/items": {
+    "/deliveries/{deliveryReceiptId}/items": {
         parameters: {
             query?: never;
             header?: never;
@@ -1997,7 +1996,7 @@ export interface paths {
                  * @description The delivery receipt's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["DeliveryReceiptId"];
+                deliveryReceiptId: components["parameters"]["DeliveryReceiptId"];
             };
             cookie?: never;
         };
@@ -2014,7 +2013,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/deliveries/{id}/updateIntegrationState": {
+    "/deliveries/{deliveryReceiptId}/updateIntegrationState": {
         parameters: {
             query?: never;
             header?: never;
@@ -2023,7 +2022,7 @@ export interface paths {
                  * @description The delivery receipt's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["DeliveryReceiptId"];
+                deliveryReceiptId: components["parameters"]["DeliveryReceiptId"];
             };
             cookie?: never;
         };
@@ -2047,7 +2046,7 @@ export interface paths {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -2112,7 +2111,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/invoices/{id}": {
+    "/invoices/{invoiceId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2121,7 +2120,7 @@ export interface paths {
                  * @description The invoice's ID.
                  * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
                  */
-                id: components["parameters"]["InvoiceId"];
+                invoiceId: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -2138,7 +2137,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/invoices/{id}/integrationState": {
+    "/invoices/{invoiceId}/integrationState": {
         parameters: {
             query?: never;
             header?: never;
@@ -2147,7 +2146,7 @@ export interface paths {
                  * @description The invoice's ID.
                  * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
                  */
-                id: components["parameters"]["InvoiceId"];
+                invoiceId: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -2164,7 +2163,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/invoices/{id}/items": {
+    "/invoices/{invoiceId}/items": {
         parameters: {
             query?: never;
             header?: never;
@@ -2173,7 +2172,7 @@ export interface paths {
                  * @description The invoice's ID.
                  * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
                  */
-                id: components["parameters"]["InvoiceId"];
+                invoiceId: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -2250,7 +2249,7 @@ export interface paths {
                  *     `id` (see `ReconciliationResource`). Any other value is a `404`.
                  * @example item
                  */
-                resource: string;
+                resource: components["parameters"]["ReconciliationResource"];
             };
             cookie?: never;
         };
@@ -2315,7 +2314,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhook-endpoints/{id}": {
+    "/webhook-endpoints/{webhookEndpointId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2324,7 +2323,7 @@ export interface paths {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -2351,7 +2350,7 @@ export interface paths {
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
-    "/webhook-endpoints/{id}/rotate-secret": {
+    "/webhook-endpoints/{webhookEndpointId}/rotate-secret": {
         parameters: {
             query?: never;
             header?: never;
@@ -2360,7 +2359,7 @@ export interface paths {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -2382,7 +2381,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhook-endpoints/{id}/deliveries": {
+    "/webhook-endpoints/{webhookEndpointId}/deliveries": {
         parameters: {
             query?: never;
             header?: never;
@@ -2391,7 +2390,7 @@ export interface paths {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -2410,7 +2409,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhook-endpoints/{id}/replay": {
+    "/webhook-endpoints/{webhookEndpointId}/replay": {
         parameters: {
             query?: never;
             header?: never;
@@ -2419,7 +2418,7 @@ export interface paths {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -6307,7 +6306,7 @@ export interface components {
         /** @description A requisition (field request for material). */
         Requisition: {
             /**
-             * @description The integrator's own id of this requisition (its ERP's), or null: unique per organization among requisitions when set, found with `filter[externalId]`. Set with `PATCH /requisitions/{id}/updateRequisitionState?externalId=`.
+             * @description The integrator's own id of this requisition (its ERP's), or null: unique per organization among requisitions when set, found with `filter[externalId]`. Set with `PATCH /requisitions/{requisitionId}/updateRequisitionState?externalId=`.
              * @example REQ-3391
              */
             externalId?: string | null;
@@ -8106,7 +8105,7 @@ export interface components {
          * @description The body of every webhook delivery (Standard Webhooks: `type`, `timestamp`, `data`). `data` is
          *     the change-feed entry as `GET /changes` returns it, with its `cursor`: a receiver orders and
          *     de-duplicates by it (or by the `webhook-id` header), and can resume from it with
-         *     `POST /webhook-endpoints/{id}/replay` or `GET /changes?after=`.
+         *     `POST /webhook-endpoints/{webhookEndpointId}/replay` or `GET /changes?after=`.
          */
         WebhookEvent: {
             /**
@@ -9771,10 +9770,10 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+         * @description The tax code's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example TX-CA
          */
-        IdOrCode: string;
+        TaxCodeIdOrCode: string;
         /**
          * @description Reads only if the object changed (RFC 9110 13.1.2): the `ETag` of the object as last read, or a comma-separated list of them (compared weakly: `W/"x"` matches `"x"`). When one matches the object's current `ETag`, or the value is `*`, the answer is 304 with no body (and the current `ETag`).
          * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
@@ -9985,6 +9984,11 @@ export interface components {
              */
             updatedAt_gte?: string;
         };
+        /**
+         * @description The unit of measure's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+         * @example EA
+         */
+        UnitOfMeasureIdOrCode: string;
         /**
          * @description Field to order jobs by (default `createdAt`).
          * @example code
@@ -10245,7 +10249,7 @@ export interface components {
          * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example J-1042
          */
-        JobIdOrCodeParam: string;
+        JobIdOrCode: string;
         /**
          * @description Field to order locations by (default `createdAt`). `displayName` orders by the location's `name`.
          * @example displayName
@@ -11553,20 +11557,15 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
+         * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
+         * @example 03-300
+         */
+        PhaseIdOrCode: string;
+        /**
          * @description Look the phase up among the phases of the job with this code instead of among the global phases.
          * @example J-1042
          */
         PhaseJobCode: string;
-        /**
-         * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-         * @example J-1042
-         */
-        JobIdOrCode: string;
-        /**
-         * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
-         * @example 03-300
-         */
-        PhaseIdOrCode: string;
         /**
          * @description Field to order cost categories by (default `createdAt`; the contract names no default order).
          * @example code
@@ -11768,7 +11767,7 @@ export interface components {
             updatedAt_gte?: string;
         };
         /**
-         * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+         * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
          * @example MAT
          */
         CategoryIdOrCode: string;
@@ -11776,7 +11775,7 @@ export interface components {
          * @description The user's ID or e-mail address (compared case-insensitively).
          * @example maria.chen@summitridge.example
          */
-        IdOrEmail: string;
+        UserIdOrEmail: string;
         /**
          * @description Field to order tags by (default `createdAt`; the contract names no default order).
          * @example title
@@ -12314,7 +12313,7 @@ export interface components {
          * @description The order's ID.
          * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
          */
-        OrderPathId: string;
+        OrderId: string;
         /**
          * @description For a change to a sent (not `DRAFT`) order: record its change order as a draft, which GET /changeOrders ignores unless `filter[draft]` asks for drafts. Ignored for a `DRAFT` order (no change order is recorded for those).
          * @example false
@@ -13072,12 +13071,7 @@ export interface components {
          * @description The item's ID.
          * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
          */
-        ItemPathId: string;
-        /**
-         * @description The order's ID.
-         * @example 4f3e2d1c-0b9a-4887-a665-544332211009
-         */
-        OrderId: string;
+        ItemId: string;
         /**
          * @description Field to order the order's tags by (default `createdAt`).
          * @example createdAt
@@ -15031,11 +15025,6 @@ export interface components {
             pickedQuantity_gte?: number;
         };
         /**
-         * @description The warehouse request's ID.
-         * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
-         */
-        WarehouseRequestIdCamel: string;
-        /**
          * @description Field to order delivery receipts by (default `createdAt`).
          * @example createdAt
          */
@@ -16157,6 +16146,12 @@ export interface components {
             hasException_not?: boolean;
         };
         /**
+         * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
+         *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+         * @example item
+         */
+        ReconciliationResource: string;
+        /**
          * @description The webhook endpoint's ID.
          * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
          */
@@ -16668,10 +16663,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The tax code's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                taxCodeIdOrCode: components["parameters"]["TaxCodeIdOrCode"];
             };
             cookie?: never;
         };
@@ -16728,10 +16723,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The tax code's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                taxCodeIdOrCode: components["parameters"]["TaxCodeIdOrCode"];
             };
             cookie?: never;
         };
@@ -16821,10 +16816,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The tax code's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example TX-CA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                taxCodeIdOrCode: components["parameters"]["TaxCodeIdOrCode"];
             };
             cookie?: never;
         };
@@ -17081,10 +17076,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The unit of measure's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example EA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                unitOfMeasureIdOrCode: components["parameters"]["UnitOfMeasureIdOrCode"];
             };
             cookie?: never;
         };
@@ -17139,10 +17134,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The unit of measure's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example EA
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                unitOfMeasureIdOrCode: components["parameters"]["UnitOfMeasureIdOrCode"];
             };
             cookie?: never;
         };
@@ -17608,7 +17603,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -17680,7 +17675,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -17813,7 +17808,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -17895,7 +17890,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18004,7 +17999,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18121,7 +18116,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18185,7 +18180,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18294,7 +18289,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18394,7 +18389,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18442,7 +18437,7 @@ export interface operations {
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example J-1042
                  */
-                idOrCode: components["parameters"]["JobIdOrCodeParam"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -18674,7 +18669,7 @@ export interface operations {
                  * @description The group's ID.
                  * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
                  */
-                id: components["parameters"]["GroupId"];
+                groupId: components["parameters"]["GroupId"];
             };
             cookie?: never;
         };
@@ -18733,7 +18728,7 @@ export interface operations {
                  * @description The group's ID.
                  * @example 6c5b4a39-2817-4f6e-9d5c-4b3a29181706
                  */
-                id: components["parameters"]["GroupId"];
+                groupId: components["parameters"]["GroupId"];
             };
             cookie?: never;
         };
@@ -19049,7 +19044,7 @@ export interface operations {
                  * @description The location's ID.
                  * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
                  */
-                id: components["parameters"]["LocationId"];
+                locationId: components["parameters"]["LocationId"];
             };
             cookie?: never;
         };
@@ -19125,7 +19120,7 @@ export interface operations {
                  * @description The location's ID.
                  * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
                  */
-                id: components["parameters"]["LocationId"];
+                locationId: components["parameters"]["LocationId"];
             };
             cookie?: never;
         };
@@ -19235,7 +19230,7 @@ export interface operations {
                  * @description The location's ID.
                  * @example 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e
                  */
-                id: components["parameters"]["LocationId"];
+                locationId: components["parameters"]["LocationId"];
             };
             cookie?: never;
         };
@@ -19704,7 +19699,7 @@ export interface operations {
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
-                idOrCode: components["parameters"]["VendorIdOrCode"];
+                vendorIdOrCode: components["parameters"]["VendorIdOrCode"];
             };
             cookie?: never;
         };
@@ -19785,7 +19780,7 @@ export interface operations {
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
-                idOrCode: components["parameters"]["VendorIdOrCode"];
+                vendorIdOrCode: components["parameters"]["VendorIdOrCode"];
             };
             cookie?: never;
         };
@@ -19899,7 +19894,7 @@ export interface operations {
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
-                idOrCode: components["parameters"]["VendorIdOrCode"];
+                vendorIdOrCode: components["parameters"]["VendorIdOrCode"];
             };
             cookie?: never;
         };
@@ -20020,7 +20015,7 @@ export interface operations {
                  * @description The vendor's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example V-FERGUSON
                  */
-                idOrCode: components["parameters"]["VendorIdOrCode"];
+                vendorIdOrCode: components["parameters"]["VendorIdOrCode"];
             };
             cookie?: never;
         };
@@ -20448,10 +20443,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example 03-300
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
             };
             cookie?: never;
         };
@@ -20509,10 +20504,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example 03-300
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
             };
             cookie?: never;
         };
@@ -20603,10 +20598,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example 03-300
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
             };
             cookie?: never;
         };
@@ -20957,7 +20952,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -21023,7 +21018,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -21122,7 +21117,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -21400,10 +21395,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example MAT
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
             };
             cookie?: never;
         };
@@ -21464,10 +21459,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example MAT
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
             };
             cookie?: never;
         };
@@ -21561,10 +21556,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example MAT
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
             };
             cookie?: never;
         };
@@ -21781,7 +21776,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -21871,7 +21866,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
@@ -21983,12 +21978,12 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -22063,12 +22058,12 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -22176,12 +22171,12 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The phase's ID or its code (among the phases of the job in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The phase's ID or its code (a code among the phases of the job in the path; under `/global-phases` among the global phases, or the phases of the job `jobCode` names). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example 03-300
                  */
                 phaseIdOrCode: components["parameters"]["PhaseIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -22584,7 +22579,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -22656,7 +22651,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -22761,7 +22756,7 @@ export interface operations {
                  */
                 jobIdOrCode: components["parameters"]["JobIdOrCode"];
                 /**
-                 * @description The cost category's ID or its code (among the categories of the scope in the path). A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @description The cost category's ID or its code (a code among the categories of the scope in the path, the global ones under `/global-categories`). A value that is the ID of one object and the code of another names the object whose ID it is.
                  * @example MAT
                  */
                 categoryIdOrCode: components["parameters"]["CategoryIdOrCode"];
@@ -23047,7 +23042,7 @@ export interface operations {
                  * @description The user's ID or e-mail address (compared case-insensitively).
                  * @example maria.chen@summitridge.example
                  */
-                idOrEmail: components["parameters"]["IdOrEmail"];
+                userIdOrEmail: components["parameters"]["UserIdOrEmail"];
             };
             cookie?: never;
         };
@@ -23486,7 +23481,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23600,7 +23595,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23687,7 +23682,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23780,7 +23775,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -23950,7 +23945,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -24127,7 +24122,7 @@ export interface operations {
                  * @description The order's ID.
                  * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
-                id: components["parameters"]["OrderPathId"];
+                orderId: components["parameters"]["OrderId"];
             };
             cookie?: never;
         };
@@ -24392,7 +24387,7 @@ export interface operations {
                  * @description The item's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["ItemPathId"];
+                itemId: components["parameters"]["ItemId"];
             };
             cookie?: never;
         };
@@ -24513,7 +24508,7 @@ export interface operations {
                  * @description The item's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["ItemPathId"];
+                itemId: components["parameters"]["ItemId"];
             };
             cookie?: never;
         };
@@ -24600,7 +24595,7 @@ export interface operations {
                  * @description The item's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["ItemPathId"];
+                itemId: components["parameters"]["ItemId"];
             };
             cookie?: never;
         };
@@ -24702,7 +24697,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -24763,7 +24758,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -24878,7 +24873,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
                 /**
@@ -25547,7 +25542,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -25774,10 +25769,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example J-1042
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -25825,10 +25820,10 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The object's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
-                 * @example TX-CA
+                 * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
+                 * @example J-1042
                  */
-                idOrCode: components["parameters"]["IdOrCode"];
+                jobIdOrCode: components["parameters"]["JobIdOrCode"];
             };
             cookie?: never;
         };
@@ -26745,7 +26740,7 @@ export interface operations {
                  * @description The requisition's ID.
                  * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
                  */
-                id: components["parameters"]["RequisitionId"];
+                requisitionId: components["parameters"]["RequisitionId"];
             };
             cookie?: never;
         };
@@ -26830,7 +26825,7 @@ export interface operations {
                  * @description The requisition's ID.
                  * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
                  */
-                id: components["parameters"]["RequisitionId"];
+                requisitionId: components["parameters"]["RequisitionId"];
             };
             cookie?: never;
         };
@@ -26953,7 +26948,7 @@ export interface operations {
                  * @description The requisition's ID.
                  * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
                  */
-                id: components["parameters"]["RequisitionId"];
+                requisitionId: components["parameters"]["RequisitionId"];
             };
             cookie?: never;
         };
@@ -27132,7 +27127,7 @@ export interface operations {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                id: components["parameters"]["WarehouseRequestId"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
@@ -27205,7 +27200,7 @@ export interface operations {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                id: components["parameters"]["WarehouseRequestId"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
@@ -27286,7 +27281,7 @@ export interface operations {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                id: components["parameters"]["WarehouseRequestId"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
@@ -27359,7 +27354,7 @@ export interface operations {
                  * @description The warehouse request's ID.
                  * @example 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c
                  */
-                warehouseRequestId: components["parameters"]["WarehouseRequestIdCamel"];
+                warehouseRequestId: components["parameters"]["WarehouseRequestId"];
             };
             cookie?: never;
         };
@@ -27528,7 +27523,7 @@ export interface operations {
                  * @description The delivery receipt's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["DeliveryReceiptId"];
+                deliveryReceiptId: components["parameters"]["DeliveryReceiptId"];
             };
             cookie?: never;
         };
@@ -27620,7 +27615,7 @@ export interface operations {
                  * @description The delivery receipt's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["DeliveryReceiptId"];
+                deliveryReceiptId: components["parameters"]["DeliveryReceiptId"];
             };
             cookie?: never;
         };
@@ -27703,7 +27698,7 @@ export interface operations {
                  * @description The delivery receipt's ID.
                  * @example 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a
                  */
-                id: components["parameters"]["DeliveryReceiptId"];
+                deliveryReceiptId: components["parameters"]["DeliveryReceiptId"];
             };
             cookie?: never;
         };
@@ -27842,7 +27837,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order's ID.
-                 * @example 4f3e2d1c-0b9a-4887-a665-544332211009
+                 * @example 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e
                  */
                 orderId: components["parameters"]["OrderId"];
             };
@@ -28215,7 +28210,7 @@ export interface operations {
                  * @description The invoice's ID.
                  * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
                  */
-                id: components["parameters"]["InvoiceId"];
+                invoiceId: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -28313,7 +28308,7 @@ export interface operations {
                  * @description The invoice's ID.
                  * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
                  */
-                id: components["parameters"]["InvoiceId"];
+                invoiceId: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -28416,7 +28411,7 @@ export interface operations {
                  * @description The invoice's ID.
                  * @example c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f
                  */
-                id: components["parameters"]["InvoiceId"];
+                invoiceId: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -28731,7 +28726,7 @@ export interface operations {
                  *     `id` (see `ReconciliationResource`). Any other value is a `404`.
                  * @example item
                  */
-                resource: string;
+                resource: components["parameters"]["ReconciliationResource"];
             };
             cookie?: never;
         };
@@ -28977,7 +28972,7 @@ export interface operations {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -29051,7 +29046,7 @@ export interface operations {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -29158,7 +29153,7 @@ export interface operations {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -29271,7 +29266,7 @@ export interface operations {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -29377,7 +29372,7 @@ export interface operations {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };
@@ -29448,7 +29443,7 @@ export interface operations {
                  * @description The webhook endpoint's ID.
                  * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
                  */
-                id: components["parameters"]["WebhookEndpointId"];
+                webhookEndpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
         };

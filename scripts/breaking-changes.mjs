@@ -4,11 +4,17 @@
 // required parameters, newly required request fields, removed response fields, removed enum
 // values. `node scripts/breaking-changes.mjs <old.yaml> <new.yaml>`: lists them, exit code 1 when
 // there is any (a deliberate break says "BREAKING CHANGE" in its commit message and CHANGELOG).
+// Paths are compared by their shape and path parameters by position, as HTTP sees them: renaming a
+// template variable (`/jobs/{idOrCode}` to `/jobs/{jobIdOrCode}`) changes no URL a client calls,
+// so it is not a break (only code generated from the contract sees the new name).
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import yaml from 'js-yaml';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/** The template as HTTP sees it: `/jobs/{idOrCode}` and `/jobs/{jobIdOrCode}` are one route. */
+const shape = (path) => path.replace(/\{[^}]+\}/g, '{}');
 
 function resolver(doc) {
   const resolve = (node) => {
@@ -27,12 +33,17 @@ function operations(doc) {
   const resolve = resolver(doc);
   const ops = new Map();
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    // A path parameter is the value at its place in the template, whatever its name.
+    const place = new Map([...path.matchAll(/\{([^}]+)\}/g)].map((m, i) => [m[1], i]));
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
       const params = new Map();
-      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve)) params.set(`${p.in} ${p.name}`, p);
-      ops.set(`${method.toUpperCase()} ${path}`, { op, params });
+      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve)) {
+        const key = p.in === 'path' && place.has(p.name) ? `path #${place.get(p.name)}` : `${p.in} ${p.name}`;
+        params.set(key, p);
+      }
+      ops.set(`${method.toUpperCase()} ${shape(path)}`, { op, params, name: `${method.toUpperCase()} ${path}` });
     }
   }
   return { ops, resolve };
@@ -57,12 +68,20 @@ function requiredFields(schema, resolve) {
   return new Set([...(s?.required ?? []), ...(s?.allOf ?? []).flatMap((p) => resolve(p)?.required ?? [])]);
 }
 
-/** Every enum in the document by its location, so a value removed anywhere is seen. */
-function enums(node, at = '#', out = new Map()) {
-  if (Array.isArray(node)) node.forEach((n, i) => enums(n, `${at}/${i}`, out));
+/** Every enum in the document by its location (a path by its shape), so a value removed anywhere is seen. */
+function enums(doc) {
+  const out = new Map();
+  const { paths, ...rest } = doc;
+  enumsIn(rest, '#', out);
+  for (const [path, item] of Object.entries(paths ?? {})) enumsIn(item, `#/paths/${shape(path)}`, out);
+  return out;
+}
+
+function enumsIn(node, at, out) {
+  if (Array.isArray(node)) node.forEach((n, i) => enumsIn(n, `${at}/${i}`, out));
   else if (node && typeof node === 'object') {
     if (Array.isArray(node.enum)) out.set(at, node.enum);
-    for (const [k, v] of Object.entries(node)) if (k !== 'enum' && k !== 'example' && k !== 'examples') enums(v, `${at}/${k}`, out);
+    for (const [k, v] of Object.entries(node)) if (k !== 'enum' && k !== 'example' && k !== 'examples') enumsIn(v, `${at}/${k}`, out);
   }
   return out;
 }
@@ -73,18 +92,20 @@ export function breakingChanges(before, after) {
   const a = operations(before);
   const b = operations(after);
   const found = [];
-  for (const [key, old] of a.ops) {
-    const now = b.ops.get(key);
+  for (const [route, old] of a.ops) {
+    const now = b.ops.get(route);
+    const key = old.name; // as the old document spells it
     if (!now) {
       found.push(`${key}: operation removed`);
       continue;
     }
     for (const [name, p] of old.params) {
       const q = now.params.get(name);
-      if (!q) found.push(`${key}: parameter ${name} removed`);
-      else if (q.required && !p.required) found.push(`${key}: parameter ${name} is now required`);
+      const called = `${p.in} ${p.name}`;
+      if (!q) found.push(`${key}: parameter ${called} removed`);
+      else if (q.required && !p.required) found.push(`${key}: parameter ${called} is now required`);
     }
-    for (const [name, q] of now.params) if (q.required && !old.params.has(name)) found.push(`${key}: new required parameter ${name}`);
+    for (const [name, q] of now.params) if (q.required && !old.params.has(name)) found.push(`${key}: new required parameter ${q.in} ${q.name}`);
     const oldBody = jsonSchemaOf(a.resolve(old.op.requestBody)?.content);
     const newBody = jsonSchemaOf(b.resolve(now.op.requestBody)?.content);
     if (oldBody && newBody) {

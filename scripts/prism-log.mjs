@@ -12,7 +12,7 @@ export const stripAnsi = (s) => s.replace(/\u001b\[[0-9;]*m/g, '');
 /** The contract's operations as matchers (src/http/contract.ts reads the path templates). */
 export function contractOperations(doc) {
   const ops = operationsOf(doc).map(({ method, path, operationId }) => ({ method: method.toLowerCase(), path, operationId, ...templateMatcher(path) }));
-  // Prefer the most literal template (as OpenAPI routing does): /jobs/batch before /jobs/{id}.
+  // Prefer the most literal template (as OpenAPI routing does): /jobs/batch before /jobs/{jobIdOrCode}.
   ops.sort((a, b) => b.literal - a.literal);
   return ops;
 }

@@ -226,7 +226,7 @@ describe('bills of materials', () => {
     });
   });
 
-  describe('PATCH /billOfMaterialsItem/{id}', () => {
+  describe('PATCH /billOfMaterialsItem/{billOfMaterialsItemId}', () => {
     let item: BomItem;
     before(async () => {
       [item] = await create([
@@ -296,7 +296,7 @@ describe('bills of materials', () => {
     });
   });
 
-  describe('DELETE /billOfMaterialsItem/{id}', () => {
+  describe('DELETE /billOfMaterialsItem/{billOfMaterialsItemId}', () => {
     it('returns the item with deletedAt and deletes its WBS values; a second delete is a 404', async () => {
       const [item] = await create([
         { description: 'Delete me', estimatedQuantity: 3, workBreakdownStructureValues: [{ structureType: 'Phase', value: 'Rough-in' }] },

@@ -167,7 +167,7 @@ describe('change orders', () => {
     });
   });
 
-  describe('GET /changeOrders/{id}', () => {
+  describe('GET /changeOrders/{changeOrderId}', () => {
     it('reads drafts by id; 404 for missing, foreign, or of a deleted order', async () => {
       expect(expectStatus(await org.api.get(`/changeOrders/${draft.id}`), 200).body.draft).to.equal(true);
       problemOf(await org.api.get(`/changeOrders/${MISSING_ID}`), 404);
@@ -179,7 +179,7 @@ describe('change orders', () => {
     });
   });
 
-  describe('POST /changeOrders/{id}/integrationState', () => {
+  describe('POST /changeOrders/{changeOrderId}/integrationState', () => {
     it('stores the state and message, answers true, and leaves updatedAt alone', async () => {
       const before = expectStatus(await org.api.get(`/changeOrders/${second.id}`), 200).body;
       const res = expectStatus(

@@ -8,7 +8,7 @@ import { ROOT } from '../src/paths';
  * The spec's list of operations (every method and path of its endpoint tables, both spellings
  * where two are listed) is kept as a fixture; the bundled document must contain every one.
  * Path parameters are compared by position, not name (`/global-phases/{id}` in the spec and
- * `/global-phases/{idOrCode}` in the document are the same template to HTTP).
+ * `/global-phases/{phaseIdOrCode}` in the document are the same template to HTTP).
  */
 interface SpecOperation {
   method: string;

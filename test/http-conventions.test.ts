@@ -126,7 +126,7 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
   itDirect('rejects a path value that is not valid percent-encoding with a 400 naming the parameter', PRISM.malformedPath('GET /jobs/%ZZ'), async () => {
     for (const raw of ['%ZZ', 'J-1%E0%A4%A']) {
       const p = problemOf(await org.api.get(`/jobs/${raw}`), 400);
-      expect(p.errors[0]).to.include({ field: 'path.idOrCode', rule: 'encoding' });
+      expect(p.errors[0]).to.include({ field: 'path.jobIdOrCode', rule: 'encoding' });
       expect(p.errors[0].message).to.include(raw);
     }
     // A well-formed encoded value is decoded as usual (and then not found).

@@ -44,7 +44,7 @@ describe('jobs batch upsert', () => {
     expect(site.jobs.map((j: any) => j.code)).to.deep.equal([res[1].code]);
   });
 
-  it('replies each job as GET /jobs/{idOrCode} then shows it, in input order, whether or not the batch gives groupIds', async () => {
+  it('replies each job as GET /jobs/{jobIdOrCode} then shows it, in input order, whether or not the batch gives groupIds', async () => {
     const grouped = expectStatus(await org.api.post('/jobs/batch', { inputs: [{ code: 'R-2', name: 'Grouped', groupIds: [groupId] }] }), 200).body[0];
     expect(grouped.groups.map((g: any) => g.id)).to.deep.equal([groupId]);
     // No groupIds: the stored groups stay and show; a new job has none. Codes out of lock order.

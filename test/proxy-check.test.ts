@@ -18,7 +18,7 @@ import { Child, startChild, waitForHttp } from './support/child';
 describe('prism proxy --errors, as proxy-check uses it', function () {
   this.timeout(240_000); // Prism parses the whole contract at start: over a minute on a loaded 2-core machine
   const contract = loadContract() as any;
-  const valid = contract.paths['/tax-codes/{idOrCode}'].get.responses['200'].content['application/json'].example;
+  const valid = contract.paths['/tax-codes/{taxCodeIdOrCode}'].get.responses['200'].content['application/json'].example;
   const forwarded: string[] = [];
   let upstream: Server;
   let prism: Child;
@@ -26,7 +26,7 @@ describe('prism proxy --errors, as proxy-check uses it', function () {
   let base: string;
 
   before(async () => {
-    // The stand-in: the contract's own example for GET /tax-codes/{idOrCode}, and a list whose
+    // The stand-in: the contract's own example for GET /tax-codes/{taxCodeIdOrCode}, and a list whose
     // element lacks every required property but `id` for GET /tax-codes.
     upstream = createServer((req, res) => {
       forwarded.push(`${req.method} ${req.url}`);

@@ -84,7 +84,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "change settings switched on by a support request (give at least one); prints all of the organization's settings",
     options: {
       org: ORG,
-      'po-counter': { value: '<on|off>', help: 'enable POST /jobs/{idOrCode}/nextPurchaseOrderNumber', choices: ['on', 'off'] },
+      'po-counter': { value: '<on|off>', help: 'enable POST /jobs/{jobIdOrCode}/nextPurchaseOrderNumber', choices: ['on', 'off'] },
       'rate-limit-burst': { ...RATE, help: "the organization's requests per second (`default`: RATE_LIMIT_BURST)" },
       'rate-limit-hourly': { ...RATE, help: "the organization's requests per hour (`default`: RATE_LIMIT_HOURLY)" },
     },

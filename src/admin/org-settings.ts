@@ -9,7 +9,7 @@ import { ProvisionError } from './provision';
  * seconds.
  */
 export interface OrganizationSettingChanges {
-  /** POST /jobs/{idOrCode}/nextPurchaseOrderNumber. */
+  /** POST /jobs/{jobIdOrCode}/nextPurchaseOrderNumber. */
   poCounter?: boolean;
   rateLimitBurst?: number | null;
   rateLimitHourly?: number | null;

@@ -52,7 +52,7 @@ function stateOf(entry: ChangeEntry): unknown {
   // An order's tag names the pair (order, tag) by the tag's id: not an object of its own.
   if (entry.resource === 'order_tag') return undefined;
   if (entry.type.endsWith('.deleted')) return null;
-  // The reply of POST /jobs/{id}/nextPurchaseOrderNumber is the job plus its numbering, which the job's read does not show.
+  // The reply of POST /jobs/{jobIdOrCode}/nextPurchaseOrderNumber is the job plus its numbering, which the job's read does not show.
   if (entry.type === 'job.purchase_order_counter_changed') {
     const { hasPhaseCodes: _p, nextPurchaseOrderCounter: _n, ...job } = entry.data as Record<string, unknown>;
     return job;

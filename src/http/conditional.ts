@@ -24,9 +24,11 @@ import type { OperationId } from './handler';
 /** The object a single-object write changes: its table (for the row lock) and how to read it. */
 export interface ObjectOfWrite {
   table: string;
-  /** The read operation whose 200 body is the object (path parameters renamed by `params`), or a read of its own. */
+  /**
+   * The read operation whose 200 body is the object, or a read of its own; either gets the write's
+   * path parameters as they are (a path parameter has one name wherever it names the same object).
+   */
   read: OperationId | ((db: Knex.Transaction, orgId: string, params: Record<string, string>) => Promise<unknown>);
-  params?: (params: Record<string, string>) => Record<string, string>;
 }
 export type ObjectsOfWrites = Partial<Record<OperationId, ObjectOfWrite>>;
 
@@ -134,11 +136,10 @@ export function conditionalRequests(operationOf: (id: OperationId) => Operation 
       const tags = ifMatchOf(req);
       const object = objects[id]!;
       if (tags !== undefined) {
-        const params = object.params ? object.params(ctx.params) : ctx.params;
         const read = async () => {
-          if (typeof object.read === 'function') return bodyValue(await object.read(ctx.db, ctx.caller.organizationId, params));
+          if (typeof object.read === 'function') return bodyValue(await object.read(ctx.db, ctx.caller.organizationId, ctx.params));
           try {
-            return bodyValue((await handlers[object.read]({ ...ctx, operationId: object.read, params, query: {}, body: undefined })).body);
+            return bodyValue((await handlers[object.read]({ ...ctx, operationId: object.read, params: ctx.params, query: {}, body: undefined })).body);
           } catch (err) {
             if (err instanceof ApiError && err.status === 404) return undefined;
             throw err;

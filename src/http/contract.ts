@@ -45,7 +45,7 @@ export const templateShape = (path: string): string => fillTemplate(path, () => 
 
 /**
  * A matcher of concrete paths (a parameter is one segment) and how literal the template is: routing
- * prefers the most literal template, `/jobs/batch` before `/jobs/{idOrCode}` (OpenAPI 3.0, Paths Object).
+ * prefers the most literal template, `/jobs/batch` before `/jobs/{jobIdOrCode}` (OpenAPI 3.0, Paths Object).
  */
 export function templateMatcher(path: string): { pattern: RegExp; literal: number } {
   // split() with the capturing pattern gives [literal, name, literal, name, ..., literal].

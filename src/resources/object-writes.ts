@@ -7,7 +7,7 @@ import { getItem as getBomItem } from './bills-of-materials/queries';
  * whose row lock serializes its writers, and the read whose body is the object (its ETag). The
  * backend refuses to start when an operation declares If-Match and is missing here.
  */
-const object = (table: string, read: ObjectOfWrite['read'], params?: ObjectOfWrite['params']): ObjectOfWrite => ({ table, read, params });
+const object = (table: string, read: ObjectOfWrite['read']): ObjectOfWrite => ({ table, read });
 
 const taxCode = object('tax_codes', 'getTaxCode');
 const job = object('jobs', 'getJob');
@@ -50,7 +50,7 @@ export const OBJECT_WRITES: ObjectsOfWrites = {
   deleteOrder: order,
   updateOrderIntegrationState: order,
   // An order's tags are the order's: the tag link has no read of its own.
-  removeOrderTag: object('orders', 'getOrder', (p) => ({ id: p.orderId })),
+  removeOrderTag: order,
   updateItem: item,
   deleteItem: item,
   updateBillOfMaterialsItem: bomItem,

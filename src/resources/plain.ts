@@ -18,7 +18,7 @@ interface Base {
 }
 type Keyed<K extends string> = Base & { params: Record<K, string> };
 
-/** The parent named in the path of a child list (`/requisitions/{id}/items`), and its 404. */
+/** The parent named in the path of a child list (`/requisitions/{requisitionId}/items`), and its 404. */
 export interface Parent {
   def: ResourceDef;
   /** The child column holding the parent's ID. */

@@ -70,4 +70,27 @@ describe('the breaking-change check of the contract', () => {
       '#/components/schemas/Job/properties/state: enum value "CLOSED" removed',
     ]);
   });
+
+  it('takes a renamed path variable for the same route (HTTP sees positions, not names)', () => {
+    const withParameter = (name: string) => {
+      const d = doc() as any;
+      const item = d.paths['/jobs/{id}'];
+      delete d.paths['/jobs/{id}'];
+      item.get.parameters = [
+        { name, in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'view', in: 'query', schema: { type: 'string', enum: ['short', 'full'] } },
+      ];
+      d.paths[`/jobs/{${name}}`] = item;
+      return d;
+    };
+    expect(breakingChanges(withParameter('id'), withParameter('jobIdOrCode'))).to.deep.equal([]);
+    // What the route does still counts: here an enum value of a query parameter goes.
+    const narrowed = withParameter('jobIdOrCode');
+    narrowed.paths['/jobs/{jobIdOrCode}'].get.parameters[1].schema.enum = ['short'];
+    expect(breakingChanges(withParameter('id'), narrowed)).to.deep.equal(['#/paths//jobs/{}/get/parameters/1/schema: enum value "full" removed']);
+    // A path parameter whose place in the template goes is still a removal.
+    const moved = withParameter('id');
+    moved.paths['/jobs/{id}'].get.parameters[0].name = 'other';
+    expect(breakingChanges(withParameter('id'), moved)).to.include('GET /jobs/{id}: parameter path id removed');
+  });
 });

@@ -78,10 +78,10 @@ describe('unit: openapi-backend as patched', function () {
     const match = other.router.matchOperation.bind(other.router);
     other.router.matchOperation = ((...args: Parameters<typeof match>) => (routed++, match(...args))) as typeof other.router.matchOperation;
     const operation = match({ method: 'GET', path: '/jobs/J-7', headers: {} }, true);
-    expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-7', headers: {}, operation })).to.deep.equal(['getJob', { idOrCode: 'J-7' }]);
+    expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-7', headers: {}, operation })).to.deep.equal(['getJob', { jobIdOrCode: 'J-7' }]);
     expect(routed).to.equal(0);
     // Without a match handed in, it routes as before.
-    expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-8', headers: {} })).to.deep.equal(['getJob', { idOrCode: 'J-8' }]);
+    expect(await other.handleRequest({ method: 'GET', path: '/jobs/J-8', headers: {} })).to.deep.equal(['getJob', { jobIdOrCode: 'J-8' }]);
     expect(routed).to.equal(1);
   });
 
@@ -146,6 +146,6 @@ describe('unit: openapi-backend as patched', function () {
     expect(() => api.router.parseRequest({ method: 'GET', path: '/jobs/%ZZ', headers: {} }, operation))
       .to.throw(MalformedPathError)
       .with.property('parameters')
-      .that.deep.equals([{ name: 'idOrCode', value: '%ZZ' }]);
+      .that.deep.equals([{ name: 'jobIdOrCode', value: '%ZZ' }]);
   });
 });

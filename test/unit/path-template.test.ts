@@ -5,7 +5,7 @@ import { contractOperations, fillTemplate, templateMatcher, templateShape } from
 describe('path templates', () => {
   it('fills each parameter by name', () => {
     expect(fillTemplate('/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}', (name) => `<${name}>`)).to.equal('/jobs/<jobIdOrCode>/phases/<phaseIdOrCode>');
-    expect(templateShape('/global-phases/{idOrCode}')).to.equal(templateShape('/global-phases/{id}'));
+    expect(templateShape('/global-phases/{phaseIdOrCode}')).to.equal(templateShape('/global-phases/{id}'));
   });
 
   it('matches one segment per parameter, literally elsewhere', () => {
@@ -18,7 +18,7 @@ describe('path templates', () => {
   });
 
   it('ranks the exact template above the parameter one', () => {
-    expect(templateMatcher('/jobs/batch').literal).to.be.above(templateMatcher('/jobs/{idOrCode}').literal);
+    expect(templateMatcher('/jobs/batch').literal).to.be.above(templateMatcher('/jobs/{jobIdOrCode}').literal);
   });
 
   it("matches every operation's own path with values in it", () => {

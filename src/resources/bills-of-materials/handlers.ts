@@ -22,14 +22,14 @@ export const billOfMaterialsHandlers: Handlers<
   | 'updateBillOfMaterialsItems'
 > = {
   getJobBillOfMaterials: async ({ db, caller, params }) => {
-    const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
+    const jobId = await requireJob(db, caller.organizationId, params.jobIdOrCode);
     const bom = await q.getJobBom(db, caller.organizationId, jobId);
-    if (!bom) throw notFound(`Job ${params.idOrCode} has no bill of materials.`);
+    if (!bom) throw notFound(`Job ${params.jobIdOrCode} has no bill of materials.`);
     return { status: 200, body: bom };
   },
 
   createJobBillOfMaterials: async ({ db, caller, params }) => {
-    const jobId = await requireJob(db, caller.organizationId, params.idOrCode);
+    const jobId = await requireJob(db, caller.organizationId, params.jobIdOrCode);
     const { created, bom } = await q.ensureJobBom(db, caller.organizationId, jobId);
     return created ? { status: 201, body: bom } : { status: 200, body: bom };
   },

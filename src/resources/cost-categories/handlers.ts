@@ -28,14 +28,17 @@ interface Base<P> {
   params: P;
 }
 
+/** The category's path parameter, the same in every scope. */
+type Named = { categoryIdOrCode: string };
+
 /**
  * The operations on the categories of one scope (global, a job's, a phase's): `scopeOf` resolves
- * the scope from the path (404 for a missing job or phase), `key` names the category's parameter.
+ * the scope from the path (404 for a missing job or phase).
  */
-function inScope<P, K extends string>(scopeOf: (db: Queryable, orgId: string, params: P) => Promise<q.CategoryScope>, key: K) {
+function inScope<P>(scopeOf: (db: Queryable, orgId: string, params: P) => Promise<q.CategoryScope>) {
   /** The category the path names within its scope, or 404. */
-  const find = async (db: Queryable, orgId: string, params: P & Record<K, string>) =>
-    orNotFound(await q.resolveCategoryId(db, orgId, params[key], await scopeOf(db, orgId, params)), missing, params[key]);
+  const find = async (db: Queryable, orgId: string, params: P & Named) =>
+    orNotFound(await q.resolveCategoryId(db, orgId, params.categoryIdOrCode, await scopeOf(db, orgId, params)), missing, params.categoryIdOrCode);
   return {
     list: async ({ db, caller, params, query }: Base<P> & { query: ListQuery }) => ({
       status: 200 as const,
@@ -45,29 +48,26 @@ function inScope<P, K extends string>(scopeOf: (db: Queryable, orgId: string, pa
       status: 201 as const,
       body: await q.createCategory(db, caller.organizationId, await scopeOf(db, caller.organizationId, params), body),
     }),
-    get: async ({ db, caller, params }: Base<P & Record<K, string>>) => ({
+    get: async ({ db, caller, params }: Base<P & Named>) => ({
       status: 200 as const,
       body: (await q.getCategoryById(db, caller.organizationId, await find(db, caller.organizationId, params)))!,
     }),
-    update: async ({ db, caller, params, body }: Base<P & Record<K, string>> & { body: q.CategoryChanges }) => ({
+    update: async ({ db, caller, params, body }: Base<P & Named> & { body: q.CategoryChanges }) => ({
       status: 200 as const,
       body: await q.updateCategory(db, caller.organizationId, await find(db, caller.organizationId, params), body),
     }),
-    remove: async ({ db, caller, params }: Base<P & Record<K, string>>) => ({
+    remove: async ({ db, caller, params }: Base<P & Named>) => ({
       status: 200 as const,
       body: await q.deleteCategory(db, caller.organizationId, await find(db, caller.organizationId, params)),
     }),
   };
 }
 
-const global = inScope(async () => GLOBAL, 'idOrCode');
-const ofJob = inScope((db, orgId, p: { jobIdOrCode: string }) => jobScopeOf(db, orgId, p.jobIdOrCode), 'categoryIdOrCode');
-const ofPhase = inScope(
-  (db, orgId, p: { jobIdOrCode: string; phaseIdOrCode: string }) => phaseScopeOf(db, orgId, p.jobIdOrCode, p.phaseIdOrCode),
-  'categoryIdOrCode',
-);
+const global = inScope(async () => GLOBAL);
+const ofJob = inScope((db, orgId, p: { jobIdOrCode: string }) => jobScopeOf(db, orgId, p.jobIdOrCode));
+const ofPhase = inScope((db, orgId, p: { jobIdOrCode: string; phaseIdOrCode: string }) => phaseScopeOf(db, orgId, p.jobIdOrCode, p.phaseIdOrCode));
 /** Every category of a kind (`/job-categories`, `/phase-categories`): nothing in the path to resolve. */
-const allOf = (kind: 'anyJob' | 'anyPhase') => inScope(async () => ({ kind }), 'idOrCode').list;
+const allOf = (kind: 'anyJob' | 'anyPhase') => inScope(async () => ({ kind })).list;
 
 export const costCategoryHandlers: Handlers<
   | 'listGlobalCategories'

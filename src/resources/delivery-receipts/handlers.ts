@@ -37,17 +37,21 @@ export const deliveryReceiptHandlers: Handlers<
   },
 
   getDeliveryReceipt: ({ db, caller, params, query }) =>
-    okOrNotFound(q.getDeliveryReceipt(db, caller.organizationId, params.id, query.includeDeleted ?? false), missing, params.id),
+    okOrNotFound(q.getDeliveryReceipt(db, caller.organizationId, params.deliveryReceiptId, query.includeDeleted ?? false), missing, params.deliveryReceiptId),
 
-  listDeliveryReceiptItems: plainHandlers<Schema<'DeliveryReceiptItem'>>(q.deliveryReceiptItems).listByParent('id', parentReceipt, { orderBy: 'createdAt' }),
+  listDeliveryReceiptItems: plainHandlers<Schema<'DeliveryReceiptItem'>>(q.deliveryReceiptItems).listByParent('deliveryReceiptId', parentReceipt, {
+    orderBy: 'createdAt',
+  }),
 
   updateDeliveryReceiptIntegrationState: async ({ db, caller, params, body }) => {
     const message = reportedMessage(body);
-    if (body.externalId !== undefined) await setExternalId(db, 'delivery_receipts', caller.organizationId, 'delivery receipt', params.id, body.externalId);
+    if (body.externalId !== undefined)
+      await setExternalId(db, 'delivery_receipts', caller.organizationId, 'delivery receipt', params.deliveryReceiptId, body.externalId);
     const updated =
-      isUuid(params.id) && (await q.setDeliveryReceiptIntegrationState(db, caller.organizationId, params.id, body.integrationState, message))
-        ? await q.getDeliveryReceipt(db, caller.organizationId, params.id)
+      isUuid(params.deliveryReceiptId) &&
+      (await q.setDeliveryReceiptIntegrationState(db, caller.organizationId, params.deliveryReceiptId, body.integrationState, message))
+        ? await q.getDeliveryReceipt(db, caller.organizationId, params.deliveryReceiptId)
         : undefined;
-    return { status: 200, body: orNotFound(updated, missing, params.id) };
+    return { status: 200, body: orNotFound(updated, missing, params.deliveryReceiptId) };
   },
 };

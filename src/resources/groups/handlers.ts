@@ -14,7 +14,7 @@ export const groupHandlers: Handlers<'listGroups' | 'createGroup' | 'getGroup' |
     body: await q.createGroup(db, caller.organizationId, caller.userId, body),
   }),
 
-  getGroup: group.get('id', missing),
+  getGroup: group.get('groupId', missing),
 
-  updateGroup: ({ db, caller, params, body }) => okOrNotFound(q.updateGroup(db, caller.organizationId, params.id, body), missing, params.id),
+  updateGroup: ({ db, caller, params, body }) => okOrNotFound(q.updateGroup(db, caller.organizationId, params.groupId, body), missing, params.groupId),
 };

@@ -8,7 +8,7 @@ import * as q from './queries';
 const parentInvoice: Parent = { def: invoices, column: 'ii.invoice_id', missing: missingInvoice };
 
 export const invoiceItemHandlers: Handlers<'listInvoiceItems' | 'listAllInvoiceItems'> = {
-  listInvoiceItems: plainHandlers<Schema<'InvoiceItem'>>(q.invoiceItems).listByParent('id', parentInvoice, { orderBy: 'lineNumber' }),
+  listInvoiceItems: plainHandlers<Schema<'InvoiceItem'>>(q.invoiceItems).listByParent('invoiceId', parentInvoice, { orderBy: 'lineNumber' }),
 
   listAllInvoiceItems: async ({ db, caller, query }) => ({
     status: 200,

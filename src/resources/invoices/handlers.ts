@@ -17,7 +17,7 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
   }),
 
   getInvoice: ({ db, caller, params, query }) =>
-    okOrNotFound(q.getInvoice(db, caller.organizationId, params.id, query.includeDeleted ?? false), missingInvoice, params.id),
+    okOrNotFound(q.getInvoice(db, caller.organizationId, params.invoiceId, query.includeDeleted ?? false), missingInvoice, params.invoiceId),
 
   /** All or nothing: every reference is checked (in the transaction, invoices locked) before any write. */
   markInvoicesPaid: async ({ db, caller, body }) => {
@@ -37,10 +37,10 @@ export const invoiceHandlers: Handlers<'listInvoices' | 'getInvoice' | 'markInvo
   updateInvoiceIntegrationState: async ({ db, caller, params, body, changes }) => {
     const message = reportedMessage(body);
     const orgId = caller.organizationId;
-    if (body.externalId !== undefined) await setExternalId(db, 'invoices', orgId, 'invoice', params.id, body.externalId);
-    if (!(await q.setIntegrationState(db, orgId, params.id, body.integrationState, message))) throw missingInvoice(params.id);
-    const invoice = (await q.getInvoice(db, orgId, params.id))!;
-    changes.add({ type: 'invoice.integration_state_changed', resource: 'invoice', id: params.id, data: JSON.parse(invoice) });
+    if (body.externalId !== undefined) await setExternalId(db, 'invoices', orgId, 'invoice', params.invoiceId, body.externalId);
+    if (!(await q.setIntegrationState(db, orgId, params.invoiceId, body.integrationState, message))) throw missingInvoice(params.invoiceId);
+    const invoice = (await q.getInvoice(db, orgId, params.invoiceId))!;
+    changes.add({ type: 'invoice.integration_state_changed', resource: 'invoice', id: params.invoiceId, data: JSON.parse(invoice) });
     return { status: 200, body: invoice };
   },
 };

@@ -31,9 +31,9 @@ async function lockOrderOfItem(tx: Knex.Transaction, orgId: string, itemId: stri
 }
 
 export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' | 'createOrderItems' | 'updateItem' | 'deleteItem'> = {
-  listOrderItems: plainHandlers<Schema<'Item'>>(q.items).listByParent('id', parentOrder, { orderBy: 'lineNumber' }),
+  listOrderItems: plainHandlers<Schema<'Item'>>(q.items).listByParent('orderId', parentOrder, { orderBy: 'lineNumber' }),
 
-  getItem: ({ db, caller, params }) => okOrNotFound(q.getItem(db, caller.organizationId, params.id), missingItem, params.id),
+  getItem: ({ db, caller, params }) => okOrNotFound(q.getItem(db, caller.organizationId, params.itemId), missingItem, params.itemId),
 
   listItems: async ({ db, caller, query }) => ({
     status: 200,
@@ -46,7 +46,7 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
   createOrderItems: async ({ db, caller, params, query, body, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.orderId), missingOrder, params.orderId);
     assertOpen(order.state);
     const rows = await itemColumns(tx, orgId, body, (n) => `body[${n}]`);
     let ids: string[] = [];
@@ -64,25 +64,25 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
   updateItem: async ({ db, caller, params, query, body, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = await lockOrderOfItem(tx, orgId, params.id);
-    const [row] = await itemColumns(tx, orgId, [body], () => 'body', await q.heldTaxCode(tx, orgId, params.id), [params.id]);
+    const order = await lockOrderOfItem(tx, orgId, params.itemId);
+    const [row] = await itemColumns(tx, orgId, [body], () => 'body', await q.heldTaxCode(tx, orgId, params.itemId), [params.itemId]);
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
-      await updateItem(tx, orgId, caller.userId, params.id, row);
-      await repriceItems(tx, orgId, order.id, [params.id]);
+      await updateItem(tx, orgId, caller.userId, params.itemId, row);
+      await repriceItems(tx, orgId, order.id, [params.itemId]);
     });
-    const item = (await q.getItem(tx, orgId, params.id))!;
-    changes.add({ type: 'item.updated', resource: 'item', id: params.id, data: JSON.parse(item) });
+    const item = (await q.getItem(tx, orgId, params.itemId))!;
+    changes.add({ type: 'item.updated', resource: 'item', id: params.itemId, data: JSON.parse(item) });
     return { status: 200, body: item };
   },
 
   deleteItem: async ({ db, caller, params, query, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = await lockOrderOfItem(tx, orgId, params.id);
-    const before = JSON.parse((await q.getItem(tx, orgId, params.id))!);
-    await changeOrderWith(tx, caller, changes, order, query.draft ?? false, () => removeItem(tx, orgId, caller.userId, params.id));
+    const order = await lockOrderOfItem(tx, orgId, params.itemId);
+    const before = JSON.parse((await q.getItem(tx, orgId, params.itemId))!);
+    await changeOrderWith(tx, caller, changes, order, query.draft ?? false, () => removeItem(tx, orgId, caller.userId, params.itemId));
     const { deletedAt } = (await tx.first(tx.raw('api_ts(now()) AS "deletedAt"'))) as { deletedAt: string };
-    changes.add({ type: 'item.deleted', resource: 'item', id: params.id, data: { id: params.id, deletedAt, orderId: order.id } });
+    changes.add({ type: 'item.deleted', resource: 'item', id: params.itemId, data: { id: params.itemId, deletedAt, orderId: order.id } });
     return { status: 200, body: { ...before, deletedAt } };
   },
 };

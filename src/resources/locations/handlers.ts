@@ -14,9 +14,10 @@ export const locationHandlers: Handlers<'listLocations' | 'createLocation' | 'ge
 
   createLocation: createdBy(q.createLocation),
 
-  getLocation: plainHandlers<Schema<'Location'>>(q.locations).get('id', missing),
+  getLocation: plainHandlers<Schema<'Location'>>(q.locations).get('locationId', missing),
 
-  updateLocation: ({ db, caller, params, body }) => okOrNotFound(q.updateLocation(db, caller.organizationId, params.id, body), missing, params.id),
+  updateLocation: ({ db, caller, params, body }) =>
+    okOrNotFound(q.updateLocation(db, caller.organizationId, params.locationId, body), missing, params.locationId),
 
-  deleteLocation: ({ db, caller, params }) => okOrNotFound(q.deleteLocation(db, caller.organizationId, params.id), missing, params.id),
+  deleteLocation: ({ db, caller, params }) => okOrNotFound(q.deleteLocation(db, caller.organizationId, params.locationId), missing, params.locationId),
 };

@@ -42,7 +42,7 @@ export const orderHandlers: Handlers<
   listOrders: plainHandlers<Schema<'Order'>>(q.orders).list({ orderBy: 'createdAt' }),
 
   getOrder: async ({ db, caller, params }) => {
-    return { status: 200, body: orNotFound(await q.getOrder(db, caller.organizationId, params.id), missingOrder, params.id) };
+    return { status: 200, body: orNotFound(await q.getOrder(db, caller.organizationId, params.orderId), missingOrder, params.orderId) };
   },
 
   createOrder: async ({ db, caller, body, changes }) => {
@@ -67,7 +67,7 @@ export const orderHandlers: Handlers<
   updateOrder: async ({ db, caller, params, query, body, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.orderId), missingOrder, params.orderId);
     if (body.state) assertMove(order.mode, order.state, body.state);
     const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body, order.refs, order.id);
     const repriced: string[] = [];
@@ -85,7 +85,7 @@ export const orderHandlers: Handlers<
   deleteOrder: async ({ db, caller, params, changes }) => {
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.orderId), missingOrder, params.orderId);
     const before = JSON.parse((await q.getOrder(tx, orgId, order.id))!);
     await deleteOrder(tx, orgId, caller.userId, order.id);
     const { deletedAt } = (await tx('orders').where({ organization_id: orgId, id: order.id }).first(tx.raw('api_ts(deleted_at) AS "deletedAt"'))) as {
@@ -104,7 +104,7 @@ export const orderHandlers: Handlers<
     const message = reportedMessage(body);
     const tx = db as Knex.Transaction;
     const orgId = caller.organizationId;
-    const order = orNotFound(await lockOrder(tx, orgId, params.id), missingOrder, params.id);
+    const order = orNotFound(await lockOrder(tx, orgId, params.orderId), missingOrder, params.orderId);
     // A LINKED report for a version the order has moved past would hide the newer change. A LINKING
     // order goes back to the pull (OUT_OF_SYNC), and that stands although the report is refused.
     if (body.integrationState === 'LINKED' && body.versionNumber !== undefined && body.versionNumber !== order.version) {

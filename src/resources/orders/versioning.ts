@@ -48,7 +48,7 @@ export async function lockOrder(tx: Knex.Transaction, orgId: string, id: string)
   return { ...order, refs: { job_id, vendor_id, delivery_location_id, tax_code_id, created_by_id } };
 }
 
-/** The order as GET /orders/{id} returns it (after the request's changes); the pipeline adds its ETag (src/http/conditional.ts). */
+/** The order as GET /orders/{orderId} returns it (after the request's changes); the pipeline adds its ETag (src/http/conditional.ts). */
 export async function orderReply(db: Knex | Knex.Transaction, orgId: string, id: string) {
   return { body: (await getOrder(db, orgId, id))! };
 }

@@ -9,7 +9,7 @@ import * as q from './queries';
 import type { Queryable } from '../../db/knex';
 
 const LIST_DEFAULTS = { orderBy: 'createdAt' };
-/** `/global-phases/{idOrCode}`: an ID reaches any phase, a code a global one. */
+/** `/global-phases/{phaseIdOrCode}`: an ID reaches any phase, a code a global one. */
 async function requireGlobalRoutePhase(db: Queryable, orgId: string, idOrCode: string): Promise<string> {
   return orNotFound(await q.resolvePhaseId(db, orgId, idOrCode, q.GLOBAL, true), missingPhase, idOrCode);
 }
@@ -46,21 +46,21 @@ export const phaseHandlers: Handlers<
     if (query.jobCode !== undefined) {
       const jobId = await resolveJobId(db, orgId, query.jobCode);
       if (!jobId) throw notFound(`No job matches jobCode ${query.jobCode}.`);
-      id = await q.resolvePhaseId(db, orgId, params.idOrCode, q.jobScope(jobId));
+      id = await q.resolvePhaseId(db, orgId, params.phaseIdOrCode, q.jobScope(jobId));
     } else {
-      id = await q.resolvePhaseId(db, orgId, params.idOrCode, q.GLOBAL, true);
+      id = await q.resolvePhaseId(db, orgId, params.phaseIdOrCode, q.GLOBAL, true);
     }
-    if (!id) throw missingPhase(params.idOrCode);
+    if (!id) throw missingPhase(params.phaseIdOrCode);
     return { status: 200, body: (await q.getPhaseById(db, orgId, id))! };
   },
 
   updateGlobalPhase: async ({ db, caller, params, body }) => {
-    const id = await requireGlobalRoutePhase(db, caller.organizationId, params.idOrCode);
+    const id = await requireGlobalRoutePhase(db, caller.organizationId, params.phaseIdOrCode);
     return { status: 200, body: await q.updatePhase(db, caller.organizationId, id, body) };
   },
 
   deleteGlobalPhase: async ({ db, caller, params }) => {
-    const id = await requireGlobalRoutePhase(db, caller.organizationId, params.idOrCode);
+    const id = await requireGlobalRoutePhase(db, caller.organizationId, params.phaseIdOrCode);
     return { status: 200, body: await q.deletePhase(db, caller.organizationId, id) };
   },
 

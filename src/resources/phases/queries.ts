@@ -54,7 +54,7 @@ export const listPhases = (db: Queryable, orgId: string, scope: PhaseScope, para
 
 /**
  * The live phase behind `:idOrCode`: a code is looked up in `scope`; an ID in `scope` too, or in
- * every scope with `idInAnyScope` (IDs are unique, so `/global-phases/{id}` reaches job phases).
+ * every scope with `idInAnyScope` (IDs are unique, so `/global-phases/{phaseIdOrCode}` reaches job phases by ID).
  */
 export const resolvePhaseId = (db: Queryable, orgId: string, idOrCode: string, scope: PhaseScope, idInAnyScope = false): Promise<string | undefined> =>
   resolveIdWithin(db, phases, orgId, idOrCode, (q) => inScope(q, scope), idInAnyScope ? (q) => q : undefined);

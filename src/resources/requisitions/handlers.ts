@@ -10,13 +10,15 @@ const parentRequisition: Parent = { def: q.requisitions, column: 'ri.requisition
 export const requisitionHandlers: Handlers<'listRequisitions' | 'getRequisition' | 'listRequisitionItems' | 'updateRequisitionState'> = {
   listRequisitions: plainHandlers<Schema<'Requisition'>>(q.requisitions).list({ orderBy: 'createdAt' }),
 
-  getRequisition: ({ db, caller, params }) => okOrNotFound(q.getRequisition(db, caller.organizationId, params.id), missing, params.id),
+  getRequisition: ({ db, caller, params }) => okOrNotFound(q.getRequisition(db, caller.organizationId, params.requisitionId), missing, params.requisitionId),
 
-  listRequisitionItems: plainHandlers<Schema<'RequisitionItem'>>(q.requisitionItems).listByParent('id', parentRequisition, { orderBy: 'lineNumber' }),
+  listRequisitionItems: plainHandlers<Schema<'RequisitionItem'>>(q.requisitionItems).listByParent('requisitionId', parentRequisition, {
+    orderBy: 'lineNumber',
+  }),
 
   updateRequisitionState: async ({ db, caller, params, query }) => {
     if (query.externalId !== undefined)
-      await setExternalId(db, 'requisitions', caller.organizationId, 'requisition', params.id, query.externalId, 'query.externalId');
-    return okOrNotFound(q.setRequisitionState(db, caller.organizationId, params.id, query.state, caller.userId), missing, params.id);
+      await setExternalId(db, 'requisitions', caller.organizationId, 'requisition', params.requisitionId, query.externalId, 'query.externalId');
+    return okOrNotFound(q.setRequisitionState(db, caller.organizationId, params.requisitionId, query.state, caller.userId), missing, params.requisitionId);
   },
 };

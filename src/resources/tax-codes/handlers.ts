@@ -9,7 +9,7 @@ const taxCode = plainHandlers<Schema<'TaxCode'>>(taxCodes);
 export const taxCodeHandlers: Handlers<'listTaxCodes' | 'createTaxCode' | 'getTaxCode' | 'updateTaxCode' | 'deleteTaxCode'> = {
   listTaxCodes: taxCode.list({ orderBy: 'code' }),
   createTaxCode: taxCode.create(),
-  getTaxCode: taxCode.get('idOrCode', missing),
-  updateTaxCode: taxCode.update('idOrCode', missing),
-  deleteTaxCode: taxCode.remove('idOrCode', missing),
+  getTaxCode: taxCode.get('taxCodeIdOrCode', missing),
+  updateTaxCode: taxCode.update('taxCodeIdOrCode', missing),
+  deleteTaxCode: taxCode.remove('taxCodeIdOrCode', missing),
 };

@@ -9,6 +9,6 @@ const unitOfMeasure = plainHandlers<Schema<'UnitOfMeasure'>>(unitsOfMeasure);
 export const unitOfMeasureHandlers: Handlers<'listUnitsOfMeasure' | 'createUnitOfMeasure' | 'getUnitOfMeasure' | 'updateUnitOfMeasure'> = {
   listUnitsOfMeasure: unitOfMeasure.list({ orderBy: 'code' }),
   createUnitOfMeasure: unitOfMeasure.create(),
-  getUnitOfMeasure: unitOfMeasure.get('idOrCode', missing),
-  updateUnitOfMeasure: unitOfMeasure.update('idOrCode', missing),
+  getUnitOfMeasure: unitOfMeasure.get('unitOfMeasureIdOrCode', missing),
+  updateUnitOfMeasure: unitOfMeasure.update('unitOfMeasureIdOrCode', missing),
 };

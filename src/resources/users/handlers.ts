@@ -8,7 +8,7 @@ const missing = (idOrEmail: string) => notFound(`No user matches ${idOrEmail}.`)
 export const userHandlers: Handlers<'listUsers' | 'getUser' | 'createUser'> = {
   listUsers: plainHandlers<Schema<'User'>>(q.users).list({ orderBy: 'createdAt' }),
 
-  getUser: ({ db, caller, params }) => okOrNotFound(q.getUser(db, caller.organizationId, params.idOrEmail), missing, params.idOrEmail),
+  getUser: ({ db, caller, params }) => okOrNotFound(q.getUser(db, caller.organizationId, params.userIdOrEmail), missing, params.userIdOrEmail),
 
   createUser: createdBy(q.createUser),
 };

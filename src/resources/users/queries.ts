@@ -25,7 +25,7 @@ export const users: ResourceDef = {
   },
 };
 
-// --- the Users resource (GET/POST /users, GET /users/{idOrEmail}) ---
+// --- the Users resource (GET/POST /users, GET /users/{userIdOrEmail}) ---
 
 type User = Schema<'User'>;
 

@@ -20,14 +20,15 @@ export const vendorHandlers: Handlers<'listVendors' | 'createVendor' | 'upsertVe
     upsertVendors: upsertedBy(upsertVendors),
 
     getVendor: ({ db, caller, params, query }) =>
-      okOrNotFound(q.getVendor(db, caller.organizationId, params.idOrCode, query.includeDeleted ?? false), missing, params.idOrCode),
+      okOrNotFound(q.getVendor(db, caller.organizationId, params.vendorIdOrCode, query.includeDeleted ?? false), missing, params.vendorIdOrCode),
 
-    updateVendor: ({ db, caller, params, body }) => okOrNotFound(q.updateVendor(db, caller.organizationId, params.idOrCode, body), missing, params.idOrCode),
+    updateVendor: ({ db, caller, params, body }) =>
+      okOrNotFound(q.updateVendor(db, caller.organizationId, params.vendorIdOrCode, body), missing, params.vendorIdOrCode),
 
-    deleteVendor: plainHandlers<Schema<'Vendor'>>(q.vendors).remove('idOrCode', missing),
+    deleteVendor: plainHandlers<Schema<'Vendor'>>(q.vendors).remove('vendorIdOrCode', missing),
 
     setVendorLocation: async ({ db, caller, params, body, changes }) => {
-      const id = orNotFound(await q.liveVendorId(db, caller.organizationId, params.idOrCode), missing, params.idOrCode);
+      const id = orNotFound(await q.liveVendorId(db, caller.organizationId, params.vendorIdOrCode), missing, params.vendorIdOrCode);
       if (!(await locationType(db, caller.organizationId, body.locationId))) {
         throw notFound(`body.locationId: no location ${body.locationId} exists in your organization.`);
       }

@@ -10,7 +10,7 @@ import * as q from './queries';
 const missing = (id: string) => notFound(`No warehouse request matches ${id}.`);
 
 const warehouseRequest = plainHandlers<Schema<'WarehouseRequest'>>(q.warehouseRequests);
-const getOne = warehouseRequest.get('id', missing);
+const getOne = warehouseRequest.get('warehouseRequestId', missing);
 
 const items = plainHandlers<Schema<'WarehouseRequestItem'>>(q.warehouseRequestItems);
 const parentRequest: Parent = { def: q.warehouseRequests, column: 'wri.warehouse_request_id', missing };
@@ -22,6 +22,6 @@ export const warehouseRequestHandlers: Handlers<
   listWarehouseRequests: warehouseRequest.list({ orderBy: 'createdAt', limit: 100 }),
   getWarehouseRequest: getOne,
   getWarehouseRequestLegacy: getOne,
-  listWarehouseRequestItems: items.listByParent('id', parentRequest, ITEM_LIST),
+  listWarehouseRequestItems: items.listByParent('warehouseRequestId', parentRequest, ITEM_LIST),
   listWarehouseRequestItemsLegacy: items.listByParent('warehouseRequestId', parentRequest, ITEM_LIST),
 };

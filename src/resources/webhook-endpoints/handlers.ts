@@ -50,27 +50,35 @@ export const webhookEndpointHandlers: Handlers<
   },
 
   getWebhookEndpoint: async ({ db, caller, params }) => {
-    const row = orNotFound(await q.endpointRow(db, caller.organizationId, params.id), missing, params.id);
+    const row = orNotFound(await q.endpointRow(db, caller.organizationId, params.webhookEndpointId), missing, params.webhookEndpointId);
     return { status: 200, body: q.endpointJson(row) };
   },
 
   updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
     if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
-    const row = orNotFound(await q.updateEndpoint(db, caller.organizationId, params.id, withOrigins(caller, body)), missing, params.id);
+    const row = orNotFound(
+      await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, withOrigins(caller, body)),
+      missing,
+      params.webhookEndpointId,
+    );
     const endpoint = q.endpointJson(row);
     emit(changes, 'updated', row.id, endpoint);
     return { status: 200, body: endpoint };
   },
 
   deleteWebhookEndpoint: async ({ db, caller, params, changes }) => {
-    const row = orNotFound(await q.deleteEndpoint(db, caller.organizationId, params.id), missing, params.id);
+    const row = orNotFound(await q.deleteEndpoint(db, caller.organizationId, params.webhookEndpointId), missing, params.webhookEndpointId);
     emit(changes, 'deleted', row.id, { id: row.id, deletedAt: new Date().toISOString() });
     return { status: 200, body: q.endpointJson(row) };
   },
 
   rotateWebhookEndpointSecret: async ({ db, caller, params, changes, config }) => {
-    const rotated = orNotFound(await q.rotateSecret(db, caller.organizationId, params.id, webhookSettings(config).secretOverlapMs), missing, params.id);
+    const rotated = orNotFound(
+      await q.rotateSecret(db, caller.organizationId, params.webhookEndpointId, webhookSettings(config).secretOverlapMs),
+      missing,
+      params.webhookEndpointId,
+    );
     const endpoint = q.endpointJson(rotated.row);
     emit(changes, 'updated', rotated.row.id, endpoint);
     return { status: 200, body: { ...endpoint, secret: rotated.secret } };
@@ -78,17 +86,17 @@ export const webhookEndpointHandlers: Handlers<
 
   listWebhookDeliveries: async ({ db, caller, params, query }) => {
     const orgId = caller.organizationId;
-    if (!(await q.endpointRow(db, orgId, params.id))) throw missing(params.id);
+    if (!(await q.endpointRow(db, orgId, params.webhookEndpointId))) throw missing(params.webhookEndpointId);
     return {
       status: 200,
-      body: await q.listDeliveries(db, orgId, params.id, query.limit ?? 100, query.offset ?? 0, (p) => encodeCursor(orgId, p)),
+      body: await q.listDeliveries(db, orgId, params.webhookEndpointId, query.limit ?? 100, query.offset ?? 0, (p) => encodeCursor(orgId, p)),
     };
   },
 
   replayWebhookDeliveries: async ({ db, caller, params, body }) => {
     const position = decodeCursor(caller.organizationId, body.after);
     if (position === undefined) throw invalidField('body.after', 'cursor', 'is not a cursor of this feed (use a cursor the feed or a delivery returned)');
-    if (!(await q.replayFrom(db, caller.organizationId, params.id, position))) throw missing(params.id);
-    return { status: 202, body: { endpointId: params.id, after: body.after } };
+    if (!(await q.replayFrom(db, caller.organizationId, params.webhookEndpointId, position))) throw missing(params.webhookEndpointId);
+    return { status: 202, body: { endpointId: params.webhookEndpointId, after: body.after } };
   },
 };
