@@ -3912,7 +3912,7 @@ export interface components {
              * @default false
              * @example false
              */
-            admin: boolean;
+            admin?: boolean;
             /**
              * @description URL of a png or jpeg image (default null).
              * @example https://files.procurement.dev/avatars/maria-chen.png
@@ -7957,7 +7957,7 @@ export interface components {
              * @default true
              * @example true
              */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /** @description An endpoint with its signing secret, shown only in this answer. */
         WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
