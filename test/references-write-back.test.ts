@@ -88,7 +88,7 @@ describe('references written back unchanged', () => {
       201,
     ).body;
     const [held, other] = expectStatus(await org.api.get(`/orders/${order.id}/items?orderBy=lineNumber`), 200).body;
-    const taxCodeId = (await org.api.get('/tax-codes/TX-ITEM')).body.id;
+    const taxCodeId = expectStatus(await org.api.get('/tax-codes/TX-ITEM'), 200).body.id;
     expectStatus(await org.api.delete('/tax-codes/TX-ITEM'), 200);
     const patched = expectStatus(await org.api.patch(`/items/${held.id}`, { notes: 'written back', taxCode: 'TX-ITEM' }), 200).body;
     expect(patched.notes).to.equal('written back');
