@@ -11,7 +11,7 @@ describe('groups', () => {
       ['Northern California projects', 'NORCAL'],
       ['Southern California projects', 'SOCAL'],
       ['Healthcare', undefined],
-    ]) {
+    ] as const) {
       expectStatus(await org.api.post('/groups', { name, ...(code ? { code } : {}) }), 201);
     }
   });

@@ -60,12 +60,12 @@ describe('input limits', () => {
       const p = problemOf(await org.api.unchecked.patch(`/items/${item.id}`, undefined, { raw: '{"unitPrice":1e309}', contentType: 'application/json' }), 400);
       expect(p.errors[0].field).to.equal('body.unitPrice');
       const added = problemOf(
-        await org.api.post(`/orders/${order.id}/items`, undefined, { raw: '[{"lineNumber":2,"quantity":-1e309}]', contentType: 'application/json' }),
+        await org.api.unchecked.post(`/orders/${order.id}/items`, undefined, { raw: '[{"lineNumber":2,"quantity":-1e309}]', contentType: 'application/json' }),
         400,
       );
       expect(added.errors[0].field).to.equal('body[0].quantity');
       const after = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
-      expect(after.map((i: { unitPrice: number; extPrice: number }) => [i.unitPrice, i.extPrice])).to.deep.equal([[5, 10]]);
+      expect(after.map((i) => [i.unitPrice, i.extPrice])).to.deep.equal([[5, 10]]);
     },
   );
 
@@ -82,10 +82,10 @@ describe('input limits', () => {
         ['/items?offset=1e400', 'query.offset'],
         ['/invoice-items?limit=1e400', 'query.limit'],
         ['/releases?offset=1e400', 'query.offset'],
-      ]) {
+      ] as const) {
         const res = await org.api.get(path);
         expect(res.status, `${path}: ${res.text.slice(0, 300)}`).to.equal(400);
-        expect(res.body.errors[0].field, path).to.equal(field);
+        expect(problemOf(res, 400).errors[0].field, path).to.equal(field);
       }
     },
   );

@@ -9,7 +9,7 @@ describe('invoices', () => {
   let org: TestOrg;
   let b: Basics;
   const ids: Record<string, string> = {};
-  const numbers = (list: { invoiceNumber: string }[]) => list.map((i) => i.invoiceNumber);
+  const numbers = (list: { invoiceNumber: string | null }[]) => list.map((i) => i.invoiceNumber);
 
   before(async () => {
     org = await newOrg();
@@ -91,7 +91,7 @@ describe('invoices', () => {
     expect(inv.orderId).to.be.a('string');
     expect(inv.approvedAt).to.equal('2026-11-08T09:00:00.000Z');
     expect(inv.exceptions).to.deep.equal(['unitPrice', 'quantity']);
-    expect(inv.attachments.map((f: { name: string }) => f.name)).to.deep.equal(['invoice-scan.pdf']);
+    expect(inv.attachments.map((f) => f.name)).to.deep.equal(['invoice-scan.pdf']);
     expect(expectStatus(await org.api.get(`/invoices/${ids.b}`), 200).body).to.include({
       category: 'genContractor',
       flagged: true,

@@ -51,7 +51,7 @@ describe('jobs batch upsert', () => {
     for (const inputs of [
       [
         { code: 'R-3', name: 'New', defaultTaxCodeId: taxCodeId },
-        { code: 'R-2', name: 'Grouped, renamed', state: 'CLOSED' },
+        { code: 'R-2', name: 'Grouped, renamed', state: 'CLOSED' as const },
         { code: 'R-1', name: 'New too', startDate: '2026-07-01T00:00:00.000Z' },
       ],
       [

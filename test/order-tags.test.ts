@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { harness } from './support/harness';
-import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectStatus, newOrg, problemOf, TestOrg, type RequestBody } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { insertTag, makeOrder, softDeleteOrder } from './support/purchasing-fixtures';
 import { setIntegrationState } from '../src/resources/orders/store';
@@ -83,7 +83,7 @@ describe('order tags', () => {
   it('writes any number of tags with a bounded number of statements; when inputs repeat a tag, the last color wins', async () => {
     const o = await makeOrder(org);
     const known = await Promise.all([0, 1, 2].map((n) => insertTag(org.id, `Known ${n}`, { color: '#ff7875' })));
-    const inputs = [
+    const inputs: RequestBody<'post', '/order/o/tags'> = [
       ...Array.from({ length: 300 }, (_, n) => ({ title: `Bulk ${String(n).padStart(3, '0')}` })),
       { title: 'Twice', color: '#69b1ff' },
       { title: 'Twice', color: '#95de64' },

@@ -107,7 +107,7 @@ describe('phases: batch upsert', () => {
     async () => {
       const before = await phaseCount();
       const p = problemOf(
-        await org.api.post('/global-phases/batch', {
+        await org.api.unchecked.post('/global-phases/batch', {
           inputs: [
             { code: 'SV-0', description: 'fine' },
             { code: 'SV-1', description: 'job id not a string', jobId: 42 },

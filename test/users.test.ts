@@ -31,7 +31,7 @@ describe('users', () => {
       ['Maria', 'Chen', 'Field'],
       ['Dev', 'Patel', 'FieldOrdering'],
       ['Lena', 'Okafor', 'Warehouse'],
-    ]) {
+    ] as const) {
       expectStatus(
         await org.api.post('/users', { email: `${first.toLowerCase()}.${last.toLowerCase()}@summitridge.example`, firstName: first, lastName: last, role }),
         201,

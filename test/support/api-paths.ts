@@ -45,13 +45,14 @@ type Matches<C, T> = C extends [infer c, ...infer cs]
     ? true
     : false;
 
-/** The group of a first segment; for `/orders${query}` the group whose segment it starts with. */
-type Candidates<M extends Method, R extends string> =
-  First<Segments<R>> extends infer F
-    ? F extends keyof ByFirst[M]
-      ? ByFirst[M][F]
-      : ByFirst[M][{ [G in keyof ByFirst[M]]: F extends `${G & string}${string}` ? G : never }[keyof ByFirst[M]]]
-    : never;
+/** The groups a first segment belongs to: its own, or for `/orders${query}` those whose segment it starts with. */
+type Groups<M extends Method, F> = F extends keyof ByFirst[M]
+  ? F
+  : { [G in keyof ByFirst[M]]: F extends `${G & string}${string}` ? G : never }[keyof ByFirst[M]];
+
+type MatchIn<M extends Method, G extends keyof ByFirst[M], C> = G extends unknown
+  ? { [K in keyof ByFirst[M][G]]: Matches<C, ByFirst[M][G][K]> extends true ? K : never }[keyof ByFirst[M][G]]
+  : never;
 
 /**
  * The template of `paths` the concrete path P (query string allowed) stands for, for method M; never when
@@ -62,9 +63,7 @@ export type TemplateOf<M extends Method, P extends string> = P extends unknown
   ? Route<P> extends keyof Templates[M]
     ? Route<P>
     : Route<P> extends `/${string}`
-      ? {
-          [K in keyof Candidates<M, Route<P>>]: Matches<Segments<Route<P>>, Candidates<M, Route<P>>[K]> extends true ? K : never;
-        }[keyof Candidates<M, Route<P>>]
+      ? MatchIn<M, Groups<M, First<Segments<Route<P>>>>, Segments<Route<P>>>
       : never
   : never;
 

@@ -173,3 +173,6 @@ export function expectStatus<R extends ApiResponse, S extends R['status']>(res: 
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text.slice(0, 2000)}`);
   return res as AtStatus<R, S>;
 }
+
+/** The JSON body the contract takes for method M on the concrete path P: `RequestBody<'post', '/order/x/tags'>`. */
+export type RequestBody<M extends Method, P extends string> = JsonBody<OperationOf<M, P>>;
