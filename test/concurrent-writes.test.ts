@@ -163,7 +163,10 @@ const CASES: Case[] = [
     name: 'groups',
     ops: ['updateGroup'],
     deletable: false,
-    make: async (org) => ({ path: `/groups/${(await created(org.api.post('/groups', { name: code('Group') }))).id}`, patch: (n) => ({ name: `Northern ${n}` }) }),
+    make: async (org) => ({
+      path: `/groups/${(await created(org.api.post('/groups', { name: code('Group') }))).id}`,
+      patch: (n) => ({ name: `Northern ${n}` }),
+    }),
   },
   {
     name: 'units of measure',
@@ -227,11 +230,13 @@ const RACERS: Racer[] = [
     op: 'updateNotifications',
     expect: 'each',
     make: async (org) => {
-      const notification = await created(org.api.post('/notifications', {
-        recipientId: org.userId,
-        type: 'integration_issue',
-        payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' },
-      }));
+      const notification = await created(
+        org.api.post('/notifications', {
+          recipientId: org.userId,
+          type: 'integration_issue',
+          payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' },
+        }),
+      );
       return { method: 'PATCH', path: '/notifications', body: (n) => ({ id_in: [notification.id], data: { isRead: n % 2 === 0 } }) };
     },
   },

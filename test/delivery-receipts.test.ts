@@ -105,9 +105,7 @@ describe('delivery receipts', () => {
 
   it('orders and filters by every allowed field', async () => {
     const all = '&filter[issueType_in]=ALL';
-    const desc = expectStatus(await org.api.get(`/deliveries?orderBy=identifier&direction=DESC${all}`), 200).body.map(
-      (r) => r.identifier,
-    );
+    const desc = expectStatus(await org.api.get(`/deliveries?orderBy=identifier&direction=DESC${all}`), 200).body.map((r) => r.identifier);
     expect(desc).to.deep.equal(['DR-WRONG', 'DR-MISSING', 'DR-EMPTY', 'DR-DAMAGED', 'DR-CLEAN']);
     for (const f of ['id', 'identifier', 'notes', 'createdAt', 'updatedAt', 'archivedAt', 'state']) {
       expectStatus(await org.api.get(`/deliveries?orderBy=${f}${all}`), 200);

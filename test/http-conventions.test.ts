@@ -78,7 +78,9 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
         const p = problemOf(await org.api.unchecked.post('/tax-codes', undefined, { raw, contentType: 'application/json' }), 400);
         expect(p.errors[0], raw).to.deep.include({ field: 'body', rule: 'type', message: `body: must be a JSON object or array, not ${kind}` });
       }
-      expect(problemOf(await org.api.unchecked.post('/jobs/batch', undefined, { raw: 'null', contentType: 'application/json' }), 400).errors[0].rule).to.equal('type');
+      expect(problemOf(await org.api.unchecked.post('/jobs/batch', undefined, { raw: 'null', contentType: 'application/json' }), 400).errors[0].rule).to.equal(
+        'type',
+      );
     },
   );
 

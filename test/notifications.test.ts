@@ -22,7 +22,11 @@ describe('notifications', () => {
     order = await makeOrder(org);
   });
 
-  const issue = (payload: NotificationPayload = { lastSyncTime: '2026-11-20T22:10:00.000Z' }) => ({ recipientId: recipient, type: 'integration_issue' as const, payload });
+  const issue = (payload: NotificationPayload = { lastSyncTime: '2026-11-20T22:10:00.000Z' }) => ({
+    recipientId: recipient,
+    type: 'integration_issue' as const,
+    payload,
+  });
 
   it('creates an integration issue (with and without an order) and a resolution', async () => {
     const withOrder = expectStatus(await org.api.post('/notifications', issue({ lastSyncTime: '2026-11-20T22:10:00.000Z', order: { id: order } })), 201).body;

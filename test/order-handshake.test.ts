@@ -4,7 +4,12 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { headCursor, readAll } from './support/feed';
 
-const NEW_ORDER = { purchaseOrderNumber: 'HS-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson', state: 'FINALIZING' as const };
+const NEW_ORDER = {
+  purchaseOrderNumber: 'HS-1',
+  distributorContactEmail: 'dana@ferguson.example',
+  distributorContactCompany: 'Ferguson',
+  state: 'FINALIZING' as const,
+};
 
 describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   let org: TestOrg;

@@ -53,7 +53,11 @@ function digestsOf(copy: Map<string, unknown>, prefix = '') {
 }
 
 /** The objects of a resource as their single reads return them. */
-async function singleReads(api: Client, path: '/vendors' | '/jobs' | '/orders' | '/items' | '/locations' | '/users', ids: string[]): Promise<Map<string, unknown>> {
+async function singleReads(
+  api: Client,
+  path: '/vendors' | '/jobs' | '/orders' | '/items' | '/locations' | '/users',
+  ids: string[],
+): Promise<Map<string, unknown>> {
   const copy = new Map<string, unknown>();
   for (const id of ids) copy.set(id, expectStatus(await api.get(`${path}/${id}`), 200).body);
   return copy;

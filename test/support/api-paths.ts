@@ -22,7 +22,9 @@ type Templates = {
 };
 type First<T> = T extends [infer H, ...unknown[]] ? H : never;
 type ByFirst = {
-  [M in Method]: { [F in First<Templates[M][keyof Templates[M]]> & string]: { [K in keyof Templates[M] as First<Templates[M][K]> extends F ? K : never]: Templates[M][K] } };
+  [M in Method]: {
+    [F in First<Templates[M][keyof Templates[M]]> & string]: { [K in keyof Templates[M] as First<Templates[M][K]> extends F ? K : never]: Templates[M][K] };
+  };
 };
 
 /**
@@ -68,11 +70,8 @@ export type TemplateOf<M extends Method, P extends string> = P extends unknown
   : never;
 
 /** The operation(s) a request with method M to the concrete path P reaches. */
-export type OperationOf<M extends Method, P extends string> = TemplateOf<M, P> extends infer K extends keyof paths
-  ? K extends unknown
-    ? paths[K][M]
-    : never
-  : never;
+export type OperationOf<M extends Method, P extends string> =
+  TemplateOf<M, P> extends infer K extends keyof paths ? (K extends unknown ? paths[K][M] : never) : never;
 
 /** P itself when some template has an operation for M; otherwise a type no string is assignable to, which names the fault. */
 export type CheckedPath<M extends Method, P extends string> = [TemplateOf<M, P>] extends [never]
