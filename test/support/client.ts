@@ -40,10 +40,12 @@ type Reply<M extends Method, P extends string> = Promise<OperationResponse<Opera
  * `unchecked` is the one escape: `org.api.unchecked.post(...)` sends what it is given and returns an
  * untyped (`any`) body. Use it only for a request the contract forbids on purpose (an unknown or
  * mistyped field, a missing required field, an undocumented path or method such as HEAD, a raw body),
- * so `grep -rn '\.unchecked\.' test` lists every such request.
+ * or one whose method and path a table or the contract document gives at run time (say so there), so
+ * `grep -rn '\.unchecked\.' test` lists every such request. A helper that takes a path from its caller
+ * types it `PathOf<'get'>` (checked at the caller); `RequestBody<'post', '/order/x/tags'>` names a body.
  */
 export class Client {
-  /** Sends any request, unchecked by the contract: for tests of bad input only (see the class comment). */
+  /** Sends any request, unchecked by the contract: for bad input and run-time tables only (see the class comment). */
   readonly unchecked: UncheckedClient;
 
   constructor(credential?: string) {
