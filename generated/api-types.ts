@@ -3911,7 +3911,7 @@ export interface components {
              * @default false
              * @example false
              */
-            admin: boolean;
+            admin?: boolean;
             /**
              * @description URL of a png or jpeg image (default null).
              * @example https://files.procurement.dev/avatars/maria-chen.png
@@ -7956,7 +7956,7 @@ export interface components {
              * @default true
              * @example true
              */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /** @description An endpoint with its signing secret, shown only in this answer. */
         WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {

@@ -21,7 +21,7 @@ rmSync(bundled);
 writeFileSync(join(out, 'openapi.yaml'), banner + yaml.dump(doc, { lineWidth: -1, noRefs: true }));
 writeFileSync(join(out, 'openapi.json'), JSON.stringify(doc, null, 2) + '\n');
 // The Node API, not the CLI: the CLI would pick up redocly.yaml and want per-API output keys.
-const ast = await openapiTS(structuredClone(doc), { alphabetize: false });
+const ast = await openapiTS(structuredClone(doc), { alphabetize: false, defaultNonNullable: false });
 writeFileSync(join(out, 'api-types.ts'), '// GENERATED from api/ by `npm run generate`. Do not edit by hand.\n' + astToString(ast));
 
 if (check) {

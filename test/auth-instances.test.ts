@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { harness } from './support/harness';
-import { anonymous, newOrg, TestOrg } from './support/client';
+import { anonymous, expectStatus, newOrg, TestOrg } from './support/client';
 import { createClient, deleteClient, rotateApiKey } from '../src/admin/provision';
 
 /**
@@ -52,7 +52,7 @@ describe('authentication across two instances', function () {
   async function token(client: { clientId: string; clientSecret: string }): Promise<string> {
     const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }).toString();
     const res = await anonymous().post('/oauth2/token', undefined, { raw: body, contentType: 'application/x-www-form-urlencoded' });
-    return res.body.access_token as string;
+    return expectStatus(res, 200).body.access_token;
   }
 
   let org: TestOrg;

@@ -68,28 +68,28 @@ describe('authentication', () => {
         raw: form({ grant_type: 'client_credentials', client_id: 'cl_nobody', client_secret: 'x' }),
         contentType: FORM,
       });
-      expect([unknown.status, unknown.body.error]).to.deep.equal([401, 'invalid_client']);
+      expect(expectStatus(unknown, 401).body.error).to.equal('invalid_client');
       const noGrant = await anonymous().post('/oauth2/token', undefined, {
         raw: form({ client_id: org.clientId, client_secret: org.clientSecret }),
         contentType: FORM,
       });
-      expect([noGrant.status, noGrant.body.error]).to.deep.equal([400, 'invalid_request']);
+      expect(expectStatus(noGrant, 400).body.error).to.equal('invalid_request');
       const password = await anonymous().post('/oauth2/token', undefined, {
         raw: form({ grant_type: 'password', username: 'a', password: 'b' }),
         contentType: FORM,
       });
-      expect([password.status, password.body.error]).to.deep.equal([400, 'unsupported_grant_type']);
+      expect(expectStatus(password, 400).body.error).to.equal('unsupported_grant_type');
       const twice = await anonymous().post('/oauth2/token', undefined, {
         raw: 'grant_type=client_credentials&grant_type=client_credentials',
         contentType: FORM,
       });
-      expect([twice.status, twice.body.error]).to.deep.equal([400, 'invalid_request']);
+      expect(expectStatus(twice, 400).body.error).to.equal('invalid_request');
       const noCreds = await anonymous().post('/oauth2/token', undefined, { raw: form({ grant_type: 'client_credentials' }), contentType: FORM });
-      expect([noCreds.status, noCreds.body.error]).to.deep.equal([401, 'invalid_client']);
+      expect(expectStatus(noCreds, 401).body.error).to.equal('invalid_client');
     });
 
     itDirect('rejects a JSON body with invalid_request (RFC 6749 5.2)', PRISM.invalidRequest('a JSON body where the contract takes a form'), async () => {
-      const json = await anonymous().post('/oauth2/token', { grant_type: 'client_credentials' });
+      const json = await anonymous().unchecked.post('/oauth2/token', { grant_type: 'client_credentials' });
       expect([json.status, json.body.error]).to.deep.equal([400, 'invalid_request']);
     });
 
@@ -115,7 +115,7 @@ describe('authentication', () => {
           { raw: '{"grant_type":', contentType: 'application/json' },
         ];
         for (const c of cases) {
-          const res = await anonymous().post('/oauth2/token', undefined, c);
+          const res = await anonymous().unchecked.post('/oauth2/token', undefined, c);
           expect(res.status, `${c.contentType} ${c.raw}: ${res.text}`).to.equal(400);
           expect(res.headers.get('content-type')).to.match(/^application\/json/);
           expect(res.headers.get('cache-control')).to.equal('no-store');
@@ -130,7 +130,7 @@ describe('authentication', () => {
       async () => {
         const good = form({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.clientSecret });
         const describe = async (path: string, init: { raw?: string; contentType?: string }) => {
-          const res = await anonymous().post(path, undefined, init as any);
+          const res = await anonymous().unchecked.post(path, undefined, init);
           expect([res.status, res.body.error], res.text).to.deep.equal([400, 'invalid_request']);
           return res.body.error_description as string;
         };
@@ -207,7 +207,7 @@ describe('authentication', () => {
     );
 
     it('rejects an expired token and a token signed with another secret', async function () {
-      const good = (await token(org)).body.access_token as string;
+      const good = expectStatus(await token(org), 200).body.access_token;
       const claims = jwt.decode(good) as Record<string, unknown>;
       const { exp: _exp, iat: _iat, ...rest } = claims;
       const forged = jwt.sign(rest, 'another-secret', { expiresIn: 3600 });
@@ -228,7 +228,7 @@ describe('authentication', () => {
       const res = await new Client(t).get('/tax-codes');
       problemOf(res, 401);
       expect(res.headers.get('www-authenticate')).to.match(/invalid_token/);
-      expect((await token(client)).body.error).to.equal('invalid_client');
+      expect(expectStatus(await token(client), 401).body.error).to.equal('invalid_client');
     });
 
     it('rotating the API key invalidates the previous key at once; keys are stored only hashed', async () => {
@@ -249,7 +249,7 @@ describe('authentication', () => {
       const other = await newOrg();
       const job = expectStatus(await other.api.post('/jobs', { code: 'J-9001', name: 'Harbor View Lofts' }), 201).body;
       // Known to the service (its owner is cached) before it is rotated.
-      for (const path of ['/jobs', `/jobs/${job.code}`, '/jobs/J-0000', '/items?limit=1', '/items?limit=1&cursor=start'])
+      for (const path of ['/jobs', `/jobs/${job.code}`, '/jobs/J-0000', '/items?limit=1', '/items?limit=1&cursor=start'] as const)
         expect((await other.api.get(path)).status).to.be.oneOf([200, 404]);
       await rotateApiKey(harness().db, other.id);
       const reads = [
@@ -259,7 +259,7 @@ describe('authentication', () => {
         '/jobs?filter[nope]=1', // refused by validation: 400 for a live key (a key Prism lets through)
         '/items?limit=1&cursor=start',
         `/jobs/${job.code}/locations`,
-      ];
+      ] as const;
       for (const path of reads) {
         const res = await other.api.get(path);
         expect(problemOf(res, 401).errors[0].message, path).to.equal('The API key is invalid or has been revoked.');
@@ -274,7 +274,7 @@ describe('authentication', () => {
       const other = await newOrg();
       expectStatus(await other.api.get('/jobs'), 200);
       await rotateApiKey(harness().db, other.id);
-      expect((await other.api.request('HEAD', '/jobs')).status).to.equal(401);
+      expect((await other.api.unchecked.request('HEAD', '/jobs')).status).to.equal(401);
     });
 
     it('a token whose client was deleted gets 401 on reads that end in 404 or 400 too', async () => {
@@ -283,7 +283,7 @@ describe('authentication', () => {
       const api = new Client(t);
       expectStatus(await api.get('/jobs?limit=1'), 200);
       await deleteClient(harness().db, client.clientId);
-      for (const path of ['/jobs?limit=1', '/jobs/J-0000', '/jobs?filter[nope]=1']) {
+      for (const path of ['/jobs?limit=1', '/jobs/J-0000', '/jobs?filter[nope]=1'] as const) {
         expect(problemOf(await api.get(path), 401).errors[0].message, path).to.equal('The access token has been revoked.');
       }
     });

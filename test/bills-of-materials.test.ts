@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectStatus, newOrg, problemOf, TestOrg, type RequestBody } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { makeJob } from './support/release-fixtures';
 import { itDirect, PRISM } from './support/proxy';
@@ -20,7 +20,7 @@ describe('bills of materials', () => {
   let bomId: string;
   let jobId: string;
 
-  const create = async (items: object[], o = org, id = bomId) =>
+  const create = async (items: RequestBody<'post', '/billOfMaterials/b/items'>['billOfMaterialsItems'], o = org, id = bomId) =>
     expectStatus(await o.api.post(`/billOfMaterials/${id}/items`, { billOfMaterialsItems: items }), 201).body as BomItem[];
 
   before(async () => {
@@ -100,11 +100,11 @@ describe('bills of materials', () => {
           .to.match(/^Position 2: /)
           .and.include('estimatedQuantity')
           .and.include('unitPrice');
-        const missing = problemOf(await org.api.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [{ description: 'no qty' }] }), 400);
+        const missing = problemOf(await org.api.unchecked.post(`/billOfMaterials/${bomId}/items`, { billOfMaterialsItems: [{ description: 'no qty' }] }), 400);
         // A rule of the schema (estimatedQuantity required) is reported in the same format, with the others.
         expect(missing.errors).to.deep.equal([{ message: 'Position 0: estimatedQuantity: is required (rule required)' }]);
         const mixed = problemOf(
-          await org.api.post(`/billOfMaterials/${bomId}/items`, {
+          await org.api.unchecked.post(`/billOfMaterials/${bomId}/items`, {
             billOfMaterialsItems: [
               { description: 'ok', estimatedQuantity: 1 },
               { description: 7, estimatedQuantity: 1 },
@@ -320,7 +320,7 @@ describe('bills of materials', () => {
         { description: 'Batch C', estimatedQuantity: 3 },
       ]);
     });
-    const patch = (inputs: unknown[]) => org.api.patch('/billOfMaterialsItems', { inputs });
+    const patch = (inputs: RequestBody<'patch', '/billOfMaterialsItems'>['inputs']) => org.api.patch('/billOfMaterialsItems', { inputs });
 
     it('updates every element in one go and returns them in input order', async () => {
       const res = expectStatus(
@@ -365,13 +365,15 @@ describe('bills of materials', () => {
       PRISM.invalidRequest('a numeric description, an unknown property, an element without input'),
       async () => {
         const p = problemOf(
-          await patch([
-            { billOfMaterialsItemId: items[0].id, input: { description: 5 } },
-            { billOfMaterialsItemId: MISSING_ID, input: { estimatedQuantity: 1 } },
-            { billOfMaterialsItemId: items[1].id, input: { estimatedQuantity: 2, colour: 'red' } },
-            { billOfMaterialsItemId: 'no input' },
-            { billOfMaterialsItemId: items[2].id, input: { unitPrice: -1 } },
-          ]),
+          await org.api.unchecked.patch('/billOfMaterialsItems', {
+            inputs: [
+              { billOfMaterialsItemId: items[0].id, input: { description: 5 } },
+              { billOfMaterialsItemId: MISSING_ID, input: { estimatedQuantity: 1 } },
+              { billOfMaterialsItemId: items[1].id, input: { estimatedQuantity: 2, colour: 'red' } },
+              { billOfMaterialsItemId: 'no input' },
+              { billOfMaterialsItemId: items[2].id, input: { unitPrice: -1 } },
+            ],
+          }),
           400,
         );
         expect(p.errors).to.have.length(1);

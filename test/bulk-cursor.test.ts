@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectStatus, newOrg, problemOf, TestOrg, PathOf } from './support/client';
 import { makeOrder } from './support/purchasing-fixtures';
 import { basics, invoice } from './support/billing-fixtures';
 
@@ -9,13 +9,13 @@ import { basics, invoice } from './support/billing-fixtures';
  * order, including nullable fields; the total stays the size of the whole filtered set. Offset
  * paging keeps exactly the spec's meta.
  */
-async function follow(org: TestOrg, path: string, query: string) {
+async function follow(org: TestOrg, path: PathOf<'get'>, query: string) {
   const ids: string[] = [];
   const totals = new Set<number>();
   let cursor: string | null = 'start';
   let pages = 0;
   do {
-    const url: string = `${path}?${query}&cursor=${encodeURIComponent(cursor!)}`;
+    const url = `${path}?${query}&cursor=${encodeURIComponent(cursor!)}` as const;
     const body = expectStatus(await org.api.get(url), 200).body as {
       meta: { total: number; nextCursor: string | null; offset: number };
       data: { id: string }[];

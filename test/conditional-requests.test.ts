@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiResponse, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { ApiResponse, expectStatus, PathOf, newOrg, problemOf, TestOrg } from './support/client';
 import { makeJob, makeLocation, makeOrder } from './support/release-fixtures';
 import * as billing from './support/billing-fixtures';
 import { loadContract } from '../src/http/contract';
@@ -21,16 +21,16 @@ interface Case {
   /** The object's current ETag as a client learns it (its single read, or for a BOM item its list). */
   etag?: () => Promise<string>;
   /** The single read of the object, when it has one (GET with ETag / If-None-Match). */
-  read?: string;
+  read?: PathOf<'get'>;
 }
 
 let seq = 0;
 const n = () => `cr${process.pid}-${++seq}`;
 const ok = async (res: Promise<ApiResponse>, status = 201) => expectStatus(await res, status).body;
-const etagOfRead = (org: TestOrg, path: string) => async () => expectStatus(await org.api.get(path), 200).headers.get('etag')!;
+const etagOfRead = (org: TestOrg, path: PathOf<'get'>) => async () => expectStatus(await org.api.get(path), 200).headers.get('etag')!;
 
 /** One object with its read: the write goes to `path` (or `writePath`). */
-const single = (org: TestOrg, method: Case['method'], read: string, body?: unknown, writePath = read): Case => ({
+const single = (org: TestOrg, method: Case['method'], read: PathOf<'get'>, body?: unknown, writePath: string = read): Case => ({
   method,
   path: writePath,
   body,
@@ -49,7 +49,7 @@ const jobCode = async (org: TestOrg) => {
 const jobPhase = async (org: TestOrg) => {
   const job = await jobCode(org);
   const phase = (await ok(org.api.post(`/jobs/${job}/phases`, { code: `P-${n()}`, description: 'Podium' }))).code;
-  return `/jobs/${job}/phases/${phase}`;
+  return `/jobs/${job}/phases/${phase}` as const;
 };
 const bomItem = async (org: TestOrg) => {
   const job = await jobCode(org);
@@ -193,7 +193,7 @@ function operations(method: string): { operationId: string; path: string; parame
 }
 const hasHeader = (parameters: any[], name: string) => parameters.some((p) => p.in === 'header' && p.name === name);
 
-const send = (org: TestOrg, c: Case, headers: Record<string, string>) => org.api.request(c.method, c.path, c.body, { headers });
+const send = (org: TestOrg, c: Case, headers: Record<string, string>) => org.api.unchecked.request(c.method, c.path, c.body, { headers });
 
 describe('ETag, If-Match, If-None-Match and Idempotency-Key on every PATCH and DELETE', () => {
   let org: TestOrg;
@@ -316,7 +316,7 @@ describe('ETag and If-None-Match on every single-object GET', () => {
 
   it('answers 304 without a body for a matching tag (weak comparison, lists, *), 200 otherwise; the tag follows every stored change', async () => {
     const vendor = await ok(org.api.post('/vendors', { code: `V-${n()}`, name: 'Ferguson' }));
-    const path = `/vendors/${vendor.id}`;
+    const path = `/vendors/${vendor.id}` as const;
     const read = expectStatus(await org.api.get(path), 200);
     const etag = read.headers.get('etag')!;
     expect(etag).to.equal(`"${objectDigest(read.body)}"`);

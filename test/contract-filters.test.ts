@@ -103,7 +103,8 @@ describe('contract: every accepted filter and orderBy has a column', function ()
         ...((resolve(orderBy?.schema)?.enum ?? []) as string[]).map((v) => `orderBy=${v}`),
       ];
       for (const q of queries) {
-        const res = await org.api.get(`${base}?${q}&limit=1`);
+        // Every list and filter the contract document names, read from it at run time.
+        const res = await org.api.unchecked.get(`${base}?${q}&limit=1`);
         asked++;
         if (res.status !== 200) refused.push(`${path}?${q}: ${res.status} ${JSON.stringify(res.body?.errors?.[0]?.message ?? res.body)}`);
       }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectStatus, newOrg, TestOrg } from './support/client';
+import { expectStatus, newOrg, TestOrg, PathOf } from './support/client';
 import { harness } from './support/harness';
 import { insertJob } from './support/org-fixtures';
 import { loadDemoData } from '../seeds/demo';
@@ -14,7 +14,7 @@ describe('demo data: users, phases, cost categories, tags', () => {
     await loadDemoData(harness().db, org.id);
   });
 
-  const all = async (path: string) => expectStatus(await org.api.get(`${path}?limit=1000`), 200).body as Record<string, unknown>[];
+  const all = async (path: PathOf<'get'>) => expectStatus(await org.api.get(`${path}?limit=1000`), 200).body as Record<string, unknown>[];
 
   it('has users of every role', async () => {
     const roles = new Set((await all('/users')).map((u) => u.role));

@@ -13,8 +13,8 @@ describe('demo data: releases, change orders, bills of materials', () => {
 
   it('has a hold-for-release order with active and cancelled releases, costed per C, M and EA', async () => {
     const all = expectStatus(await org.api.get('/releases?includeCancelled=true'), 200).body;
-    const mine = all.data.filter((r: { purchaseOrderNumber: string }) => r.purchaseOrderNumber === 'J-1042-HFR-01');
-    expect(mine.map((r: { releaseNumber: string }) => r.releaseNumber)).to.deep.equal(['J-1042-HFR-01-R3', 'J-1042-HFR-01-R2', 'J-1042-HFR-01-R1']);
+    const mine = all.data.filter((r) => r.purchaseOrderNumber === 'J-1042-HFR-01');
+    expect(mine.map((r) => r.releaseNumber)).to.deep.equal(['J-1042-HFR-01-R3', 'J-1042-HFR-01-R2', 'J-1042-HFR-01-R1']);
     expect(mine[0].cancelledAt).to.not.equal(null);
     // R1: 2400 x 48.5 / 100 + 5000 x 412.5 x 0.9 / 1000
     expect(mine[2].totalCost).to.equal(1164 + 1856.25);
@@ -47,11 +47,11 @@ describe('demo data: releases, change orders, bills of materials', () => {
   it('has an order with three change-order versions, one a draft', async () => {
     const listed = expectStatus(await org.api.get('/changeOrders'), 200).body;
     const drafts = expectStatus(await org.api.get('/changeOrders?filter[draft]=true'), 200).body;
-    expect(listed.map((c: { versionNumber: number }) => c.versionNumber)).to.include.members([1, 2]);
-    expect(drafts.map((c: { versionNumber: number }) => c.versionNumber)).to.include(3);
-    const co2 = listed.find((c: { versionNumber: number; label: string }) => c.label?.startsWith('CO-2'));
-    expect(co2.deletedItems).to.have.length(1);
-    expect(co2.modifiedOrderValues).to.have.property('notes', null);
+    expect(listed.map((c) => c.versionNumber)).to.include.members([1, 2]);
+    expect(drafts.map((c) => c.versionNumber)).to.include(3);
+    const co2 = listed.find((c) => c.label?.startsWith('CO-2'));
+    expect(co2!.deletedItems).to.have.length(1);
+    expect(co2!.modifiedOrderValues).to.have.property('notes', null);
   });
 
   it("has job J-1042's bill of materials with WBS values", async () => {
@@ -68,17 +68,17 @@ describe('demo data: releases, change orders, bills of materials', () => {
     const first = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${order.id}&orderBy=createdAt&limit=100`), 200).body;
     const rest = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${order.id}&orderBy=createdAt&offset=10`), 200).body;
     expect(first).to.have.length(10);
-    expect([...first, ...rest].map((c: { versionNumber: number }) => c.versionNumber)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect([...first, ...rest].map((c) => c.versionNumber)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(rest[1].addedItems).to.have.length(1);
   });
 
   it('has a hold-for-release line without a unit, priced each, with a release against it', async () => {
     const order = expectStatus(await org.api.get('/orders?filter[purchaseOrderNumber]=J-1042-0005'), 200).body[0];
     const items = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
-    const blank = items.find((i: { unitsOfMeasure: string | null }) => i.unitsOfMeasure === null);
+    const blank = items.find((i) => i.unitsOfMeasure === null);
     expect(blank).to.include({ quantity: 6, unitPrice: 212.4, extPrice: 1274.4 });
     const [release] = expectStatus(await org.api.get(`/orders/${order.id}/releases`), 200).body;
     expect(release.releaseNumber).to.equal('J-1042-0005-R1');
-    expect(release.releaseItems[0]).to.include({ lineItemId: blank.id, quantityReleased: 2, totalCost: 424.8 });
+    expect(release.releaseItems[0]).to.include({ lineItemId: blank!.id, quantityReleased: 2, totalCost: 424.8 });
   });
 });

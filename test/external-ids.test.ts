@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { expectStatus, newOrg, problemOf, TestOrg, PathOf } from './support/client';
 import { headCursor, readAll } from './support/feed';
 import * as billing from './support/billing-fixtures';
 import { makeOrder } from './support/release-fixtures';
@@ -15,8 +15,8 @@ describe('externalId: the integrator’s own ids on orders, items, invoices, rec
   });
 
   /** The ids a list answers (a plain array, or the bulk lists' page `data`). */
-  const ids = async (path: string) => {
-    const body = expectStatus(await org.api.get(path), 200).body;
+  const ids = async (path: PathOf<'get'>) => {
+    const body: any = expectStatus(await org.api.get(path), 200).body;
     return ((Array.isArray(body) ? body : body.data) as { id: string }[]).map((o) => o.id);
   };
 

@@ -18,12 +18,12 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
   });
 
   itDirect('answers an unknown path with a 404 problem', PRISM.outsideContract('GET /no-such-thing'), async () => {
-    const p = problemOf(await org.api.get('/no-such-thing'), 404);
+    const p = problemOf(await org.api.unchecked.get('/no-such-thing'), 404);
     expect(p.errors[0].message).to.match(/No operation matches GET \/no-such-thing/);
   });
 
   itDirect('answers HEAD like GET, without a body', PRISM.outsideContract('HEAD (the contract lists GET only)'), async () => {
-    const res = await org.api.request('HEAD', '/tax-codes');
+    const res = await org.api.unchecked.request('HEAD', '/tax-codes');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
     expect(res.text).to.equal('');
@@ -31,8 +31,8 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     expectStatus(await org.api.post('/tax-codes', { code: 'HEAD-1', description: 'Länge', taxPercent: 0.05 }), 201);
     // Uncompressed (Accept-Encoding: identity): a compressed GET has no length known in advance.
     const identity = { headers: { 'Accept-Encoding': 'identity' } };
-    for (const path of ['/tax-codes', '/tax-codes/HEAD-1']) {
-      const [head, got] = [await org.api.request('HEAD', path, undefined, identity), await org.api.get(path, identity)];
+    for (const path of ['/tax-codes', '/tax-codes/HEAD-1'] as const) {
+      const [head, got] = [await org.api.unchecked.request('HEAD', path, undefined, identity), await org.api.get(path, identity)];
       expect(head.text, path).to.equal('');
       expect(head.headers.get('content-length'), path)
         .to.equal(String(Buffer.byteLength(got.text)))
@@ -41,7 +41,7 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
   });
 
   itDirect('answers a wrong method with 405 and Allow', PRISM.outsideContract('PUT /tax-codes'), async () => {
-    const res = await org.api.put('/tax-codes', {});
+    const res = await org.api.unchecked.put('/tax-codes', {});
     problemOf(res, 405);
     expect(res.headers.get('allow')).to.equal('GET, POST');
   });
@@ -52,16 +52,16 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     async () => {
       // A client credentials form sent to a mistyped token path (the contract's is /oauth2/token).
       const form = { raw: 'grant_type=client_credentials&client_id=x&client_secret=y', contentType: 'application/x-www-form-urlencoded' };
-      expect(problemOf(await anonymous().post('/oauth/token', undefined, form), 404).detail).to.equal('No operation matches POST /oauth/token.');
-      problemOf(await org.api.post('/no-such-path', undefined, { raw: 'x', contentType: 'text/plain' }), 404);
-      expect(problemOf(await org.api.put('/tax-codes', undefined, form), 405).detail).to.not.match(/Content-Type/);
+      expect(problemOf(await anonymous().unchecked.post('/oauth/token', undefined, form), 404).detail).to.equal('No operation matches POST /oauth/token.');
+      problemOf(await org.api.unchecked.post('/no-such-path', undefined, { raw: 'x', contentType: 'text/plain' }), 404);
+      expect(problemOf(await org.api.unchecked.put('/tax-codes', undefined, form), 405).detail).to.not.match(/Content-Type/);
       // A known operation still refuses a body that is not JSON.
-      problemOf(await org.api.post('/tax-codes', undefined, form), 415);
+      problemOf(await org.api.unchecked.post('/tax-codes', undefined, form), 415);
     },
   );
 
   itDirect('rejects malformed JSON with a 400 problem', PRISM.malformedJson, async () => {
-    const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: '{"code": "X",', contentType: 'application/json' }), 400);
+    const p = problemOf(await org.api.unchecked.post('/tax-codes', undefined, { raw: '{"code": "X",', contentType: 'application/json' }), 400);
     expect(p.errors[0]).to.include({ field: 'body', rule: 'json' });
   });
 
@@ -75,15 +75,17 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
         ['"X"', 'a string'],
         [' true ', 'a boolean'],
       ]) {
-        const p = problemOf(await org.api.post('/tax-codes', undefined, { raw, contentType: 'application/json' }), 400);
+        const p = problemOf(await org.api.unchecked.post('/tax-codes', undefined, { raw, contentType: 'application/json' }), 400);
         expect(p.errors[0], raw).to.deep.include({ field: 'body', rule: 'type', message: `body: must be a JSON object or array, not ${kind}` });
       }
-      expect(problemOf(await org.api.post('/jobs/batch', undefined, { raw: 'null', contentType: 'application/json' }), 400).errors[0].rule).to.equal('type');
+      expect(problemOf(await org.api.unchecked.post('/jobs/batch', undefined, { raw: 'null', contentType: 'application/json' }), 400).errors[0].rule).to.equal(
+        'type',
+      );
     },
   );
 
   itDirect('rejects a non-JSON body with 415', PRISM.invalidRequest('a form-encoded body where the contract takes JSON'), async () => {
-    const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: 'code=X', contentType: 'application/x-www-form-urlencoded' }), 415);
+    const p = problemOf(await org.api.unchecked.post('/tax-codes', undefined, { raw: 'code=X', contentType: 'application/x-www-form-urlencoded' }), 415);
     expect(p.errors[0].field).to.equal('body');
   });
 
@@ -92,10 +94,10 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
     PRISM.invalidRequest('a 6 MB description and an unknown 1 MB property'),
     async () => {
       const big = JSON.stringify({ code: 'X', description: 'x'.repeat(6 * 1024 * 1024), taxPercent: 0 });
-      problemOf(await org.api.post('/tax-codes', undefined, { raw: big, contentType: 'application/json' }), 413);
+      problemOf(await org.api.unchecked.post('/tax-codes', undefined, { raw: big, contentType: 'application/json' }), 413);
       const batchSized = JSON.stringify({ code: 'BIG', description: 'x'.repeat(800), taxPercent: 0, pad: 'y'.repeat(1_000_000) });
       // 1 MB passes the body limit and reaches validation (which rejects the unknown property).
-      const p = problemOf(await org.api.post('/tax-codes', undefined, { raw: batchSized, contentType: 'application/json' }), 400);
+      const p = problemOf(await org.api.unchecked.post('/tax-codes', undefined, { raw: batchSized, contentType: 'application/json' }), 400);
       expect(p.errors.map((e) => e.field)).to.include('body.pad');
     },
   );
@@ -134,11 +136,11 @@ describe('HTTP conventions (errors, request ids, limits)', () => {
   });
 
   itDirect('serves the contract and the docs without authentication', PRISM.outsideContract('GET /openapi.json, /openapi.yaml and /docs'), async () => {
-    const json = expectStatus(await anonymous().get('/openapi.json'), 200);
+    const json = expectStatus(await anonymous().unchecked.get('/openapi.json'), 200);
     expect(json.body.openapi).to.match(/^3\./);
-    const yaml = expectStatus(await anonymous().get('/openapi.yaml'), 200);
+    const yaml = expectStatus(await anonymous().unchecked.get('/openapi.yaml'), 200);
     expect(yaml.text).to.match(/^# GENERATED/);
-    const docs = await anonymous().get('/docs');
+    const docs = await anonymous().unchecked.get('/docs');
     expect([200, 404]).to.include(docs.status);
   });
 

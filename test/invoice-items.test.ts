@@ -59,7 +59,7 @@ describe('invoice items', () => {
 
   it('lists the items of an invoice by lineNumber, with code strings and hasException', async () => {
     const items = expectStatus(await org.api.get(`/invoices/${ids.first}/items`), 200).body;
-    expect(items.map((i: { lineNumber: number }) => i.lineNumber)).to.deep.equal([1, 2, 3]);
+    expect(items.map((i) => i.lineNumber)).to.deep.equal([1, 2, 3]);
     expect(items[1]).to.include({
       invoiceId: ids.first,
       description: 'Elbows',
@@ -76,9 +76,9 @@ describe('invoice items', () => {
     });
     expect(items[1]).to.not.have.property('glCodeCode');
     const desc = expectStatus(await org.api.get(`/invoices/${ids.first}/items?orderBy=lineNumber&direction=DESC`), 200).body;
-    expect(desc.map((i: { lineNumber: number }) => i.lineNumber)).to.deep.equal([3, 2, 1]);
+    expect(desc.map((i) => i.lineNumber)).to.deep.equal([3, 2, 1]);
     const flagged = expectStatus(await org.api.get(`/invoices/${ids.first}/items?filter[hasException]=true`), 200).body;
-    expect(flagged.map((i: { description: string }) => i.description)).to.deep.equal(['Elbows']);
+    expect(flagged.map((i) => i.description)).to.deep.equal(['Elbows']);
     const text = expectStatus(await org.api.get(`/invoices/${ids.first}/items?filter[description_in]=Pipe,Caps&filter[notes]=x`), 200).body;
     expect(text).to.deep.equal([]);
     problemOf(await org.api.get(`/invoices/${ids.first}/items?filter[invoiceId]=${ids.first}`), 400);
@@ -91,8 +91,8 @@ describe('invoice items', () => {
     expect(res.meta).to.deep.equal({ total: 4, limit: 500, offset: 0 });
     // Default createdAt DESC: the second invoice's item first; the deleted invoice's item never.
     expect(res.data[0].description).to.equal('Lift rental');
-    expect(res.data.map((i: { description: string }) => i.description)).to.not.include('Ghost');
-    const elbows = res.data.find((i: { description: string }) => i.description === 'Elbows');
+    expect(res.data.map((i) => i.description)).to.not.include('Ghost');
+    const elbows = res.data.find((i) => i.description === 'Elbows');
     expect(elbows).to.include({
       manufacturerPartNumber: 'W02030',
       universalProductCode: '039923040209',
@@ -111,15 +111,15 @@ describe('invoice items', () => {
       scaledUnitPrice: 4.5,
       itemCodeText: 'CU-ELB',
     });
-    expect(elbows.itemCode).to.deep.include({ code: 'CU-L-075', description: 'Copper pipe' });
-    expect(res.data.find((i: { description: string }) => i.description === 'Pipe').itemCode).to.equal(null);
+    expect(elbows!.itemCode).to.deep.include({ code: 'CU-L-075', description: 'Copper pipe' });
+    expect(res.data.find((i) => i.description === 'Pipe')!.itemCode).to.equal(null);
   });
 
   it('filters the bulk pull by invoice, job and vendor (eq and _in) and hasException; total counts the whole set', async () => {
     const get = async (q: string) => expectStatus(await org.api.get(`/invoice-items?${q}`), 200).body;
     expect((await get(`filter[invoiceId]=${ids.second}`)).meta.total).to.equal(1);
     expect((await get(`filter[invoiceId_in]=${ids.first},${ids.second}`)).meta.total).to.equal(4);
-    expect((await get(`filter[jobId]=${other.jobId}`)).data.map((i: { description: string }) => i.description)).to.deep.equal(['Lift rental']);
+    expect((await get(`filter[jobId]=${other.jobId}`)).data.map((i) => i.description)).to.deep.equal(['Lift rental']);
     expect((await get(`filter[jobId_in][]=${b.jobId}`)).meta.total).to.equal(3);
     expect((await get(`filter[vendorId]=${b.vendorId}`)).meta.total).to.equal(3);
     expect((await get(`filter[vendorId_in]=${other.vendorId},${MISSING_ID}`)).meta.total).to.equal(1);
@@ -140,7 +140,7 @@ describe('invoice items', () => {
       expectStatus(await org.api.get(`/invoice-items?orderBy=${f}`), 200);
     }
     const byDesc = expectStatus(await org.api.get('/invoice-items?orderBy=description&direction=ASC'), 200).body.data;
-    expect(byDesc.map((i: { description: string }) => i.description)).to.deep.equal(['Caps', 'Elbows', 'Lift rental', 'Pipe']);
+    expect(byDesc.map((i) => i.description)).to.deep.equal(['Caps', 'Elbows', 'Lift rental', 'Pipe']);
   });
 
   itDirect('rejects a limit over 2500 and an unlisted orderBy', PRISM.invalidRequest('limit=2501, orderBy=jobId'), async () => {

@@ -9,7 +9,7 @@ describe('invoices', () => {
   let org: TestOrg;
   let b: Basics;
   const ids: Record<string, string> = {};
-  const numbers = (list: { invoiceNumber: string }[]) => list.map((i) => i.invoiceNumber);
+  const numbers = (list: { invoiceNumber: string | null }[]) => list.map((i) => i.invoiceNumber);
 
   before(async () => {
     org = await newOrg();
@@ -91,7 +91,7 @@ describe('invoices', () => {
     expect(inv.orderId).to.be.a('string');
     expect(inv.approvedAt).to.equal('2026-11-08T09:00:00.000Z');
     expect(inv.exceptions).to.deep.equal(['unitPrice', 'quantity']);
-    expect(inv.attachments.map((f: { name: string }) => f.name)).to.deep.equal(['invoice-scan.pdf']);
+    expect(inv.attachments.map((f) => f.name)).to.deep.equal(['invoice-scan.pdf']);
     expect(expectStatus(await org.api.get(`/invoices/${ids.b}`), 200).body).to.include({
       category: 'genContractor',
       flagged: true,
@@ -186,7 +186,7 @@ describe('invoices', () => {
 
   itDirect('requires ids and userId to mark invoices paid', PRISM.invalidRequest('an empty ids list, a body without userId'), async () => {
     problemOf(await org.api.post('/invoices/paid', { ids: [], userId: b.userId }), 400);
-    problemOf(await org.api.post('/invoices/paid', { ids: [ids.d] }), 400);
+    problemOf(await org.api.unchecked.post('/invoices/paid', { ids: [ids.d] }), 400);
   });
 
   it('answers foreign invoices exactly like missing ones', async () => {

@@ -51,7 +51,7 @@ describe('jobs batch upsert', () => {
     for (const inputs of [
       [
         { code: 'R-3', name: 'New', defaultTaxCodeId: taxCodeId },
-        { code: 'R-2', name: 'Grouped, renamed', state: 'CLOSED' },
+        { code: 'R-2', name: 'Grouped, renamed', state: 'CLOSED' as const },
         { code: 'R-1', name: 'New too', startDate: '2026-07-01T00:00:00.000Z' },
       ],
       [
@@ -156,7 +156,7 @@ describe('jobs batch upsert', () => {
         'not a job',
         { code: 'S-OK', name: 'Duplicate of position 0' },
       ];
-      const p = problemOf(await org.api.post('/jobs/batch', { inputs }), 400);
+      const p = problemOf(await org.api.unchecked.post('/jobs/batch', { inputs }), 400);
       expect(p.errors).to.have.length(1);
       expect(p.errors[0].message.split('\n')).to.deep.equal([
         'Position 1: name: is required (rule required)',
@@ -176,16 +176,16 @@ describe('jobs batch upsert', () => {
     'answers errors of the request itself in the general format, without the errors of its elements',
     PRISM.invalidRequest('no inputs, inputs not a list, an unknown body property, an element without a name'),
     async () => {
-      const missing = problemOf(await org.api.post('/jobs/batch', {}), 400);
+      const missing = problemOf(await org.api.unchecked.post('/jobs/batch', {}), 400);
       expect(missing.errors).to.deep.equal([{ message: 'body.inputs: is required', field: 'body.inputs', rule: 'required' }]);
-      const notList = problemOf(await org.api.post('/jobs/batch', { inputs: { code: 'J', name: 'x' } }), 400);
+      const notList = problemOf(await org.api.unchecked.post('/jobs/batch', { inputs: { code: 'J', name: 'x' } }), 400);
       expect(notList.errors).to.deep.equal([{ message: 'body.inputs: must be an array', field: 'body.inputs', rule: 'type' }]);
       // Another property of the body is the request's error; the bad element is not reported with it.
-      const extra = problemOf(await org.api.post('/jobs/batch', { inputs: [{ code: 'J' }], colour: 'red' }), 400);
+      const extra = problemOf(await org.api.unchecked.post('/jobs/batch', { inputs: [{ code: 'J' }], colour: 'red' }), 400);
       expect(extra.errors).to.deep.equal([{ message: 'body.colour: unknown property colour', field: 'body.colour', rule: 'additionalProperties' }]);
       // The size checks come before the elements, even schema-invalid ones.
       const tooMany = Array.from({ length: 1001 }, (_, i) => (i === 3 ? { code: 'X' } : { code: `X${i}`, name: 'x' }));
-      expect(problemOf(await org.api.post('/jobs/batch', { inputs: tooMany }), 400).errors).to.deep.equal([
+      expect(problemOf(await org.api.unchecked.post('/jobs/batch', { inputs: tooMany }), 400).errors).to.deep.equal([
         { message: 'Invalid input, list cannot be greater than 1000' },
       ]);
     },

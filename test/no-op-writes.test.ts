@@ -182,7 +182,7 @@ const ROWS: Record<string, (w: World) => Promise<Write>> = {
     return () => w.api.post(`/order/${id}/tags`, [{ title, color: '#ff7875' }]);
   },
   updateNotifications: async (w) => {
-    const body = { recipientId: w.org.userId, type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } };
+    const body = { recipientId: w.org.userId, type: 'integration_issue' as const, payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } };
     const id = (await ok(w.api.post('/notifications', body), 201)).id;
     return () => w.api.patch('/notifications', { id_in: [id], data: { isRead: true, readAt: '2026-11-21T08:00:00.000Z' } });
   },

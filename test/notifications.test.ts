@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import type { components } from '../generated/api-types';
 import { MISSING_ID } from './support/tenancy';
 import { insertUser, makeOrder, sleep } from './support/purchasing-fixtures';
 import { itDirect, PRISM } from './support/proxy';
+
+type NotificationPayload = components['schemas']['NotificationPayload'];
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -19,7 +22,11 @@ describe('notifications', () => {
     order = await makeOrder(org);
   });
 
-  const issue = (payload: object = { lastSyncTime: '2026-11-20T22:10:00.000Z' }) => ({ recipientId: recipient, type: 'integration_issue', payload });
+  const issue = (payload: NotificationPayload = { lastSyncTime: '2026-11-20T22:10:00.000Z' }) => ({
+    recipientId: recipient,
+    type: 'integration_issue' as const,
+    payload,
+  });
 
   it('creates an integration issue (with and without an order) and a resolution', async () => {
     const withOrder = expectStatus(await org.api.post('/notifications', issue({ lastSyncTime: '2026-11-20T22:10:00.000Z', order: { id: order } })), 201).body;
@@ -41,10 +48,10 @@ describe('notifications', () => {
   });
 
   itDirect('validates the payload per type', PRISM.invalidRequest('payloads that do not fit their type, an unlisted type, no recipientId'), async () => {
-    let p = problemOf(await org.api.post('/notifications', issue({})), 400);
+    let p = problemOf(await org.api.unchecked.post('/notifications', issue({})), 400);
     expect(p.errors[0].field).to.equal('body.payload.lastSyncTime');
     p = problemOf(
-      await org.api.post('/notifications', {
+      await org.api.unchecked.post('/notifications', {
         recipientId: recipient,
         type: 'integration_issue_resolved',
         payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' },
@@ -52,11 +59,11 @@ describe('notifications', () => {
       400,
     );
     expect(p.errors[0].field).to.equal('body.payload.resolvedAt');
-    p = problemOf(await org.api.post('/notifications', issue({ lastSyncTime: 'yesterday' })), 400);
+    p = problemOf(await org.api.unchecked.post('/notifications', issue({ lastSyncTime: 'yesterday' })), 400);
     expect(p.errors[0].field).to.equal('body.payload.lastSyncTime');
-    problemOf(await org.api.post('/notifications', issue({ lastSyncTime: '2026-11-20T22:10:00.000Z', order: {} })), 400);
-    problemOf(await org.api.post('/notifications', { ...issue(), type: 'sync_failed' }), 400);
-    problemOf(await org.api.post('/notifications', { type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 400);
+    problemOf(await org.api.unchecked.post('/notifications', { ...issue(), payload: { lastSyncTime: '2026-11-20T22:10:00.000Z', order: {} } }), 400);
+    problemOf(await org.api.unchecked.post('/notifications', { ...issue(), type: 'sync_failed' }), 400);
+    problemOf(await org.api.unchecked.post('/notifications', { type: 'integration_issue', payload: { lastSyncTime: '2026-11-20T22:10:00.000Z' } }), 400);
   });
 
   it("404s a recipient or an order that is not the organization's", async () => {
@@ -152,7 +159,7 @@ describe('notifications', () => {
 
   itDirect('rejects an empty, mistyped or untargeted change', PRISM.invalidRequest('empty data, isRead: "yes", no id_in'), async () => {
     problemOf(await org.api.patch('/notifications', { id_in: [MISSING_ID], data: {} }), 400);
-    problemOf(await org.api.patch('/notifications', { id_in: [MISSING_ID], data: { isRead: 'yes' } }), 400);
-    problemOf(await org.api.patch('/notifications', { data: { isRead: true } }), 400);
+    problemOf(await org.api.unchecked.patch('/notifications', { id_in: [MISSING_ID], data: { isRead: 'yes' } }), 400);
+    problemOf(await org.api.unchecked.patch('/notifications', { data: { isRead: true } }), 400);
   });
 });

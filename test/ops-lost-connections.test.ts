@@ -161,7 +161,7 @@ describe('ops: lost database connections (terminated backends)', function () {
     const stored = new Set<string>();
     for (let offset = 0; ; offset += 100) {
       const page = expectStatus(await api.get(`/jobs?limit=100&offset=${offset}&filter[code_starts_with]=LOST-`), 200).body;
-      const jobs: { code: string }[] = Array.isArray(page) ? page : page.data;
+      const jobs = page;
       for (const job of jobs) stored.add(job.code);
       if (jobs.length < 100) break;
     }

@@ -163,6 +163,6 @@ describe('ops: request logs and metrics', () => {
 
   it('without METRICS_TOKEN, /metrics does not exist', async function () {
     onlyDirect(this, 'Prism answers a path outside the contract itself');
-    expect((await anonymous().get('/metrics')).status).to.equal(404);
+    expect((await anonymous().unchecked.get('/metrics')).status).to.equal(404);
   });
 });

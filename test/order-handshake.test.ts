@@ -4,7 +4,12 @@ import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { headCursor, readAll } from './support/feed';
 
-const NEW_ORDER = { purchaseOrderNumber: 'HS-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson', state: 'FINALIZING' };
+const NEW_ORDER = {
+  purchaseOrderNumber: 'HS-1',
+  distributorContactEmail: 'dana@ferguson.example',
+  distributorContactCompany: 'Ferguson',
+  state: 'FINALIZING' as const,
+};
 
 describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   let org: TestOrg;
@@ -24,7 +29,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     // The integrator pulls the order (list and single read carry the version) ...
     const pulled = expectStatus(await org.api.get(`/orders/${id}`), 200);
     const listed = expectStatus(await org.api.get('/orders?filter[integrationState_in]=NOT_LINKED'), 200);
-    expect(listed.body.find((o: any) => o.id === id).version).to.equal(0);
+    expect(listed.body.find((o: any) => o.id === id)!.version).to.equal(0);
     const etag0 = pulled.headers.get('etag')!;
     expect(etag0).to.equal(created.headers.get('etag'));
 
@@ -51,7 +56,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
       412,
     );
     expect(precondition.errors[0].field).to.equal('header.If-Match');
-    expect((await org.api.get(`/orders/${id}`)).body.integrationState).to.equal('OUT_OF_SYNC');
+    expect(expectStatus(await org.api.get(`/orders/${id}`), 200).body.integrationState).to.equal('OUT_OF_SYNC');
 
     // Re-link the current version.
     const relinked = expectStatus(
@@ -127,7 +132,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     const empty = problemOf(await org.api.patch(`/orders/${id}`, { notes: 'empty' }, { headers: { 'If-Match': '' } }), 400);
     expect(empty.errors[0]).to.include({ field: 'header.If-Match', rule: 'minLength' });
     expect(empty.errors[0].message).to.match(/^header\.If-Match: /);
-    expect((await org.api.get(`/orders/${id}`)).body.notes).to.equal('listed');
+    expect(expectStatus(await org.api.get(`/orders/${id}`), 200).body.notes).to.equal('listed');
   });
 
   it('refuses a PATCH with a stale If-Match (412) and writes nothing', async () => {
@@ -141,7 +146,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   });
 
   it('gives the order one version number: its latest completed change order, 0 until the first, and links by it', async () => {
-    const draft = { ...NEW_ORDER, purchaseOrderNumber: 'HS-V', state: 'DRAFT' };
+    const draft = { ...NEW_ORDER, purchaseOrderNumber: 'HS-V', state: 'DRAFT' as const };
     const id = expectStatus(await org.api.post('/orders', draft), 201).body.id;
     // Edits of a draft are no versions (no change order) ...
     expect(expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'draft edit' }), 200).body).to.include({ versionNumber: 0, version: 0 });
@@ -165,7 +170,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     expect(co.versionNumber).to.equal(1);
     problemOf(await org.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED', versionNumber: 2 }), 409);
     expectStatus(await org.api.post(`/changeOrders/${co.id}/integrationState`, { integrationState: 'LINKED', versionNumber: 1 }), 200);
-    expect((await org.api.get(`/changeOrders/${co.id}`)).body.integrationState).to.equal('LINKED');
+    expect(expectStatus(await org.api.get(`/changeOrders/${co.id}`), 200).body.integrationState).to.equal('LINKED');
   });
 
   it('takes invoice integration reports; ERROR needs a message; other organizations get 404', async () => {
@@ -177,7 +182,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
       200,
     );
     expect(ok.body).to.include({ integrationState: 'ERROR', integrationMessage: 'Vendor not mapped' });
-    expect((await org.api.get('/invoices?filter[integrationState_in]=ERROR')).body.map((i: any) => i.id)).to.include(inv.id);
+    expect(expectStatus(await org.api.get('/invoices?filter[integrationState_in]=ERROR'), 200).body.map((i: any) => i.id)).to.include(inv.id);
     await expectForeignLikeMissing(other, 'POST', `/invoices/${inv.id}/integrationState`, `/invoices/${MISSING_ID}/integrationState`, {
       integrationState: 'LINKED',
     });

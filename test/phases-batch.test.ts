@@ -107,7 +107,7 @@ describe('phases: batch upsert', () => {
     async () => {
       const before = await phaseCount();
       const p = problemOf(
-        await org.api.post('/global-phases/batch', {
+        await org.api.unchecked.post('/global-phases/batch', {
           inputs: [
             { code: 'SV-0', description: 'fine' },
             { code: 'SV-1', description: 'job id not a string', jobId: 42 },
@@ -166,8 +166,8 @@ describe('phases: batch upsert', () => {
   });
 
   itDirect('validates element types through the contract', PRISM.invalidRequest('a numeric code, an unknown property, no inputs'), async () => {
-    problemOf(await org.api.post('/global-phases/batch', { inputs: [{ code: 1, description: 'x' }] }), 400);
-    problemOf(await org.api.post('/global-phases/batch', { inputs: [{ code: 'A', description: 'x', colour: 'red' }] }), 400);
-    problemOf(await org.api.post('/global-phases/batch', {}), 400);
+    problemOf(await org.api.unchecked.post('/global-phases/batch', { inputs: [{ code: 1, description: 'x' }] }), 400);
+    problemOf(await org.api.unchecked.post('/global-phases/batch', { inputs: [{ code: 'A', description: 'x', colour: 'red' }] }), 400);
+    problemOf(await org.api.unchecked.post('/global-phases/batch', {}), 400);
   });
 });

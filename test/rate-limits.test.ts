@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { harness } from './support/harness';
-import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { anonymous, ApiResponse, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { itDirect, PRISM } from './support/proxy';
 import { setRateLimits } from '../src/admin/rate-limits';
 import { createClient, rotateApiKey } from '../src/admin/provision';
@@ -121,7 +121,7 @@ describe('rate limits', function () {
     const nextSecond = () => new Promise((r) => setTimeout(r, 1100));
     let accepted = 0;
     let refused = 0;
-    const count = (res: Awaited<ReturnType<typeof org.api.get>>) => {
+    const count = (res: ApiResponse) => {
       if (res.status === 200) return void accepted++;
       expect(problemOf(res, 429).detail).to.match(/org-burst/);
       refused++;

@@ -53,7 +53,11 @@ function digestsOf(copy: Map<string, unknown>, prefix = '') {
 }
 
 /** The objects of a resource as their single reads return them. */
-async function singleReads(api: Client, path: string, ids: string[]): Promise<Map<string, unknown>> {
+async function singleReads(
+  api: Client,
+  path: '/vendors' | '/jobs' | '/orders' | '/items' | '/locations' | '/users',
+  ids: string[],
+): Promise<Map<string, unknown>> {
   const copy = new Map<string, unknown>();
   for (const id of ids) copy.set(id, expectStatus(await api.get(`${path}/${id}`), 200).body);
   return copy;
@@ -268,7 +272,7 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     const after = { item: await reconcile(own.api, 'item'), job: await reconcile(own.api, 'job') };
     const itemRead = expectStatus(await own.api.get(`/items/${item.id}`), 200).body;
     const jobRead = expectStatus(await own.api.get(`/jobs/${job.id}`), 200).body;
-    expect(itemRead.taxCode.taxPercent).to.equal(0.0625);
+    expect(itemRead.taxCode!.taxPercent).to.equal(0.0625);
     expect(jobRead.groups[0].name).to.equal('Shown group, renamed');
     expect(after.item.digest).to.not.equal(before.item.digest);
     expect(after.item.objects).to.deep.equal([{ id: item.id, digest: objectDigest(itemRead) }]);

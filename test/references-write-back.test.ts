@@ -60,13 +60,13 @@ describe('references written back unchanged', () => {
     expectStatus(await org.api.delete(`/vendors/${vendor.id}`), 200);
     expectStatus(await org.api.delete(`/tax-codes/${taxCode.id}`), 200);
     const read = expectStatus(await org.api.get(`/orders/${order.id}`), 200).body;
-    expect(read.taxCode.id).to.equal(taxCode.id);
+    expect(read.taxCode!.id).to.equal(taxCode.id);
     const patched = expectStatus(
-      await org.api.patch(`/orders/${order.id}`, { notes: 'written back', vendorId: read.vendorId, taxCodeId: read.taxCode.id }),
+      await org.api.patch(`/orders/${order.id}`, { notes: 'written back', vendorId: read.vendorId, taxCodeId: read.taxCode!.id }),
       200,
     ).body;
     expect(patched).to.include({ notes: 'written back', vendorId: vendor.id });
-    expect(patched.taxCode.id).to.equal(taxCode.id);
+    expect(patched.taxCode!.id).to.equal(taxCode.id);
     // Giving them to another order is refused.
     const other = expectStatus(await org.api.post('/orders', { ...base, purchaseOrderNumber: 'WB-2' }), 201).body;
     expect(problemOf(await org.api.patch(`/orders/${other.id}`, { vendorId: vendor.id }), 404).errors[0].message).to.match(/body\.vendorId/);
@@ -88,7 +88,7 @@ describe('references written back unchanged', () => {
       201,
     ).body;
     const [held, other] = expectStatus(await org.api.get(`/orders/${order.id}/items?orderBy=lineNumber`), 200).body;
-    const taxCodeId = (await org.api.get('/tax-codes/TX-ITEM')).body.id;
+    const taxCodeId = expectStatus(await org.api.get('/tax-codes/TX-ITEM'), 200).body.id;
     expectStatus(await org.api.delete('/tax-codes/TX-ITEM'), 200);
     const patched = expectStatus(await org.api.patch(`/items/${held.id}`, { notes: 'written back', taxCode: 'TX-ITEM' }), 200).body;
     expect(patched.notes).to.equal('written back');

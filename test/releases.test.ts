@@ -84,8 +84,8 @@ describe('releases', () => {
   describe('totalCost', () => {
     it('computes every release item per the formula (M, C, EA, blank units, discounts, unpriced lines, cents rounding)', async () => {
       const list = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body;
-      const release = list.find((r: { id: string }) => r.id === ids.costed);
-      const byLine = Object.fromEntries(release.releaseItems.map((ri: { lineItemId: string }) => [ri.lineItemId, ri]));
+      const release = list.find((r) => r.id === ids.costed)!;
+      const byLine = Object.fromEntries(release.releaseItems.map((ri) => [ri.lineItemId, ri]));
       const cost = (line: number) => byLine[priced.items[line]].totalCost;
       expect(cost(1)).to.equal(37.04); // 3 x 12.345 = 37.035: half rounds up in numeric (float would give 37.03)
       expect(cost(2)).to.equal(1164); // C: 2400 x 48.5 / 100
@@ -128,18 +128,18 @@ describe('releases', () => {
     it('is a bare array, newest first, without cancelled releases by default', async () => {
       const res = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200);
       expect(res.body).to.be.an('array');
-      expect(res.body.map((r: { id: string }) => r.id)).to.deep.equal([ids.undated, ids.costed]);
+      expect(res.body.map((r) => r.id)).to.deep.equal([ids.undated, ids.costed]);
     });
 
     it('includes cancelled releases with includeCancelled=true', async () => {
       const res = expectStatus(await org.api.get(`/orders/${priced.id}/releases?includeCancelled=true`), 200);
-      expect(res.body.map((r: { id: string }) => r.id)).to.deep.equal([ids.cancelled, ids.undated, ids.costed]);
+      expect(res.body.map((r) => r.id)).to.deep.equal([ids.cancelled, ids.undated, ids.costed]);
       expect(res.body[0].cancelledAt).to.match(/Z$/);
       expect(res.body[0].cancelledReason).to.equal('Schedule moved');
     });
 
     it('returns every field, the parent PO number and only id and name of the delivery location', async () => {
-      const r = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body.find((x: { id: string }) => x.id === ids.costed);
+      const r = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body.find((x) => x.id === ids.costed)!;
       expect(r).to.include({
         orderId: priced.id,
         purchaseOrderNumber: 'J-1042-017',
@@ -150,7 +150,7 @@ describe('releases', () => {
         createdById: org.userId,
       });
       expect(r.deliveryLocation).to.deep.equal({ id: locationId, name: 'Riverside MOB laydown yard' });
-      const undated = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body.find((x: { id: string }) => x.id === ids.undated);
+      const undated = expectStatus(await org.api.get(`/orders/${priced.id}/releases`), 200).body.find((x) => x.id === ids.undated)!;
       expect(undated).to.include({ deliveryLocation: null, totalCost: 0, needByDateDay: null });
       expect(undated.releaseItems).to.deep.equal([]);
     });

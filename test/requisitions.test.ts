@@ -147,8 +147,7 @@ describe('requisitions', () => {
       purchaseOrderId: null,
     });
     expect(items[1].states).to.include({ RejectedByPurchasing: 60, Requested: 60 });
-    const get = async (q: string) =>
-      expectStatus(await org.api.get(`/requisitions/${ids.open}/items?${q}`), 200).body.map((i: { description: string }) => i.description);
+    const get = async (q: string) => expectStatus(await org.api.get(`/requisitions/${ids.open}/items?${q}`), 200).body.map((i) => i.description);
     expect(await get('orderBy=lineNumber&direction=DESC')).to.deep.equal(['Studs', 'Elbows', 'Pipe']);
     expect(await get('filter[state]=REJECTED')).to.deep.equal(['Elbows']);
     expect(await get('filter[description_starts_with]=p')).to.deep.equal(['Pipe']);

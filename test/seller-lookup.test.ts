@@ -26,7 +26,7 @@ describe('seller order lookup', function () {
   let linkedVendor: string;
   let unlinkedVendor: string;
   let exact: string;
-  const path = (buyerId: string, po: string) => `/order/buyerId/${buyerId}/purchaseOrderNumber/${encodeURIComponent(po)}`;
+  const path = (buyerId: string, po: string) => `/order/buyerId/${buyerId}/purchaseOrderNumber/${encodeURIComponent(po)}` as const;
 
   before(async () => {
     buyer = await newOrg('Summit Ridge Construction');

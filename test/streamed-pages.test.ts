@@ -64,7 +64,7 @@ describe('streamed bulk pages (production mode)', function () {
   it('sends a page held in parts (lists, the change feed) whole: with its Content-Length, the same document as in test mode', async () => {
     const inputs = Array.from({ length: 300 }, (_, i) => ({ code: `PARTS-${i}`, name: `Parts job ${i}: ${'x'.repeat(150)}` }));
     expectStatus(await org.api.post('/jobs/batch', { inputs }), 200);
-    for (const path of ['/jobs?limit=1000', '/changes?limit=1000', '/jobs?limit=10&offset=100000']) {
+    for (const path of ['/jobs?limit=1000', '/changes?limit=1000', '/jobs?limit=10&offset=100000'] as const) {
       const res = await get(path);
       expect(res.status, path).to.equal(200);
       const text = await res.text();
@@ -89,7 +89,7 @@ describe('streamed bulk pages (production mode)', function () {
       '/items?limit=5&filter[lineNumber_lt]=0',
       '/releases?limit=50',
       '/invoice-items?limit=10',
-    ]) {
+    ] as const) {
       const streamed = await get(path);
       expect(streamed.status, path).to.equal(200);
       expect(streamed.headers.get('content-type')).to.equal('application/json; charset=utf-8');

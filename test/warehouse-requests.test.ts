@@ -94,7 +94,7 @@ describe('warehouse requests', () => {
   });
 
   itDirect('rejects a page size over 100 on both lists, naming the cap', PRISM.invalidRequest('limit=101'), async () => {
-    for (const path of ['/warehouse-requests', `/warehouse-requests/${ids.sent}/items`, `/warehouseRequests/${ids.sent}/items`]) {
+    for (const path of ['/warehouse-requests', `/warehouse-requests/${ids.sent}/items`, `/warehouseRequests/${ids.sent}/items`] as const) {
       const p = problemOf(await org.api.get(`${path}?limit=101`), 400);
       expect(p.errors[0]).to.include({ field: 'query.limit' });
       expect(p.errors[0].message).to.contain('100');
@@ -142,7 +142,7 @@ describe('warehouse requests', () => {
 
   it('answers missing and foreign requests with 404 under both spellings', async () => {
     const intruder = await newOrg();
-    for (const base of ['/warehouse-requests', '/warehouseRequests']) {
+    for (const base of ['/warehouse-requests', '/warehouseRequests'] as const) {
       await expectForeignLikeMissing(intruder, 'GET', `${base}/${ids.sent}`, `${base}/${MISSING_ID}`);
       await expectForeignLikeMissing(intruder, 'GET', `${base}/${ids.sent}/items`, `${base}/${MISSING_ID}/items`);
       problemOf(await org.api.get(`${base}/not-an-id`), 404);

@@ -305,7 +305,7 @@ describe('webhook deliveries', function () {
     await startWorker({ giveUpAfterMs: 150 });
     await eventuallyExplained(
       'the endpoint to be disabled',
-      async () => (await org.api.get(`/webhook-endpoints/${endpoint.id}`)).body.status === 'failing',
+      async () => expectStatus(await org.api.get(`/webhook-endpoints/${endpoint.id}`), 200).body.status === 'failing',
       receiver,
       endpoint.id,
       '/giveup',

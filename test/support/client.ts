@@ -2,13 +2,12 @@ import { harness } from './harness';
 import { viaPrism } from './proxy';
 import { createOrganization } from '../../src/admin/provision';
 
-/** A small HTTP client for black-box tests: every call returns status, headers and parsed body. */
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+import type { ApiResponse, AtStatus, BodyRequired, JsonBody, OperationResponse, TakesRawBody } from './api-bodies';
+import type { CheckedPath, Method, OperationOf } from './api-paths';
+
+export type { PathOf } from './api-paths';
+
+export type { ApiResponse } from './api-bodies';
 
 export interface RequestOptions {
   headers?: Record<string, string>;
@@ -19,10 +18,62 @@ export interface RequestOptions {
   anonymous?: boolean;
 }
 
+/** Options of a typed call: a raw body only where the contract's body is not JSON (the token form). */
+type TypedOptions = Omit<RequestOptions, 'raw' | 'contentType'>;
+type BodyArgs<Op> =
+  TakesRawBody<Op> extends true
+    ? [body: undefined, opts: TypedOptions & { raw: string; contentType: string }]
+    : [JsonBody<Op>] extends [never]
+      ? [body?: undefined, opts?: TypedOptions]
+      : BodyRequired<Op> extends true
+        ? [body: JsonBody<Op>, opts?: TypedOptions]
+        : [body?: JsonBody<Op>, opts?: TypedOptions];
+type Reply<M extends Method, P extends string> = Promise<OperationResponse<OperationOf<M, P>>>;
+
+/**
+ * The HTTP client of the black-box tests, typed by the contract (generated/api-types.ts): the path must
+ * match a template that has an operation for the method (`/jobs/${code}/phases?limit=5`; a query string
+ * is free text), the body must be that operation's request body schema, and the response is a union per
+ * documented status, so `expectStatus(res, 200).body` (or `problemOf(res, 404)`, or `if (res.status ===
+ * 200)`) has the schema of that status. A contract change that breaks a test's request fails to compile.
+ *
+ * `unchecked` is the one escape: `org.api.unchecked.post(...)` sends what it is given and returns an
+ * untyped (`any`) body. Use it only for a request the contract forbids on purpose (an unknown or
+ * mistyped field, a missing required field, an undocumented path or method such as HEAD, a raw body),
+ * or one whose method and path a table or the contract document gives at run time (say so there), so
+ * `grep -rn '\.unchecked\.' test` lists every such request. A helper that takes a path from its caller
+ * types it `PathOf<'get'>` (checked at the caller); `RequestBody<'post', '/order/x/tags'>` names a body.
+ */
 export class Client {
+  /** Sends any request, unchecked by the contract: for bad input and run-time tables only (see the class comment). */
+  readonly unchecked: UncheckedClient;
+
+  constructor(credential?: string) {
+    this.unchecked = new UncheckedClient(credential);
+  }
+
+  get<P extends string>(path: CheckedPath<'get', P>, opts?: TypedOptions): Reply<'get', P> {
+    return this.unchecked.get(path as string, opts) as Reply<'get', P>;
+  }
+  delete<P extends string>(path: CheckedPath<'delete', P>, opts?: TypedOptions): Reply<'delete', P> {
+    return this.unchecked.delete(path as string, opts) as Reply<'delete', P>;
+  }
+  post<P extends string>(path: CheckedPath<'post', P>, ...[body, opts]: BodyArgs<OperationOf<'post', P>>): Reply<'post', P> {
+    return this.unchecked.post(path as string, body, opts) as Reply<'post', P>;
+  }
+  patch<P extends string>(path: CheckedPath<'patch', P>, ...[body, opts]: BodyArgs<OperationOf<'patch', P>>): Reply<'patch', P> {
+    return this.unchecked.patch(path as string, body, opts) as Reply<'patch', P>;
+  }
+  put<P extends string>(path: CheckedPath<'put', P>, ...[body, opts]: BodyArgs<OperationOf<'put', P>>): Reply<'put', P> {
+    return this.unchecked.put(path as string, body, opts) as Reply<'put', P>;
+  }
+}
+
+/** Any method, path and body, no contract check; every call returns status, headers and parsed body. */
+export class UncheckedClient {
   constructor(private readonly credential?: string) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async request(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...opts.headers };
     if (this.credential && !opts.anonymous && !headers.Authorization) headers.Authorization = `Bearer ${this.credential}`;
     let payload: string | undefined;
@@ -38,23 +89,23 @@ export class Client {
     let parsed: any = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
     if (viaPrism) checkPrism(method, path, res.headers, parsed);
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return { status: res.status, headers: res.headers, body: parsed, text };
   }
 
-  get<T = any>(path: string, opts?: RequestOptions) {
-    return this.request<T>('GET', path, undefined, opts);
+  get(path: string, opts?: RequestOptions) {
+    return this.request('GET', path, undefined, opts);
   }
-  post<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
-    return this.request<T>('POST', path, body, opts);
+  post(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request('POST', path, body, opts);
   }
-  patch<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
-    return this.request<T>('PATCH', path, body, opts);
+  patch(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request('PATCH', path, body, opts);
   }
-  put<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
-    return this.request<T>('PUT', path, body, opts);
+  put(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request('PUT', path, body, opts);
   }
-  delete<T = any>(path: string, opts?: RequestOptions) {
-    return this.request<T>('DELETE', path, undefined, opts);
+  delete(path: string, opts?: RequestOptions) {
+    return this.request('DELETE', path, undefined, opts);
   }
 }
 
@@ -120,7 +171,10 @@ export function problemOf(res: ApiResponse, status: number) {
 }
 
 /** Throws with the response text when the status is not the expected one (readable failures). */
-export function expectStatus<T>(res: ApiResponse<T>, status: number): ApiResponse<T> {
+export function expectStatus<R extends ApiResponse, S extends R['status']>(res: R, status: S): AtStatus<R, S> {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text.slice(0, 2000)}`);
-  return res;
+  return res as AtStatus<R, S>;
 }
+
+/** The JSON body the contract takes for method M on the concrete path P: `RequestBody<'post', '/order/x/tags'>`. */
+export type RequestBody<M extends Method, P extends string> = JsonBody<OperationOf<M, P>>;
