@@ -1,5 +1,4 @@
-import canonicalize from 'canonicalize';
-import { createHash } from 'node:crypto';
+import { canonicalForm } from '../db/object-digest';
 import type { Queryable } from '../db/knex';
 import type { ChangeEntry } from './append';
 
@@ -12,7 +11,7 @@ import type { ChangeEntry } from './append';
 export interface ObjectState {
   /** The object as its single read returns it (keys in RFC 8785 order). */
   data: unknown;
-  /** objectDigest(data). */
+  /** canonicalForm(data).digest (src/db/object-digest.ts). */
   digest: string;
   /** Feed position of the entry that last changed it (a backfilled object: the head when backfilled). */
   position: number;
@@ -36,12 +35,19 @@ export async function readObjectStates(db: Queryable, organizationId: string, re
   return states;
 }
 
-/** An object's state as JSON text in RFC 8785 form, and its digest: the one serialization both come from. */
-export function canonicalState(object: unknown): { text: string; digest: string } {
-  const text = canonicalize(object);
-  if (text === undefined) throw new TypeError('canonicalState: the value has no JSON form');
-  // The same digest as objectDigest (src/db/object-digest.ts), without serializing the object twice.
-  return { text, digest: createHash('sha256').update(text, 'utf8').digest('hex') };
+/** The top-level bucket of an object: the first hex digit of its id (GET /reconciliation/{resource}). */
+export const bucketOf = (id: string): string => id.charAt(0).toLowerCase();
+
+/**
+ * The distinct top-level buckets (resource, first hex digit) of some objects: those whose versions
+ * (feed_object_bucket_versions, migration 20261126043000) a write of their states bumps.
+ */
+export function touchedBuckets(objects: { resource: string; id: string }[]): { resource: string; prefix: string }[] {
+  const keys = new Set(objects.map((o) => `${o.resource} ${bucketOf(o.id)}`));
+  return [...keys].map((k) => {
+    const [resource, prefix] = k.split(' ');
+    return { resource, prefix };
+  });
 }
 
 /**
@@ -81,11 +87,13 @@ const SHOWN_IN: Partial<Record<string, readonly string[]>> = {
 };
 
 /**
- * The part of the feed's append statement (append.ts) that keeps the states: two data-modifying
- * CTEs after `head` (they read it, so they run after its row lock is taken) and their bindings,
- * which come after every other binding of the statement. Per object only its last entry of the
+ * The part of the feed's append statement (append.ts) that keeps the states: data-modifying CTEs
+ * after `head` (they read it, so they run after its row lock is taken) and their bindings, which
+ * come after every other binding of the statement. Per object only its last entry of the
  * transaction counts (a row may be changed once per statement), at that entry's position. The
- * resources whose reads show a changed object are marked as owed a backfill (SHOWN_IN).
+ * versions of the top-level buckets whose states change are bumped, once per bucket (the cached
+ * bucket digests of GET /reconciliation/{resource}, src/resources/reconciliation/bucket-cache.ts).
+ * The resources whose reads show a changed object are marked as owed a backfill (SHOWN_IN).
  */
 export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql: string; bindings: (string | number)[] } {
   const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
@@ -95,7 +103,8 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
   });
   const puts = [...last.values()].filter((s) => s.state !== null);
   const drops = [...last.values()].filter((s) => s.state === null);
-  const canonical = puts.map((s) => canonicalState(s.state));
+  const canonical = puts.map((s) => canonicalForm(s.state));
+  const buckets = touchedBuckets([...last.values()]);
   // A created object is shown nowhere yet.
   const owed = [...new Set(entries.filter((e) => !e.type.endsWith('.created')).flatMap((e) => SHOWN_IN[e.resource] ?? []))];
   return {
@@ -110,6 +119,10 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
          DELETE FROM feed_objects f
           USING head, ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json)) AS d(resource, id)
           WHERE f.organization_id = ? AND f.resource = d.resource AND f.id = d.id::uuid
+       ), bumped_buckets AS (
+         INSERT INTO feed_object_bucket_versions AS v (organization_id, resource, prefix, version)
+         SELECT ?, k.resource, k.prefix, 1 FROM head, ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json)) AS k(resource, prefix)
+         ON CONFLICT (organization_id, resource, prefix) DO UPDATE SET version = v.version + 1
        ), owed_backfills AS (
          INSERT INTO feed_object_backfills AS b (organization_id, resource)
          SELECT ?, r FROM head, json_array_elements_text(?::json) AS r
@@ -127,6 +140,9 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
       JSON.stringify(drops.map((s) => s.resource)),
       JSON.stringify(drops.map((s) => s.id)),
       organizationId,
+      organizationId,
+      JSON.stringify(buckets.map((b) => b.resource)),
+      JSON.stringify(buckets.map((b) => b.prefix)),
       organizationId,
       JSON.stringify(owed),
     ],

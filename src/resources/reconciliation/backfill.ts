@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db, Queryable } from '../../db/knex';
 import { readObjectTexts } from '../../db/object-reads';
-import { canonicalState } from '../../feed/object-states';
+import { canonicalForm } from '../../db/object-digest';
+import { touchedBuckets } from '../../feed/object-states';
+import { bumpBucketVersions } from './bucket-cache';
 import { RECONCILED, RECONCILED_RESOURCES } from './sources';
 import { requestBackfill } from './requests';
 
@@ -65,15 +67,16 @@ async function backfillChunk(trx: Knex.Transaction, organizationId: string, reso
     page.limit(CHUNK);
     if (after) page.where(id, '>', after);
   });
-  const objects = rows.map((r) => ({ id: r.id, ...canonicalState(JSON.parse(r.json)) }));
+  const objects = rows.map((r) => ({ id: r.id, ...canonicalForm(JSON.parse(r.json)) }));
   const last = objects.length === CHUNK ? objects[objects.length - 1].id : undefined;
   // Only states that differ are written: a backfill of a resource whose states are current writes nothing.
-  await trx.raw(
+  const written = await trx.raw(
     `INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
      SELECT ?, ?, s.id::uuid, ?, s.digest, s.data
        FROM ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements(?::json)) AS s(id, digest, data)
      ON CONFLICT (organization_id, resource, id) DO UPDATE SET position = EXCLUDED.position, digest = EXCLUDED.digest, data = EXCLUDED.data
-      WHERE f.digest <> EXCLUDED.digest`,
+      WHERE f.digest <> EXCLUDED.digest
+     RETURNING id::text`,
     [
       organizationId,
       resource,
@@ -84,11 +87,15 @@ async function backfillChunk(trx: Knex.Transaction, organizationId: string, reso
     ],
   );
   // States in this chunk's id range whose object is not live (deleted without an entry).
-  await trx.raw(
+  const removed = await trx.raw(
     `DELETE FROM feed_objects WHERE organization_id = ? AND resource = ? AND (?::uuid IS NULL OR id > ?::uuid) AND (?::uuid IS NULL OR id <= ?::uuid)
-        AND id <> ALL(?::uuid[])`,
+        AND id <> ALL(?::uuid[])
+     RETURNING id::text`,
     [organizationId, resource, after ?? null, after ?? null, last ?? null, last ?? null, objects.map((o) => o.id)],
   );
+  // The cached digests of the buckets it changed are stale from now on (bucket-cache.ts).
+  const changed = [...written.rows, ...removed.rows].map((r: { id: string }) => ({ resource, id: r.id }));
+  await bumpBucketVersions(trx, organizationId, touchedBuckets(changed));
   return last;
 }
 
