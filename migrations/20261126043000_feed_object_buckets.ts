@@ -15,6 +15,11 @@ import type { Knex } from 'knex';
  * exactly when the bucket's version there is the one stored (the whole resource's row, prefix '':
  * the sum of its buckets' versions, each of which only grows). Writers never touch it (they never
  * wait for a reader); it is UNLOGGED, a crash empties it and the next request fills it again.
+ *
+ * `feed_object_refreshes`: targeted backfills. A change of an object that other objects' reads
+ * show (a tax code the items show) owed every object of those resources a rebuild
+ * (feed_object_backfills, 190,000 items for one tax code); now it owes one only to the objects
+ * that show the changed ones, named by the changed objects' ids (src/resources/reconciliation/dependents.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -44,7 +49,24 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `COMMENT ON TABLE feed_object_bucket_lines IS 'Set digests of top-level buckets (and of whole resources) as last computed, current while the bucket versions are those stored; a cache.'`,
   );
+  await knex.raw(`
+    CREATE TABLE feed_object_refreshes (
+      organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+      resource text NOT NULL,
+      via text NOT NULL,
+      ids uuid[] NOT NULL,
+      requested_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      PRIMARY KEY (organization_id, resource, via)
+    )`);
+  await knex.raw(
+    `COMMENT ON TABLE feed_object_refreshes IS 'Objects whose states are owed a rebuild because objects their reads show changed: those of resource that show the via objects ids.'`,
+  );
   const comments: [string, string, string][] = [
+    ['feed_object_refreshes', 'organization_id', 'The organization owed the rebuild.'],
+    ['feed_object_refreshes', 'resource', 'The feed resource name of the objects to rebuild (item, ...).'],
+    ['feed_object_refreshes', 'via', 'The feed resource name of the changed objects they show (tax_code, ...).'],
+    ['feed_object_refreshes', 'ids', 'The changed objects (distinct): every object of resource that shows one of them is rebuilt.'],
+    ['feed_object_refreshes', 'requested_at', 'When it was last asked for: the rebuild removes the row only when nobody asked again while it ran.'],
     ['feed_object_bucket_versions', 'organization_id', 'The organization whose objects these are.'],
     ['feed_object_bucket_versions', 'resource', 'The feed resource name (item, vendor, ...).'],
     ['feed_object_bucket_versions', 'prefix', 'The first hex digit of the ids of the bucket.'],
@@ -80,6 +102,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP TRIGGER feed_heads_take_object_buckets ON feed_heads');
   await knex.raw('DROP FUNCTION feed_object_buckets_follow_heads()');
+  await knex.raw('DROP TABLE feed_object_refreshes');
   await knex.raw('DROP TABLE feed_object_bucket_lines');
   await knex.raw('DROP TABLE feed_object_bucket_versions');
 }

@@ -70,21 +70,56 @@ function stateOf(entry: ChangeEntry): unknown {
  * Objects whose read shows another object's fields without a feed entry of their own when that
  * object changes (the feed gives its own entries only to the locations listing a renamed job or
  * vendor, and to the vendors embedding a changed location: operations.ts). A change of a resource
- * on the left owes the resources on the right a backfill (src/resources/reconciliation/backfill.ts),
- * which rebuilds their states from their reads before their digests are answered again: a job's
- * `groups`; an item's `taxCode`, `phase`, `subJob`, `costCategory`; an order's `taxCode`; a
- * phase's and a cost category's `jobCode`, a cost category's `phaseCode`; a release's
- * `deliveryLocation` and the items of its `releaseItems`.
+ * on the left owes the objects of the resources on the right that show it a rebuild of their
+ * states from their reads before their digests are answered again
+ * (src/resources/reconciliation/backfill.ts): a job's `groups`; an item's `taxCode`, `phase`,
+ * `subJob`, `costCategory`; an order's `taxCode`; a phase's and a cost category's `jobCode`, a
+ * cost category's `phaseCode`; a release's `deliveryLocation` and the items of its `releaseItems`.
+ * `fields`: the only fields of the changed object they show (an entry whose changedFields has
+ * none of them owes nothing: renaming a job leaves its phases as they are); without, any change
+ * (even of `updatedAt`, which a job's `groups` show) owes the rebuild.
  */
-const SHOWN_IN: Partial<Record<string, readonly string[]>> = {
-  group: ['job'],
-  tax_code: ['item', 'order'],
-  phase: ['item', 'cost_category'],
-  cost_category: ['item'],
-  job: ['phase', 'cost_category'],
-  location: ['release'],
-  item: ['release'],
+const SHOWN_IN: Partial<Record<string, readonly { resource: string; fields?: readonly string[] }[]>> = {
+  group: [{ resource: 'job' }],
+  tax_code: [
+    { resource: 'item', fields: ['code', 'taxPercent'] },
+    { resource: 'order', fields: ['code', 'taxPercent'] },
+  ],
+  phase: [
+    { resource: 'item', fields: ['code', 'description'] },
+    { resource: 'cost_category', fields: ['code'] },
+  ],
+  cost_category: [{ resource: 'item', fields: ['code', 'description'] }],
+  job: [
+    { resource: 'phase', fields: ['code'] },
+    { resource: 'cost_category', fields: ['code'] },
+  ],
+  location: [{ resource: 'release', fields: ['name'] }],
+  item: [{ resource: 'release' }],
 };
+
+/**
+ * What a transaction's entries owe the objects that show their objects (SHOWN_IN): per
+ * (resource, via) the ids of the changed `via` objects whose showing objects are to be rebuilt
+ * (feed_object_refreshes); a deleted object (whose references may be gone already) owes its
+ * showing resources a whole backfill (feed_object_backfills). A created object is shown nowhere yet.
+ */
+export function owedRebuilds(entries: ChangeEntry[]): { whole: string[]; refreshes: { resource: string; via: string; ids: string[] }[] } {
+  const whole = new Set<string>();
+  const refreshes = new Map<string, { resource: string; via: string; ids: Set<string> }>();
+  for (const e of entries) {
+    if (e.type.endsWith('.created')) continue;
+    for (const shown of SHOWN_IN[e.resource] ?? []) {
+      if (e.type.endsWith('.deleted')) whole.add(shown.resource);
+      else if (!shown.fields || !e.changedFields || e.changedFields.some((f) => shown.fields!.includes(f))) {
+        const key = `${shown.resource} ${e.resource}`;
+        if (!refreshes.has(key)) refreshes.set(key, { resource: shown.resource, via: e.resource, ids: new Set() });
+        refreshes.get(key)!.ids.add(e.id);
+      }
+    }
+  }
+  return { whole: [...whole], refreshes: [...refreshes.values()].map((r) => ({ ...r, ids: [...r.ids] })) };
+}
 
 /**
  * The part of the feed's append statement (append.ts) that keeps the states: data-modifying CTEs
@@ -93,7 +128,7 @@ const SHOWN_IN: Partial<Record<string, readonly string[]>> = {
  * transaction counts (a row may be changed once per statement), at that entry's position. The
  * versions of the top-level buckets whose states change are bumped, once per bucket (the cached
  * bucket digests of GET /reconciliation/{resource}, src/resources/reconciliation/bucket-cache.ts).
- * The resources whose reads show a changed object are marked as owed a backfill (SHOWN_IN).
+ * The objects whose reads show a changed object are marked as owed a rebuild (owedRebuilds).
  */
 export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql: string; bindings: (string | number)[] } {
   const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
@@ -105,8 +140,7 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
   const drops = [...last.values()].filter((s) => s.state === null);
   const canonical = puts.map((s) => canonicalForm(s.state));
   const buckets = touchedBuckets([...last.values()]);
-  // A created object is shown nowhere yet.
-  const owed = [...new Set(entries.filter((e) => !e.type.endsWith('.created')).flatMap((e) => SHOWN_IN[e.resource] ?? []))];
+  const owed = owedRebuilds(entries);
   return {
     sql: `, put_states AS (
          INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
@@ -127,6 +161,12 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
          INSERT INTO feed_object_backfills AS b (organization_id, resource)
          SELECT ?, r FROM head, json_array_elements_text(?::json) AS r
          ON CONFLICT (organization_id, resource) DO UPDATE SET requested_at = clock_timestamp()
+       ), owed_refreshes AS (
+         INSERT INTO feed_object_refreshes AS r (organization_id, resource, via, ids)
+         SELECT ?, x.resource, x.via, ARRAY(SELECT json_array_elements_text(x.ids)::uuid)
+           FROM head, json_to_recordset(?::json) AS x(resource text, via text, ids json)
+         ON CONFLICT (organization_id, resource, via)
+           DO UPDATE SET ids = ARRAY(SELECT DISTINCT u FROM unnest(r.ids || EXCLUDED.ids) AS u), requested_at = clock_timestamp()
        )`,
     bindings: [
       organizationId,
@@ -144,7 +184,9 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
       JSON.stringify(buckets.map((b) => b.resource)),
       JSON.stringify(buckets.map((b) => b.prefix)),
       organizationId,
-      JSON.stringify(owed),
+      JSON.stringify(owed.whole),
+      organizationId,
+      JSON.stringify(owed.refreshes),
     ],
   };
 }

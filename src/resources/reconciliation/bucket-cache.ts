@@ -22,7 +22,8 @@ import type { Queryable } from '../../db/knex';
  * digests.ts), and finds the bucket current.
  */
 
-const HEX = [...'0123456789abcdef'];
+/** The sixteen hex digits, in order: the buckets one level below a prefix. */
+export const HEX = [...'0123456789abcdef'];
 
 /** The lowest and highest uuid whose hex digits start with `prefix` (uuid order is the byte order of the hex text). */
 export function idRange(prefix: string): [string, string] {

@@ -3,11 +3,10 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { retryOnConflict } from '../../db/retry';
 import { backfillPending, backfillResource } from './backfill';
-import { idRange, resourceDigests } from './bucket-cache';
+import { HEX, idRange, resourceDigests } from './bucket-cache';
 
 /** SHA-256 of the empty string: the digest of an empty set (and of an empty bucket). */
 export const EMPTY_DIGEST = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-const HEX = '0123456789abcdef';
 
 export interface Digests {
   /** The organization's feed head the digests are taken at. */
@@ -27,7 +26,7 @@ export interface Digests {
  * order) for the range's own digest, so the lines are never concatenated or hashed twice.
  */
 async function digestsIn(trx: Knex.Transaction, organizationId: string, resource: string, prefix: string): Promise<Omit<Digests, 'position' | 'objects'>> {
-  const ranges = [...HEX].map((d) => idRange(prefix + d));
+  const ranges = HEX.map((d) => idRange(prefix + d));
   const { rows } = await trx.raw(
     `SELECT b.ord, x.n, x.lines
        FROM unnest(?::uuid[], ?::uuid[]) WITH ORDINALITY AS b(low, high, ord)
@@ -41,7 +40,7 @@ async function digestsIn(trx: Knex.Transaction, organizationId: string, resource
   const byOrd = new Map<number, { n: number; lines: string | null }>(rows.map((r: { ord: number; n: number; lines: string | null }) => [Number(r.ord), r]));
   const all = createHash('sha256');
   let count = 0;
-  const buckets = [...HEX].map((d, i) => {
+  const buckets = HEX.map((d, i) => {
     const found = byOrd.get(i + 1);
     const lines = found?.lines ?? '';
     all.update(lines, 'utf8');
