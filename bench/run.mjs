@@ -7,7 +7,8 @@
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, batchNoop, deep,
  * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), reconciliation
- * (GET /reconciliation/item against a GET /items page of 2500, and a ?prefix= drill-down against a page of 1000),
+ * (GET /reconciliation/item against a GET /items page of 2500, also right after an item changed (an untimed PATCH
+ * before each request), and a ?prefix= drill-down against a page of 1000),
  * compression (GET /items?limit=2500 and GET /jobs/:code with and without Accept-Encoding: gzip, service only), rss;
  * written to bench/results/partial.md, latest.md keeps the last full run), BENCH_PEERS=platformatic
  * (also Platformatic DB, installed on first use into .data/bench-peers/, on GET /items?limit=500 and
@@ -159,7 +160,14 @@ async function sequential(target, req, duration) {
   let non2xx = 0;
   let errors = 0;
   const t0 = performance.now();
-  while (times.length < 3 || performance.now() - t0 < duration * 1000) {
+  let untimed = 0;
+  while (times.length < 3 || performance.now() - t0 - untimed < duration * 1000) {
+    // A write the request is to follow (row reconcileChanged), not counted in its time.
+    if (req.before) {
+      const u = performance.now();
+      await req.before(target);
+      untimed += performance.now() - u;
+    }
     const t = performance.now();
     try {
       const res = await fetch(target.base + req.path, {
@@ -176,7 +184,7 @@ async function sequential(target, req, duration) {
   }
   const sorted = times.sort((a, b) => a - b);
   const pct = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { rps: times.length / ((performance.now() - t0) / 1000), p50: pct(0.5), p99: pct(0.99), non2xx, errors };
+  return { rps: times.length / ((performance.now() - t0 - untimed) / 1000), p50: pct(0.5), p99: pct(0.99), non2xx, errors };
 }
 
 const median = (xs) => {
@@ -401,6 +409,9 @@ async function main() {
   // against a page of 1000, one request at a time.
   if (wanted('reconciliation')) {
     const bucket = (await fetchJson(service, { path: '/reconciliation/item' })).body.buckets[3].prefix + 'c';
+    // Items to change, one before each request of row reconcileChanged, so that it rebuilds a bucket.
+    const changed = (await fetchJson(service, { path: '/items?limit=500' })).body.data.map((i) => i.id);
+    let changes = 0;
     requests.push(
       {
         id: 'items2500one',
@@ -414,6 +425,32 @@ async function main() {
         id: 'reconcile',
         label: `GET /reconciliation/item (${data.bigOrgItems} items), 1 connection`,
         path: '/reconciliation/item',
+        connections: 1,
+        serviceOnly: true,
+        target: 1.0,
+        reference: 'items2500one',
+        metric: 'reference',
+      },
+      {
+        // The same after one item of the resource changed (an untimed PATCH before each request): a
+        // bucket's lines are rebuilt and the whole resource's digest hashed again from the buckets.
+        id: 'reconcileChanged',
+        label: `GET /reconciliation/item (${data.bigOrgItems} items) after one item changed, 1 connection`,
+        path: '/reconciliation/item',
+        // Some items refuse a change (their order is no longer editable: 409): the next one is taken.
+        before: async (target) => {
+          for (let tries = 0; tries < changed.length; tries++) {
+            const n = changes++;
+            const res = await fetchJson(target, {
+              path: `/items/${changed[n % changed.length]}`,
+              method: 'PATCH',
+              body: JSON.stringify({ notes: `bench change ${n}` }),
+            });
+            if (res.status === 200) return;
+            if (res.status !== 409) throw new Error(`PATCH /items: ${res.status}`);
+          }
+          throw new Error('PATCH /items: no item of the first page can be changed');
+        },
         connections: 1,
         serviceOnly: true,
         target: 1.0,

@@ -280,6 +280,111 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     expect(after.job.objects).to.deep.equal([{ id: job.id, digest: objectDigest(jobRead) }]);
   });
 
+  it('the cached bucket digests follow every write: changes, creations, deletions and backfills behind the feed’s back', async function () {
+    this.timeout(120_000);
+    const own = await newOrg();
+    const db = harness().db;
+    const made = expectStatus(
+      await own.api.post('/vendors/batch', { inputs: Array.from({ length: 24 }, (_, i) => ({ code: `CB-${i}`, name: `Cached ${i}` })) }),
+      200,
+    ).body;
+    const ids: string[] = made.map((v: { id: string }) => v.id);
+    const expectCurrent = async (live: string[]) => {
+      const answer = await reconcile(own.api, 'vendor');
+      const mine = digestsOf(await singleReads(own.api, '/vendors', live));
+      expect(answer.buckets).to.deep.equal(mine.buckets);
+      expect(answer.digest).to.equal(mine.digest);
+      expect(answer.count).to.equal(live.length);
+      return answer;
+    };
+    const first = await expectCurrent(ids);
+    // Built once, then answered from the stored buckets.
+    const cached = await db('feed_object_bucket_lines').where({ organization_id: own.id, resource: 'vendor' }).select('prefix', 'digest', 'count');
+    expect(cached).to.have.length(17);
+    expect(cached.find((c) => c.prefix === '')).to.include({ digest: first.digest, count: ids.length });
+    expect(await reconcile(own.api, 'vendor')).to.deep.include({ digest: first.digest, buckets: first.buckets });
+
+    expectStatus(await own.api.patch(`/vendors/${ids[3]}`, { name: 'Cached, changed' }), 200);
+    await expectCurrent(ids);
+    expectStatus(await own.api.delete(`/vendors/${ids[5]}`), 200);
+    const live = ids.filter((id) => id !== ids[5]);
+    await expectCurrent(live);
+    const added = expectStatus(await own.api.post('/vendors', { code: 'CB-NEW', name: 'Cached, added' }), 201).body;
+    live.push(added.id);
+    await expectCurrent(live);
+    // Changed without the feed, then backfilled: the backfill moves the bucket's version too.
+    await db('vendors').where({ organization_id: own.id, id: ids[7] }).update({ name: 'Corrected behind the feed' });
+    await requestBackfill(db, own.id, ['vendor']);
+    await expectCurrent(live);
+    // An emptied cache (an UNLOGGED table after a crash) is built again.
+    await db('feed_object_bucket_lines').where({ organization_id: own.id }).delete();
+    await expectCurrent(live);
+  });
+
+  it('a change of an object others show owes a rebuild only to the objects that show it (a tax code: its items and orders)', async function () {
+    this.timeout(120_000);
+    const own = await newOrg();
+    const db = harness().db;
+    for (const code of ['TA', 'TB']) expectStatus(await own.api.post('/tax-codes', { code, description: `Tax ${code}`, taxPercent: 0.05 }), 201);
+    const job = expectStatus(await own.api.post('/jobs', { code: 'TJ-1', name: 'Taxed job' }), 201).body;
+    const order = expectStatus(
+      await own.api.post('/orders', {
+        purchaseOrderNumber: 'TPO-1',
+        distributorContactEmail: 'dana@ferguson.example',
+        distributorContactCompany: 'Ferguson',
+        jobId: job.id,
+        items: [
+          { lineNumber: 1, description: 'Taxed A', quantity: 1, unitPrice: 2, taxCode: 'TA' },
+          { lineNumber: 2, description: 'Taxed B', quantity: 1, unitPrice: 3, taxCode: 'TB' },
+        ],
+      }),
+      201,
+    ).body;
+    const items = expectStatus(await own.api.get(`/orders/${order.id}/items`), 200).body as { id: string; taxCode: { code: string } }[];
+    const [a, b] = ['TA', 'TB'].map((code) => items.find((i) => i.taxCode.code === code)!);
+    await reconcile(own.api, 'item');
+    const positions = async () =>
+      new Map((await db('feed_objects').where({ organization_id: own.id, resource: 'item' }).select('id', 'position')).map((r) => [r.id, Number(r.position)]));
+    const before = await positions();
+
+    const taxA = expectStatus(await own.api.patch('/tax-codes/TA', { taxPercent: 0.08 }), 200).body;
+    expect(await db('feed_object_backfills').where({ organization_id: own.id }).whereIn('resource', ['item', 'order'])).to.deep.equal([]);
+    const owed = await db('feed_object_refreshes').where({ organization_id: own.id }).orderBy('resource').select('resource', 'via', 'ids');
+    expect(owed).to.deep.equal([
+      { resource: 'item', via: 'tax_code', ids: [taxA.id] },
+      { resource: 'order', via: 'tax_code', ids: [taxA.id] },
+    ]);
+
+    const answer = await reconcile(own.api, 'item');
+    const reads = await singleReads(own.api, '/items', [a.id, b.id]);
+    expect((reads.get(a.id) as { taxCode: { taxPercent: number } }).taxCode.taxPercent).to.equal(0.08);
+    expect(answer.objects).to.deep.equal(digestsOf(reads).objects);
+    const after = await positions();
+    expect(after.get(a.id), 'the item showing the tax code is rebuilt').to.be.greaterThan(before.get(a.id)!);
+    expect(after.get(b.id), 'the other is left as it is').to.equal(before.get(b.id));
+    expect(await db('feed_object_refreshes').where({ organization_id: own.id, resource: 'item' })).to.deep.equal([]);
+    // The order (it shows no tax code of its own here) is rebuilt in its turn, and stays as its read.
+    expect((await reconcile(own.api, 'order')).objects).to.deep.equal(digestsOf(await singleReads(own.api, '/orders', [order.id])).objects);
+  });
+
+  it('renaming a job owes its phases nothing (they show its code); changing its code owes them a rebuild', async () => {
+    const own = await newOrg();
+    const db = harness().db;
+    const job = expectStatus(await own.api.post('/jobs', { code: 'PJ-1', name: 'Phased job' }), 201).body;
+    const phase = expectStatus(await own.api.post(`/jobs/${job.id}/phases`, { code: '01', description: 'Sitework' }), 201).body;
+    await reconcile(own.api, 'phase');
+    expectStatus(await own.api.patch(`/jobs/${job.id}`, { name: 'Phased job, renamed' }), 200);
+    expect(await db('feed_object_refreshes').where({ organization_id: own.id, resource: 'phase' })).to.deep.equal([]);
+    expectStatus(await own.api.patch(`/jobs/${job.id}`, { code: 'PJ-2' }), 200);
+    expect(await db('feed_object_refreshes').where({ organization_id: own.id, resource: 'phase' }).select('via', 'ids')).to.deep.equal([
+      { via: 'job', ids: [job.id] },
+    ]);
+    const answer = await reconcile(own.api, 'phase');
+    const read = expectStatus(await own.api.get(`/jobs/${job.id}/phases/${phase.id}`), 200).body;
+    expect(read.jobCode).to.equal('PJ-2');
+    expect(answer.objects).to.deep.equal([{ id: phase.id, digest: objectDigest(read) }]);
+  });
+
   it('tenancy: another organization’s objects are neither counted nor listed, at any prefix', async () => {
     const other = await newOrg();
     const theirs = await reconcile(other.api, 'vendor');

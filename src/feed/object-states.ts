@@ -1,5 +1,4 @@
-import canonicalize from 'canonicalize';
-import { createHash } from 'node:crypto';
+import { canonicalForm } from '../db/object-digest';
 import type { Queryable } from '../db/knex';
 import type { ChangeEntry } from './append';
 
@@ -12,7 +11,7 @@ import type { ChangeEntry } from './append';
 export interface ObjectState {
   /** The object as its single read returns it (keys in RFC 8785 order). */
   data: unknown;
-  /** objectDigest(data). */
+  /** canonicalForm(data).digest (src/db/object-digest.ts). */
   digest: string;
   /** Feed position of the entry that last changed it (a backfilled object: the head when backfilled). */
   position: number;
@@ -36,12 +35,19 @@ export async function readObjectStates(db: Queryable, organizationId: string, re
   return states;
 }
 
-/** An object's state as JSON text in RFC 8785 form, and its digest: the one serialization both come from. */
-export function canonicalState(object: unknown): { text: string; digest: string } {
-  const text = canonicalize(object);
-  if (text === undefined) throw new TypeError('canonicalState: the value has no JSON form');
-  // The same digest as objectDigest (src/db/object-digest.ts), without serializing the object twice.
-  return { text, digest: createHash('sha256').update(text, 'utf8').digest('hex') };
+/** The top-level bucket of an object: the first hex digit of its id (GET /reconciliation/{resource}). */
+export const bucketOf = (id: string): string => id.charAt(0).toLowerCase();
+
+/**
+ * The distinct top-level buckets (resource, first hex digit) of some objects: those whose versions
+ * (feed_object_bucket_versions, migration 20261126043000) a write of their states bumps.
+ */
+export function touchedBuckets(objects: { resource: string; id: string }[]): { resource: string; prefix: string }[] {
+  const keys = new Set(objects.map((o) => `${o.resource} ${bucketOf(o.id)}`));
+  return [...keys].map((k) => {
+    const [resource, prefix] = k.split(' ');
+    return { resource, prefix };
+  });
 }
 
 /**
@@ -64,28 +70,65 @@ function stateOf(entry: ChangeEntry): unknown {
  * Objects whose read shows another object's fields without a feed entry of their own when that
  * object changes (the feed gives its own entries only to the locations listing a renamed job or
  * vendor, and to the vendors embedding a changed location: operations.ts). A change of a resource
- * on the left owes the resources on the right a backfill (src/resources/reconciliation/backfill.ts),
- * which rebuilds their states from their reads before their digests are answered again: a job's
- * `groups`; an item's `taxCode`, `phase`, `subJob`, `costCategory`; an order's `taxCode`; a
- * phase's and a cost category's `jobCode`, a cost category's `phaseCode`; a release's
- * `deliveryLocation` and the items of its `releaseItems`.
+ * on the left owes the objects of the resources on the right that show it a rebuild of their
+ * states from their reads before their digests are answered again
+ * (src/resources/reconciliation/backfill.ts): a job's `groups`; an item's `taxCode`, `phase`,
+ * `subJob`, `costCategory`; an order's `taxCode`; a phase's and a cost category's `jobCode`, a
+ * cost category's `phaseCode`; a release's `deliveryLocation` and the items of its `releaseItems`.
+ * `fields`: the only fields of the changed object they show (an entry whose changedFields has
+ * none of them owes nothing: renaming a job leaves its phases as they are); without, any change
+ * (even of `updatedAt`, which a job's `groups` show) owes the rebuild.
  */
-const SHOWN_IN: Partial<Record<string, readonly string[]>> = {
-  group: ['job'],
-  tax_code: ['item', 'order'],
-  phase: ['item', 'cost_category'],
-  cost_category: ['item'],
-  job: ['phase', 'cost_category'],
-  location: ['release'],
-  item: ['release'],
+const SHOWN_IN: Partial<Record<string, readonly { resource: string; fields?: readonly string[] }[]>> = {
+  group: [{ resource: 'job' }],
+  tax_code: [
+    { resource: 'item', fields: ['code', 'taxPercent'] },
+    { resource: 'order', fields: ['code', 'taxPercent'] },
+  ],
+  phase: [
+    { resource: 'item', fields: ['code', 'description'] },
+    { resource: 'cost_category', fields: ['code'] },
+  ],
+  cost_category: [{ resource: 'item', fields: ['code', 'description'] }],
+  job: [
+    { resource: 'phase', fields: ['code'] },
+    { resource: 'cost_category', fields: ['code'] },
+  ],
+  location: [{ resource: 'release', fields: ['name'] }],
+  item: [{ resource: 'release' }],
 };
 
 /**
- * The part of the feed's append statement (append.ts) that keeps the states: two data-modifying
- * CTEs after `head` (they read it, so they run after its row lock is taken) and their bindings,
- * which come after every other binding of the statement. Per object only its last entry of the
+ * What a transaction's entries owe the objects that show their objects (SHOWN_IN): per
+ * (resource, via) the ids of the changed `via` objects whose showing objects are to be rebuilt
+ * (feed_object_refreshes); a deleted object (whose references may be gone already) owes its
+ * showing resources a whole backfill (feed_object_backfills). A created object is shown nowhere yet.
+ */
+export function owedRebuilds(entries: ChangeEntry[]): { whole: string[]; refreshes: { resource: string; via: string; ids: string[] }[] } {
+  const whole = new Set<string>();
+  const refreshes = new Map<string, { resource: string; via: string; ids: Set<string> }>();
+  for (const e of entries) {
+    if (e.type.endsWith('.created')) continue;
+    for (const shown of SHOWN_IN[e.resource] ?? []) {
+      if (e.type.endsWith('.deleted')) whole.add(shown.resource);
+      else if (!shown.fields || !e.changedFields || e.changedFields.some((f) => shown.fields!.includes(f))) {
+        const key = `${shown.resource} ${e.resource}`;
+        if (!refreshes.has(key)) refreshes.set(key, { resource: shown.resource, via: e.resource, ids: new Set() });
+        refreshes.get(key)!.ids.add(e.id);
+      }
+    }
+  }
+  return { whole: [...whole], refreshes: [...refreshes.values()].map((r) => ({ ...r, ids: [...r.ids] })) };
+}
+
+/**
+ * The part of the feed's append statement (append.ts) that keeps the states: data-modifying CTEs
+ * after `head` (they read it, so they run after its row lock is taken) and their bindings, which
+ * come after every other binding of the statement. Per object only its last entry of the
  * transaction counts (a row may be changed once per statement), at that entry's position. The
- * resources whose reads show a changed object are marked as owed a backfill (SHOWN_IN).
+ * versions of the top-level buckets whose states change are bumped, once per bucket (the cached
+ * bucket digests of GET /reconciliation/{resource}, src/resources/reconciliation/bucket-cache.ts).
+ * The objects whose reads show a changed object are marked as owed a rebuild (owedRebuilds).
  */
 export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql: string; bindings: (string | number)[] } {
   const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
@@ -95,9 +138,9 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
   });
   const puts = [...last.values()].filter((s) => s.state !== null);
   const drops = [...last.values()].filter((s) => s.state === null);
-  const canonical = puts.map((s) => canonicalState(s.state));
-  // A created object is shown nowhere yet.
-  const owed = [...new Set(entries.filter((e) => !e.type.endsWith('.created')).flatMap((e) => SHOWN_IN[e.resource] ?? []))];
+  const canonical = puts.map((s) => canonicalForm(s.state));
+  const buckets = touchedBuckets([...last.values()]);
+  const owed = owedRebuilds(entries);
   return {
     sql: `, put_states AS (
          INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
@@ -110,10 +153,20 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
          DELETE FROM feed_objects f
           USING head, ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json)) AS d(resource, id)
           WHERE f.organization_id = ? AND f.resource = d.resource AND f.id = d.id::uuid
+       ), bumped_buckets AS (
+         INSERT INTO feed_object_bucket_versions AS v (organization_id, resource, prefix, version)
+         SELECT ?, k.resource, k.prefix, 1 FROM head, ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json)) AS k(resource, prefix)
+         ON CONFLICT (organization_id, resource, prefix) DO UPDATE SET version = v.version + 1
        ), owed_backfills AS (
          INSERT INTO feed_object_backfills AS b (organization_id, resource)
          SELECT ?, r FROM head, json_array_elements_text(?::json) AS r
          ON CONFLICT (organization_id, resource) DO UPDATE SET requested_at = clock_timestamp()
+       ), owed_refreshes AS (
+         INSERT INTO feed_object_refreshes AS r (organization_id, resource, via, ids)
+         SELECT ?, x.resource, x.via, ARRAY(SELECT json_array_elements_text(x.ids)::uuid)
+           FROM head, json_to_recordset(?::json) AS x(resource text, via text, ids json)
+         ON CONFLICT (organization_id, resource, via)
+           DO UPDATE SET ids = ARRAY(SELECT DISTINCT u FROM unnest(r.ids || EXCLUDED.ids) AS u), requested_at = clock_timestamp()
        )`,
     bindings: [
       organizationId,
@@ -128,7 +181,12 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
       JSON.stringify(drops.map((s) => s.id)),
       organizationId,
       organizationId,
-      JSON.stringify(owed),
+      JSON.stringify(buckets.map((b) => b.resource)),
+      JSON.stringify(buckets.map((b) => b.prefix)),
+      organizationId,
+      JSON.stringify(owed.whole),
+      organizationId,
+      JSON.stringify(owed.refreshes),
     ],
   };
 }

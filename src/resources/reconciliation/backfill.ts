@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import type { Db, Queryable } from '../../db/knex';
 import { readObjectTexts } from '../../db/object-reads';
-import { canonicalState } from '../../feed/object-states';
+import { canonicalForm } from '../../db/object-digest';
+import { touchedBuckets } from '../../feed/object-states';
+import { bumpBucketVersions } from './bucket-cache';
+import { showing } from './dependents';
 import { RECONCILED, RECONCILED_RESOURCES } from './sources';
 import { requestBackfill } from './requests';
 
@@ -24,6 +27,12 @@ export { requestBackfill };
  * chunk reads, so what it reads is the state after every entry up to the head, and the states it
  * writes carry the head as their position. An entry numbered after the chunk rewrites its
  * object's state itself. The head's lock is held for one chunk only, so writers wait at most that.
+ * Each chunk bumps the versions of the buckets whose states it changed (bucket-cache.ts).
+ *
+ * A targeted rebuild (feed_object_refreshes, written by the feed's append when an object that
+ * other objects' reads show changes: object-states.ts owedRebuilds) is the same, narrowed to the
+ * objects that show the changed ones (dependents.ts): a tax code's change rebuilds its items, not
+ * all 190,000.
  */
 const CHUNK = 2000;
 
@@ -41,9 +50,13 @@ async function pendingSince(db: Db, organizationId: string, resource: string): P
   return row?.at;
 }
 
-/** Whether any resource of the organization is owed a backfill, in the caller's snapshot. */
+/** Whether the resource of the organization is owed a backfill or a targeted rebuild, in the caller's snapshot. */
 export async function backfillPending(db: Queryable, organizationId: string, resource: string): Promise<boolean> {
-  const { rows } = await db.raw(`SELECT 1 FROM feed_object_backfills WHERE organization_id = ? AND resource IN (?, '*') LIMIT 1`, [organizationId, resource]);
+  const { rows } = await db.raw(
+    `SELECT 1 FROM feed_object_backfills WHERE organization_id = ? AND resource IN (?, '*')
+     UNION ALL SELECT 1 FROM feed_object_refreshes WHERE organization_id = ? AND resource = ? LIMIT 1`,
+    [organizationId, resource, organizationId, resource],
+  );
   return rows.length > 0;
 }
 
@@ -57,23 +70,35 @@ async function lockHead(trx: Knex.Transaction, organizationId: string): Promise<
   return Number(rows[0].position);
 }
 
-/** One chunk: the live objects after `after` (in id order), their states written, stale ones removed. Returns the last id, or undefined at the end. */
-async function backfillChunk(trx: Knex.Transaction, organizationId: string, resource: string, after: string | undefined): Promise<string | undefined> {
+/**
+ * One chunk: the live objects after `after` (in id order), their states written, stale ones
+ * removed; with `only`, just the objects it narrows the read to (a targeted rebuild, which
+ * removes nothing). Returns the last id, or undefined at the end.
+ */
+async function backfillChunk(
+  trx: Knex.Transaction,
+  organizationId: string,
+  resource: string,
+  after: string | undefined,
+  only?: (q: Knex.QueryBuilder) => void,
+): Promise<string | undefined> {
   const def = RECONCILED[resource as keyof typeof RECONCILED]!;
   const head = await lockHead(trx, organizationId);
   const rows = await readObjectTexts(trx, def, organizationId, (page, id) => {
     page.limit(CHUNK);
     if (after) page.where(id, '>', after);
+    only?.(page);
   });
-  const objects = rows.map((r) => ({ id: r.id, ...canonicalState(JSON.parse(r.json)) }));
+  const objects = rows.map((r) => ({ id: r.id, ...canonicalForm(JSON.parse(r.json)) }));
   const last = objects.length === CHUNK ? objects[objects.length - 1].id : undefined;
   // Only states that differ are written: a backfill of a resource whose states are current writes nothing.
-  await trx.raw(
+  const written = await trx.raw(
     `INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
      SELECT ?, ?, s.id::uuid, ?, s.digest, s.data
        FROM ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements(?::json)) AS s(id, digest, data)
      ON CONFLICT (organization_id, resource, id) DO UPDATE SET position = EXCLUDED.position, digest = EXCLUDED.digest, data = EXCLUDED.data
-      WHERE f.digest <> EXCLUDED.digest`,
+      WHERE f.digest <> EXCLUDED.digest
+     RETURNING id::text`,
     [
       organizationId,
       resource,
@@ -84,38 +109,81 @@ async function backfillChunk(trx: Knex.Transaction, organizationId: string, reso
     ],
   );
   // States in this chunk's id range whose object is not live (deleted without an entry).
-  await trx.raw(
-    `DELETE FROM feed_objects WHERE organization_id = ? AND resource = ? AND (?::uuid IS NULL OR id > ?::uuid) AND (?::uuid IS NULL OR id <= ?::uuid)
-        AND id <> ALL(?::uuid[])`,
-    [organizationId, resource, after ?? null, after ?? null, last ?? null, last ?? null, objects.map((o) => o.id)],
-  );
+  const removed = only
+    ? { rows: [] }
+    : await trx.raw(
+        `DELETE FROM feed_objects WHERE organization_id = ? AND resource = ? AND (?::uuid IS NULL OR id > ?::uuid) AND (?::uuid IS NULL OR id <= ?::uuid)
+        AND id <> ALL(?::uuid[])
+     RETURNING id::text`,
+        [organizationId, resource, after ?? null, after ?? null, last ?? null, last ?? null, objects.map((o) => o.id)],
+      );
+  // The cached digests of the buckets it changed are stale from now on (bucket-cache.ts).
+  const changed = [...written.rows, ...removed.rows].map((r: { id: string }) => ({ resource, id: r.id }));
+  await bumpBucketVersions(trx, organizationId, touchedBuckets(changed));
   return last;
 }
 
-/**
- * Rebuilds the states of one resource of an organization when it is owed a backfill, and clears
- * its marker unless it was asked for again meanwhile. Returns whether it ran.
- */
-export async function backfillResource(db: Db, organizationId: string, resource: string): Promise<boolean> {
-  const since = await pendingSince(db, organizationId, resource);
-  if (!since) return false;
+/** Runs the chunks of one rebuild; the last chunk's transaction also runs `finish` (clearing what asked for the rebuild). */
+async function rebuild(
+  db: Db,
+  organizationId: string,
+  resource: string,
+  finish: (trx: Knex.Transaction) => Promise<unknown>,
+  only?: (q: Knex.QueryBuilder) => void,
+): Promise<void> {
   let after: string | undefined;
   for (;;) {
     const done = await db.transaction(async (trx) => {
-      after = await backfillChunk(trx, organizationId, resource, after);
+      after = await backfillChunk(trx, organizationId, resource, after, only);
       if (after !== undefined) return false;
-      await trx('feed_object_backfills').where({ organization_id: organizationId, resource }).whereRaw('requested_at = ?::timestamptz', [since]).delete();
+      await finish(trx);
       return true;
     });
-    if (done) return true;
+    if (done) return;
   }
 }
 
-/** Works off every marker (the worker's `reconciliation_backfill` task). */
+/**
+ * The targeted rebuilds a resource of an organization is owed (feed_object_refreshes): for each
+ * changed resource, only the objects that show the changed objects (dependents.ts); each cleared
+ * unless it was asked for again meanwhile. A pair without a condition is rebuilt whole.
+ */
+async function refreshResource(db: Db, organizationId: string, resource: string): Promise<boolean> {
+  const owed: { via: string; ids: string[]; at: string }[] = await db('feed_object_refreshes')
+    .where({ organization_id: organizationId, resource })
+    .select('via', 'ids', db.raw('requested_at::text AS at'));
+  for (const { via, ids, at } of owed) {
+    const clear = (trx: Knex.Transaction) =>
+      trx('feed_object_refreshes').where({ organization_id: organizationId, resource, via }).whereRaw('requested_at = ?::timestamptz', [at]).delete();
+    await rebuild(db, organizationId, resource, clear, showing(resource, via, ids) ?? (() => undefined));
+  }
+  return owed.length > 0;
+}
+
+/**
+ * Rebuilds the states of one resource of an organization when it is owed a backfill (all of its
+ * objects) or targeted rebuilds, and clears what asked for them unless it was asked for again
+ * meanwhile. Returns whether anything ran.
+ */
+export async function backfillResource(db: Db, organizationId: string, resource: string): Promise<boolean> {
+  const since = await pendingSince(db, organizationId, resource);
+  if (since) {
+    await rebuild(db, organizationId, resource, (trx) =>
+      trx('feed_object_backfills').where({ organization_id: organizationId, resource }).whereRaw('requested_at = ?::timestamptz', [since]).delete(),
+    );
+  }
+  const refreshed = await refreshResource(db, organizationId, resource);
+  return Boolean(since) || refreshed;
+}
+
+/** Works off every marker and targeted rebuild (the worker's `reconciliation_backfill` task). */
 export async function runPendingBackfills(db: Db): Promise<void> {
-  const pending: { organization_id: string; resource: string }[] = await db('feed_object_backfills')
-    .select('organization_id', 'resource')
-    .orderBy(['organization_id', 'resource']);
+  const pending: { organization_id: string; resource: string }[] = (
+    await db.raw(
+      `SELECT organization_id, resource FROM feed_object_backfills UNION SELECT organization_id, resource FROM feed_object_refreshes
+        ORDER BY organization_id, resource`,
+    )
+  ).rows;
   const organizations = new Set(pending.map((p) => p.organization_id));
   for (const organizationId of organizations) {
     const resources = pending.filter((p) => p.organization_id === organizationId).map((p) => p.resource);

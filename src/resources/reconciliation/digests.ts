@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/knex';
+import { retryOnConflict } from '../../db/retry';
 import { backfillPending, backfillResource } from './backfill';
+import { HEX, idRange, resourceDigests } from './bucket-cache';
 
 /** SHA-256 of the empty string: the digest of an empty set (and of an empty bucket). */
 export const EMPTY_DIGEST = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-const HEX = '0123456789abcdef';
 
 export interface Digests {
   /** The organization's feed head the digests are taken at. */
@@ -16,22 +17,16 @@ export interface Digests {
   objects?: { id: string; digest: string }[];
 }
 
-/** The lowest and highest uuid whose hex digits start with `prefix` (uuid order is the byte order of the hex text). */
-function idRange(prefix: string): [string, string] {
-  const uuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  return [uuid(prefix.padEnd(32, '0')), uuid(prefix.padEnd(32, 'f'))];
-}
-
 /**
- * The digests in one snapshot: the count and set digest of the objects whose id is in the
- * prefix's range, and of each of its sixteen buckets, from the stored per-object digests
+ * The digests in one snapshot below a prefix (the whole resource's come from cached buckets,
+ * bucket-cache.ts): the count and set digest of the objects whose id is in the prefix's range, and of each of its sixteen buckets, from the stored per-object digests
  * (feed_objects): no object is read or serialized. PostgreSQL builds each bucket's lines
  * (`<id>:<digest>\n`) in one range scan of the primary key's index, which carries the digests and
  * is in id order (no sort); node hashes each bucket's lines, and all of them in bucket order (id
  * order) for the range's own digest, so the lines are never concatenated or hashed twice.
  */
 async function digestsIn(trx: Knex.Transaction, organizationId: string, resource: string, prefix: string): Promise<Omit<Digests, 'position' | 'objects'>> {
-  const ranges = [...HEX].map((d) => idRange(prefix + d));
+  const ranges = HEX.map((d) => idRange(prefix + d));
   const { rows } = await trx.raw(
     `SELECT b.ord, x.n, x.lines
        FROM unnest(?::uuid[], ?::uuid[]) WITH ORDINALITY AS b(low, high, ord)
@@ -45,7 +40,7 @@ async function digestsIn(trx: Knex.Transaction, organizationId: string, resource
   const byOrd = new Map<number, { n: number; lines: string | null }>(rows.map((r: { ord: number; n: number; lines: string | null }) => [Number(r.ord), r]));
   const all = createHash('sha256');
   let count = 0;
-  const buckets = [...HEX].map((d, i) => {
+  const buckets = HEX.map((d, i) => {
     const found = byOrd.get(i + 1);
     const lines = found?.lines ?? '';
     all.update(lines, 'utf8');
@@ -71,27 +66,30 @@ const BACKFILL_ROUNDS = 3;
 
 /**
  * The digests of a resource's objects (those whose id starts with `prefix`) at the organization's
- * feed head, the head and the states read in one REPEATABLE READ snapshot: the states are
- * written in the same statement as the entries, so they are exactly the state after every entry
- * up to that head. When the resource is owed a backfill in that snapshot, the backfill is
+ * feed head, the head and the states read in one REPEATABLE READ snapshot: the states (and their
+ * buckets' versions) are written in the same statement as the entries, so they are exactly the
+ * state after every entry up to that head. When the resource is owed a backfill in that snapshot, the backfill is
  * completed first (in its own transactions) and the snapshot taken again; undefined when it was
  * asked for again every time.
  */
 export async function reconciliationDigests(db: Db, organizationId: string, resource: string, prefix: string): Promise<Digests | undefined> {
   for (let round = 0; round <= BACKFILL_ROUNDS; round++) {
-    const digests = await db.transaction(
-      async (trx): Promise<Digests | undefined> => {
-        if (await backfillPending(trx, organizationId, resource)) return undefined;
-        const head = await trx.raw('SELECT position FROM feed_heads WHERE organization_id = ?', [organizationId]);
-        const found = await digestsIn(trx, organizationId, resource, prefix);
-        const listed = found.count <= MAX_OBJECTS || prefix.length >= 8;
-        return {
-          position: Number(head.rows[0]?.position ?? 0),
-          ...found,
-          ...(listed ? { objects: await objectsIn(trx, organizationId, resource, prefix) } : {}),
-        };
-      },
-      { isolationLevel: 'repeatable read', readOnly: true },
+    const digests = await retryOnConflict(() =>
+      db.transaction(
+        async (trx): Promise<Digests | undefined> => {
+          if (await backfillPending(trx, organizationId, resource)) return undefined;
+          const head = await trx.raw('SELECT position FROM feed_heads WHERE organization_id = ?', [organizationId]);
+          const found = prefix ? await digestsIn(trx, organizationId, resource, prefix) : await resourceDigests(trx, organizationId, resource);
+          const listed = found.count <= MAX_OBJECTS || prefix.length >= 8;
+          return {
+            position: Number(head.rows[0]?.position ?? 0),
+            ...found,
+            ...(listed ? { objects: await objectsIn(trx, organizationId, resource, prefix) } : {}),
+          };
+        },
+        // Not read-only: the whole resource's request stores the buckets it rebuilt (bucket-cache.ts).
+        { isolationLevel: 'repeatable read' },
+      ),
     );
     if (digests) return digests;
     await backfillResource(db, organizationId, resource);
