@@ -1,4 +1,5 @@
-import OpenAPIBackend, { Context, MalformedPathError, Operation } from 'openapi-backend';
+import type OpenAPIBackend from 'openapi-backend';
+import type { Context, Operation } from 'openapi-backend';
 import Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -18,6 +19,8 @@ import { contextOf } from './context';
 import { NONE_REJECTED, type RejectedElements } from '../db/batch';
 import { conditionalRequests, type ObjectsOfWrites } from './conditional';
 import { originOf } from './origin';
+import { RoutedOnceBackend } from './routed-once';
+import { malformedPathError } from './malformed-path';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -96,9 +99,12 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
   return allowed;
 }
 
-/** The service's openapi-backend, before handlers: the contract, strict, validating and coercing with our ajv. */
-export function newBackend(): OpenAPIBackend {
-  return new OpenAPIBackend({
+/**
+ * The service's openapi-backend, before handlers: the contract, strict, validating and coercing
+ * with our ajv, taking the match of a request routed before (routed-once.ts).
+ */
+export function newBackend(): RoutedOnceBackend {
+  return new RoutedOnceBackend({
     definition: structuredClone(loadContract()) as any,
     strict: true,
     // Validators are compiled as needed (createBackend precompiles). (The document itself is
@@ -111,7 +117,7 @@ export function newBackend(): OpenAPIBackend {
   });
 }
 
-export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<OpenAPIBackend> {
+export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
   const api = newBackend();
 
   // Authentication is a pipeline step before the body is read (src/http/authentication.ts): the
@@ -239,9 +245,9 @@ export function operationOf(api: OpenAPIBackend, req: Request): Operation | unde
 /**
  * Routes each request once, by openapi-backend's router, before anything needs to know its
  * operation: authentication (does it need a credential?), the logs and metrics (its operationId),
- * test-mode coverage, and handleRequest itself, which is handed the match (`req.operation`, our
- * openapi-backend patch) instead of routing again. A request that matches nothing goes on
- * unrouted: handleRequest's own routing answers its 404 or 405.
+ * test-mode coverage, and handleRequest itself, which is handed the match (routed-once.ts)
+ * instead of routing again. A request that matches nothing goes on unrouted: handleRequest's own
+ * routing answers its 404 or 405.
  */
 export function routeRequest(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
@@ -271,27 +277,15 @@ export function recordProblems(): (req: Request, res: Response, next: NextFuncti
 /**
  * The API itself: openapi-backend's handleRequest routes, checks security, validates and coerces,
  * and calls the operation's handler. It is given express's parsed query (our qs settings, see
- * query.ts) and body. HEAD is answered as GET (express sends the headers without the body).
+ * query.ts) and body, and the operation routeRequest matched. HEAD is answered as GET (express
+ * sends the headers without the body). openapi-backend's parse of a path value that is not valid
+ * percent-encoding throws a URIError: the client's 400, naming the parameter (malformed-path.ts).
  */
-export function apiMiddleware(api: OpenAPIBackend): (req: Request, res: Response, next: NextFunction) => void {
+export function apiMiddleware(api: RoutedOnceBackend): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    api
-      .handleRequest(
-        { method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body, operation: contextOf(req).operation },
-        req,
-        res,
-      )
-      .catch((err) => next(err instanceof MalformedPathError ? malformedPath(err) : err));
+    const { operation } = contextOf(req);
+    const request = api.router.preRouted({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, operation);
+    api.handleRequest(request, req, res).catch((err) => next((err instanceof URIError && malformedPathError(operation, req.path)) || err));
   };
-}
-
-function malformedPath(err: MalformedPathError) {
-  return badRequest(
-    err.parameters.map(({ name, value }) => ({
-      message: `path.${name}: ${JSON.stringify(value)} is not valid percent-encoding (RFC 3986).`,
-      field: `path.${name}`,
-      rule: 'encoding',
-    })),
-  );
 }

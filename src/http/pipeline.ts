@@ -1,5 +1,4 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type OpenAPIBackend from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -19,13 +18,14 @@ import { inputGuard } from './input-guard';
 import { fairShare, fairShareLimit } from './fair-share';
 import { problemResponder, type OwnProblemFormats } from './problem';
 import { callerOf } from './context';
+import type { RoutedOnceBackend } from './routed-once';
 
 export interface PipelineDeps {
   config: Config;
   db: Db;
   logger: Logger;
   /** openapi-backend with every operation's handler (http/backend.ts createBackend). */
-  api: OpenAPIBackend;
+  api: RoutedOnceBackend;
   authenticate: Authenticator;
   /** GET /healthz and /readyz, answered before anything costly (resources/health). */
   probes: RequestHandler;
