@@ -20,7 +20,10 @@ const itemTotal = (job) =>
     : `(SELECT coalesce(sum(n), 0) FROM live_row_counts WHERE organization_id = ${ORG} AND relation = 'items')`;
 const lookup = (table, alias, column) => `LEFT JOIN ${table} ${alias} ON ${alias}.organization_id = i.organization_id AND ${alias}.id = i.${column}`;
 
-const ITEM_FIELDS = (job, vendor) => `i.id AS "id", i.external_id AS "externalId", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
+const ITEM_FIELDS = (
+  job,
+  vendor,
+) => `i.id AS "id", i.external_id AS "externalId", i.line_number AS "lineNumber", i.order_id AS "orderId", i.description AS "description",
   i.quantity AS "quantity", i.extended_quantity AS "extendedQuantity", i.units_of_measure AS "unitsOfMeasure", i.units_of_measure_id AS "unitsOfMeasureId",
   i.requested_uom AS "requestedUOM", i.pricing_uom AS "pricingUOM", i.extended_uom AS "extendedUOM", i.unit_price AS "unitPrice",
   i.scaled_unit_price AS "scaledUnitPrice", i.unit_discount::float8 AS "unitDiscount", i.ext_price AS "extPrice",

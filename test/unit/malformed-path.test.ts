@@ -29,7 +29,9 @@ describe('unit: a path value that is not valid percent-encoding', function () {
   it('is a 400 naming the parameter, and nothing for a URIError the path did not cause', () => {
     const err = malformedPathError(operation('getJob'), '/jobs/%ZZ')!;
     expect(err.status).to.equal(400);
-    expect(err.items).to.deep.equal([{ message: 'path.jobIdOrCode: "%ZZ" is not valid percent-encoding (RFC 3986).', field: 'path.jobIdOrCode', rule: 'encoding' }]);
+    expect(err.items).to.deep.equal([
+      { message: 'path.jobIdOrCode: "%ZZ" is not valid percent-encoding (RFC 3986).', field: 'path.jobIdOrCode', rule: 'encoding' },
+    ]);
     expect(malformedPathError(operation('getJob'), '/jobs/J-1')).to.equal(undefined);
     expect(malformedPathError(undefined, '/jobs/%ZZ')).to.equal(undefined);
   });
