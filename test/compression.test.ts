@@ -1,18 +1,13 @@
 import { expect } from 'chai';
-import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { closeApp, createApp } from '../src/app';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/docs';
-import { listen } from '../src/http/server';
 import { GENERATED_DIR, ROOT } from '../src/paths';
-import { loadConfig } from '../src/config';
-import { createDb, Db } from '../src/db/knex';
+import { startProductionApp, type ProductionApp } from './support/production-app';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
 import { makeOrder } from './support/purchasing-fixtures';
@@ -49,9 +44,7 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
 describe('compressed responses', function () {
   this.timeout(60_000);
   let org: TestOrg;
-  let db: Db;
-  let server: Server;
-  let app: Awaited<ReturnType<typeof createApp>>;
+  let production: ProductionApp | undefined;
   let base: string;
 
   before(async function () {
@@ -63,19 +56,12 @@ describe('compressed responses', function () {
       {},
       Array.from({ length: 600 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })),
     );
-    const config = loadConfig();
-    db = createDb(harness().databaseUrl, 2, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax });
-    app = await createApp({ db, config: { ...config, mode: 'production' }, jwtSecret: harness().jwtSecret });
-    server = await listen(app, 0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    production = await startProductionApp();
+    base = production.base;
   });
 
   after(async () => {
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await closeApp(app);
-    await db.destroy();
+    await production?.stop();
   });
 
   const auth = () => ({ authorization: `Bearer ${org.apiKey}` });

@@ -1,11 +1,7 @@
 import { expect } from 'chai';
-import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { closeApp, createApp } from '../src/app';
-import { listen } from '../src/http/server';
-import { loadConfig } from '../src/config';
-import { createDb, Db } from '../src/db/knex';
+import type { Db } from '../src/db/knex';
+import { startProductionApp, type ProductionApp } from './support/production-app';
 import { rotateApiKey } from '../src/admin/provision';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
@@ -27,8 +23,7 @@ describe('streamed bulk pages (production mode)', function () {
   this.timeout(60_000);
   let org: TestOrg;
   let db: Db;
-  let server: Server;
-  let app: Awaited<ReturnType<typeof createApp>>;
+  let production: ProductionApp | undefined;
   let base: string;
 
   before(async function () {
@@ -40,22 +35,12 @@ describe('streamed bulk pages (production mode)', function () {
       {},
       Array.from({ length: 1300 }, (_, i) => ({ line_number: i + 1, description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir` })),
     );
-    // Two connections: a leaked one would stall the requests after the aborted ones. Prepared
-    // statements as configured: off behind PgBouncer in transaction mode (scripts/pgbouncer-check.mjs),
-    // where a named statement may meet another server connection.
-    const config = loadConfig();
-    db = createDb(harness().databaseUrl, 2, undefined, { enabled: config.dbPreparedStatements, max: config.dbPreparedStatementsMax });
-    app = await createApp({ db, config: { ...config, mode: 'production' }, jwtSecret: harness().jwtSecret });
-    server = await listen(app, 0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    production = await startProductionApp();
+    ({ base, db } = production);
   });
 
   after(async () => {
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await closeApp(app);
-    await db.destroy();
+    await production?.stop();
   });
 
   // Uncompressed (fetch would ask for gzip): the parts as the service writes them (compression: compression.test.ts).

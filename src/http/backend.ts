@@ -117,15 +117,15 @@ export function newBackend(): RoutedOnceBackend {
   });
 }
 
-export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
-  const api = newBackend();
-
-  // Authentication is a pipeline step before the body is read (src/http/authentication.ts): the
-  // security handlers only say whether it found a caller.
+/**
+ * What the service and the mock's front (src/mock/front.ts) answer alike: the security handlers
+ * (authentication is a pipeline step before the body is read, src/http/authentication.ts; they only
+ * say whether it found a caller), and the 404, 405 and 401 of a request no operation takes.
+ */
+export function registerRequestChecks(api: OpenAPIBackend): void {
   const authenticated = (c: Context, req: Request) => contextOf(req).caller ?? false;
   api.registerSecurityHandler('oauth2', authenticated as any);
   api.registerSecurityHandler('apiKey', authenticated as any);
-
   api.register({
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
@@ -136,6 +136,14 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
     unauthorizedHandler: async () => {
       throw new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' });
     },
+  });
+}
+
+export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
+  const api = newBackend();
+
+  registerRequestChecks(api);
+  api.register({
     validationFail: async (c: Context, req: Request, res: Response) => {
       const operationId = c.operation.operationId as OperationId;
       const own = deps.validationFailFor?.[operationId];

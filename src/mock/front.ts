@@ -6,11 +6,10 @@ import { bearerCredential, type Authentication, type Authenticator } from '../au
 import { FULL_ACCESS, type Caller } from '../auth/caller';
 import { authentication } from '../http/authentication';
 import { jsonBody } from '../http/body';
-import { contextOf } from '../http/context';
 import { answerInvalidTokenRequest, tokenValidationFail } from '../resources/oauth2/token';
 import { checkBatchSize, checkElements } from '../db/batch';
-import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
-import { allowedMethods, apiMiddleware, newBackend, routeRequest } from '../http/backend';
+import { badRequest } from '../errors';
+import { apiMiddleware, newBackend, registerRequestChecks, routeRequest } from '../http/backend';
 import { contractOperations } from '../http/contract';
 import type { OperationId } from '../http/handler';
 import { inputGuard } from '../http/input-guard';
@@ -45,19 +44,8 @@ const mockAuthenticate = async (header: string | undefined): Promise<Authenticat
  */
 export async function createMockFront(prism: { host: string; port: number }): Promise<express.Express> {
   const api = newBackend();
-  const authenticated = (c: Context, req: Request) => contextOf(req).caller ?? false;
-  api.registerSecurityHandler('oauth2', authenticated as any);
-  api.registerSecurityHandler('apiKey', authenticated as any);
+  registerRequestChecks(api);
   api.register({
-    notFound: async (c: Context, req: Request) => {
-      throw notFound(`No operation matches ${req.method} ${req.path}.`);
-    },
-    methodNotAllowed: async (c: Context, req: Request) => {
-      throw methodNotAllowed(req.method, req.path, allowedMethods(api, req.path));
-    },
-    unauthorizedHandler: async () => {
-      throw new ApiError(401, 'unauthorized', 'Unauthorized', [{ message: 'A valid bearer credential is required.' }], { 'WWW-Authenticate': 'Bearer' });
-    },
     validationFail: async (c: Context, req: Request, res: Response) => {
       const operationId = c.operation.operationId as OperationId;
       const errors = (c.validation.errors ?? []) as ErrorObject[];
