@@ -84,6 +84,18 @@ export function fromDatabaseError(err: unknown): ApiError {
     case '08004':
     case '08006':
       return unavailable();
+    case '08P01':
+      // PgBouncer reports its own trouble as protocol_violation: a server connection lost under the
+      // client's transaction ("server conn crashed?"), a pool that could not be had in time. An
+      // outage, as when PostgreSQL itself ends the session (57P01). PostgreSQL's own 08P01 is a
+      // malformed message from the driver: ours, a 500.
+      if (
+        /server conn crashed|server closed the connection unexpectedly|query_wait_timeout|no more connections allowed|pgbouncer cannot connect to server|server login has been failing/.test(
+          e.message ?? '',
+        )
+      )
+        return unavailable();
+      break;
     case '55000':
       // The database refuses connections (ALLOW_CONNECTIONS false, during maintenance): an outage,
       // not a bug. Other 55000 errors (an object not in the state a statement needs) are ours.

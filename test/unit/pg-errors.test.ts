@@ -47,4 +47,14 @@ describe('unit: database errors of a lost connection are 503, not 500', () => {
     // Anything else stays an internal error.
     expect(fromDatabaseError(new Error('something else')).status).to.equal(500);
   });
+
+  it("PgBouncer's own errors (08P01) of a lost server connection; PostgreSQL's protocol violation stays a 500", () => {
+    // What the client gets when the server connection under its transaction is terminated behind
+    // PgBouncer in transaction mode (scripts/pgbouncer-check.mjs: the killed batch of changes-race.test).
+    for (const message of ['server conn crashed?', 'query_wait_timeout', 'no more connections allowed (max_client_conn)']) {
+      const err = Object.assign(new Error(message), { code: '08P01', severity: 'ERROR' });
+      expect(fromDatabaseError(err).status, message).to.equal(503);
+    }
+    expect(fromDatabaseError(Object.assign(new Error('invalid frontend message type 0'), { code: '08P01' })).status).to.equal(500);
+  });
 });
