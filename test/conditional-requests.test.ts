@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resolveRef } from './support/contract-refs';
 import { ApiResponse, expectStatus, PathOf, newOrg, problemOf, TestOrg } from './support/client';
 import { makeJob, makeLocation, makeOrder } from './support/release-fixtures';
 import * as billing from './support/billing-fixtures';
@@ -171,13 +172,7 @@ const CASES: Record<string, Setup> = {
     single(org, 'DELETE', `/webhook-endpoints/${(await ok(org.api.post('/webhook-endpoints', { url: 'https://127.0.0.1:9/hooks', enabled: false }))).id}`),
 };
 
-const resolve = (doc: any, x: any) =>
-  x?.$ref
-    ? x.$ref
-        .split('/')
-        .slice(1)
-        .reduce((o: any, k: string) => o[k], doc)
-    : x;
+const resolve = resolveRef;
 
 /** The contract's operations of a method, with their parameters (path-level ones included) resolved. */
 function operations(method: string): { operationId: string; path: string; parameters: any[]; responses: Record<string, any> }[] {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resolveRef } from './support/contract-refs';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,15 +17,7 @@ import type { ResourceDef } from '../src/db/resource';
 describe('contract: every accepted filter and orderBy has a column', function () {
   this.timeout(300_000);
   const doc = loadContract();
-  const resolve = (o: any): any =>
-    o?.$ref
-      ? resolve(
-          o.$ref
-            .split('/')
-            .slice(1)
-            .reduce((a: any, k: string) => a[k], doc),
-        )
-      : o;
+  const resolve = (o: any): any => resolveRef(doc, o);
   let org: TestOrg;
   const values: Record<string, string> = {};
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resolveRef } from './support/contract-refs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contractOperations, loadContract, templateShape as template } from '../src/http/contract';
@@ -49,13 +50,7 @@ describe('contract coverage of the spec', () => {
 
   it('declares Idempotency-Key, with its 409 (in use) and 422 (reused), on every POST, PATCH and DELETE the service makes idempotent', () => {
     const doc = loadContract() as any;
-    const resolve = (x: any) =>
-      x?.$ref
-        ? x.$ref
-            .split('/')
-            .slice(1)
-            .reduce((o: any, k: string) => o[k], doc)
-        : x;
+    const resolve = (x: any) => resolveRef(doc, x);
     const problems: string[] = [];
     for (const { method, path, operationId, operation } of contractOperations()) {
       // The token endpoint is OAuth's (RFC 6749): a retry simply gets another token.
