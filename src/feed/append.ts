@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { retryOnConflict } from '../db/retry';
 import { rowsPrepared } from '../db/prepared';
 import type { ChangeType, FeedResource } from './change-types';
-import { stateCtes } from './object-states';
+import { stateCtes, storedForms } from './object-states';
 import { type Origin, SYSTEM_ORIGIN } from './origin';
 
 /** One change as it enters the feed. `data` is the object as its own read endpoint returns it. */
@@ -61,7 +61,8 @@ export async function appendChanges(
   // Each changed object's current state (feed_objects) is written by this same statement, after
   // the head's lock (object-states.ts): a state row is only ever written with its organization's
   // head locked, so this statement still never waits for another lock.
-  const states = stateCtes(organizationId, entries);
+  const forms = storedForms(entries);
+  const states = stateCtes(organizationId, entries, forms);
   const rows = await rowsPrepared(
     trx,
     trx.raw(
@@ -69,30 +70,31 @@ export async function appendChanges(
          INSERT INTO feed_heads AS h (organization_id, position) VALUES (?, ?)
          ON CONFLICT (organization_id) DO UPDATE SET position = h.position + EXCLUDED.position
          RETURNING position
+       ), input AS MATERIALIZED (
+         SELECT * FROM ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
+                                  json_array_elements(?::json), json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, change, ord)
        ), entries AS (
          INSERT INTO change_feed (organization_id, position, type, resource, resource_id, data, changed_fields, previous, origin)
          SELECT ?, head.position - ? + e.ord, e.type, e.resource, e.id::uuid, e.data, e.change->'f', e.change->'p', ?::json
-           FROM head,
-                ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
-                           json_array_elements(?::json), json_array_elements(?::json)) WITH ORDINALITY AS e(type, resource, id, data, change, ord)
+           FROM head, input e
        )${states.sql}
        SELECT position FROM head`,
       [
         organizationId,
         entries.length,
+        // Every list travels as one JSON text that PostgreSQL splits once (ROWS FROM zips them by
+        // position), with no array literals to escape in node and unescape in PostgreSQL.
+        JSON.stringify(entries.map((e) => e.type)),
+        JSON.stringify(entries.map((e) => e.resource)),
+        JSON.stringify(entries.map((e) => e.id)),
+        // The objects as their canonical texts (storedForms), stored as written (json columns; see
+        // the migration 20261124090000); the states take theirs from here (stateCtes).
+        `[${forms.map((f) => f.text).join(',')}]`,
+        JSON.stringify(entries.map((e) => (e.changedFields ? { f: e.changedFields, p: e.previous } : {}))),
         organizationId,
         entries.length,
         // One origin for the whole transaction (its request's).
         JSON.stringify(origin),
-        // Every list travels as one JSON text that PostgreSQL splits once (ROWS FROM zips them by
-        // position). The objects are stored as the text they are written as (a json column; see the
-        // migration 20261124090000): one JSON.stringify of the whole list, not one per object, and
-        // no array literals to escape in node and unescape in PostgreSQL.
-        JSON.stringify(entries.map((e) => e.type)),
-        JSON.stringify(entries.map((e) => e.resource)),
-        JSON.stringify(entries.map((e) => e.id)),
-        JSON.stringify(entries.map((e) => e.data)),
-        JSON.stringify(entries.map((e) => (e.changedFields ? { f: e.changedFields, p: e.previous } : {}))),
         // Last: the bindings of the states' CTEs, which follow every other part of the statement.
         ...states.bindings,
       ],

@@ -121,16 +121,31 @@ export function owedRebuilds(entries: ChangeEntry[]): { whole: string[]; refresh
   return { whole: [...whole], refreshes: [...refreshes.values()].map((r) => ({ ...r, ids: [...r.ids] })) };
 }
 
+/** An entry's `data` as the feed stores it: its RFC 8785 text (and that text's digest). */
+export type StoredForm = { text: string; digest: string };
+
+/**
+ * Each entry's `data` in the form the feed stores it, the canonical (RFC 8785) text: the same
+ * object in fewer bytes than its read gave it and in one order of keys, and the text an object's
+ * state needs anyway (its digest is that text's). The append statement sends each object once:
+ * the states reuse their entries' texts (stateCtes).
+ */
+export function storedForms(entries: ChangeEntry[]): StoredForm[] {
+  return entries.map((e) => (e.data === undefined ? { text: 'null', digest: '' } : canonicalForm(e.data)));
+}
+
 /**
  * The part of the feed's append statement (append.ts) that keeps the states: data-modifying CTEs
  * after `head` (they read it, so they run after its row lock is taken) and their bindings, which
- * come after every other binding of the statement. Per object only its last entry of the
+ * come after every other binding of the statement. The statement's `input` CTE holds the entries
+ * (`ord`, `resource`, `id`, `data` as `forms` gives it): a state that is its entry's data takes
+ * the entry's text from there, so each object travels once. Per object only its last entry of the
  * transaction counts (a row may be changed once per statement), at that entry's position. The
  * versions of the top-level buckets whose states change are bumped, once per bucket (the cached
  * bucket digests of GET /reconciliation/{resource}, src/resources/reconciliation/bucket-cache.ts).
  * The objects whose reads show a changed object are marked as owed a rebuild (owedRebuilds).
  */
-export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql: string; bindings: (string | number)[] } {
+export function stateCtes(organizationId: string, entries: ChangeEntry[], forms: StoredForm[]): { sql: string; bindings: (string | number)[] } {
   const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
   entries.forEach((e, i) => {
     const state = stateOf(e);
@@ -138,16 +153,17 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
   });
   const puts = [...last.values()].filter((s) => s.state !== null);
   const drops = [...last.values()].filter((s) => s.state === null);
-  const canonical = puts.map((s) => canonicalForm(s.state));
+  // A state other than its entry's data (a counter change's job) travels as its own text.
+  const own = puts.map((s) => (s.state === entries[s.ord - 1].data ? undefined : canonicalForm(s.state)));
   const buckets = touchedBuckets([...last.values()]);
   const owed = owedRebuilds(entries);
   return {
     sql: `, put_states AS (
          INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)
-         SELECT ?, s.resource, s.id::uuid, head.position - ? + s.ord::bigint, s.digest, s.data
+         SELECT ?, e.resource, e.id::uuid, head.position - ? + e.ord, s.digest, coalesce(s.data::json, e.data)
            FROM head,
-                ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json),
-                           json_array_elements_text(?::json), json_array_elements(?::json)) AS s(ord, resource, id, digest, data)
+                ROWS FROM (json_array_elements_text(?::json), json_array_elements_text(?::json), json_array_elements_text(?::json)) AS s(ord, digest, data)
+                JOIN input e ON e.ord = s.ord::bigint
          ON CONFLICT (organization_id, resource, id) DO UPDATE SET position = EXCLUDED.position, digest = EXCLUDED.digest, data = EXCLUDED.data
        ), drop_states AS (
          DELETE FROM feed_objects f
@@ -172,11 +188,8 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[]): { sql
       organizationId,
       entries.length,
       JSON.stringify(puts.map((s) => s.ord)),
-      JSON.stringify(puts.map((s) => s.resource)),
-      JSON.stringify(puts.map((s) => s.id)),
-      JSON.stringify(canonical.map((c) => c.digest)),
-      // The canonical texts are the stored data: one serialization gives both it and the digest.
-      `[${canonical.map((c) => c.text).join(',')}]`,
+      JSON.stringify(puts.map((s, i) => (own[i] ?? forms[s.ord - 1]).digest)),
+      JSON.stringify(own.map((o) => o?.text ?? null)),
       JSON.stringify(drops.map((s) => s.resource)),
       JSON.stringify(drops.map((s) => s.id)),
       organizationId,

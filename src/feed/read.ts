@@ -44,15 +44,8 @@ interface Row {
   origin: string;
 }
 
-/**
- * A page of the organization's feed, read in ONE statement so the head, the retention watermark
- * and the entries come from one snapshot. A snapshot always holds a prefix 1..head of the
- * positions (append.ts), so when fewer entries than `limit` match, the page has scanned through
- * `head` and `nextCursor` is the head's cursor: a filtered reader moves past what it skipped.
- * The page is assembled as text: each entry's `data` goes out as PostgreSQL stored it, never
- * parsed by node.
- */
-export async function readChanges(db: Queryable, organizationId: string, q: ChangesQuery): Promise<ChangesPage> {
+/** The statement of readChanges: the head, the retention watermark and the page's entries. */
+export function changesStatement(organizationId: string, q: ChangesQuery): { sql: string; bindings: unknown[] } {
   const filters: string[] = [];
   const bindings: any[] = [organizationId, organizationId, q.after === 'now' ? null : (q.after ?? null)];
   if (q.types?.length) {
@@ -72,9 +65,18 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
     filters.push(`AND ${CHANGED_ONE_OF('c')}`);
     bindings.push(q.fields);
   }
+  if (!filters.length) {
+    // Unfiltered, the page is exactly the positions after the cursor (a snapshot holds every
+    // position up to the head: append.ts): bounded, the statement reads those rows whatever the
+    // planner estimates. Without the bound, an organization's feed whose statistics are missing or
+    // stale (a new table, autovacuum off) was read whole and sorted for every page: 110,000
+    // entries, 300 ms for a page of 1000.
+    filters.push('AND c.position <= COALESCE(?::bigint, (SELECT pruned_through FROM h), 0) + ?::bigint');
+    bindings.push(bindings[2], q.limit + 1);
+  }
   bindings.push(q.after === 'now' ? 0 : q.limit + 1);
-  const { rows } = (await db.raw(
-    `WITH h AS (SELECT position, pruned_through FROM feed_heads WHERE organization_id = ?)
+  return {
+    sql: `WITH h AS (SELECT position, pruned_through FROM feed_heads WHERE organization_id = ?)
      SELECT (SELECT position FROM h) AS head, (SELECT pruned_through FROM h) AS pruned, p.*
        FROM (SELECT 1) AS one
        LEFT JOIN (
@@ -87,7 +89,20 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
        ) AS p ON true
       ORDER BY p.position`,
     bindings,
-  )) as { rows: Row[] };
+  };
+}
+
+/**
+ * A page of the organization's feed, read in ONE statement so the head, the retention watermark
+ * and the entries come from one snapshot. A snapshot always holds a prefix 1..head of the
+ * positions (append.ts), so when fewer entries than `limit` match, the page has scanned through
+ * `head` and `nextCursor` is the head's cursor: a filtered reader moves past what it skipped.
+ * The page is assembled as text: each entry's `data` goes out as PostgreSQL stored it, never
+ * parsed by node.
+ */
+export async function readChanges(db: Queryable, organizationId: string, q: ChangesQuery): Promise<ChangesPage> {
+  const { sql, bindings } = changesStatement(organizationId, q);
+  const { rows } = (await db.raw(sql, bindings as any[])) as { rows: Row[] };
   const head = Number(rows[0]?.head ?? 0);
   const pruned = Number(rows[0]?.pruned ?? 0);
   if (typeof q.after === 'number' && (q.after < pruned || q.after > head)) return { ok: false, gone: true };

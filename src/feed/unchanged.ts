@@ -37,8 +37,12 @@ type Data = Record<string, unknown>;
  * replies with shows the counter, the job's read does not; the write says, with markUpdated).
  */
 export function changedFieldsOf(data: Data, before: Data): string[] {
-  return Object.keys(data).filter((k) => k !== STAMP && k in before && !isDeepStrictEqual(data[k], before[k]));
+  return Object.keys(data).filter((k) => k !== STAMP && k in before && !sameValue(data[k], before[k]));
 }
+
+/** Equal JSON values: most fields are strings, numbers or null, which need no deep comparison. */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && isDeepStrictEqual(a, b));
 
 /**
  * The objects' states before the write, by `<resource>:<id>`: their reads as the feed last stored
@@ -47,7 +51,11 @@ export function changedFieldsOf(data: Data, before: Data): string[] {
  */
 export async function previousStates(db: Queryable, organizationId: string, entries: ChangeEntry[]): Promise<Map<string, Data>> {
   const byResource = new Map<string, string[]>();
-  for (const e of entries.filter(comparable)) byResource.set(e.resource, [...(byResource.get(e.resource) ?? []), e.id]);
+  for (const e of entries.filter(comparable)) {
+    const ids = byResource.get(e.resource);
+    if (ids) ids.push(e.id);
+    else byResource.set(e.resource, [e.id]);
+  }
   const found = new Map<string, Data>();
   for (const [resource, ids] of byResource) {
     for (const [id, state] of await readObjectStates(db, organizationId, resource, [...new Set(ids)])) found.set(`${resource}:${id}`, state.data as Data);
