@@ -106,6 +106,19 @@ async function startProcess(name, args, extraEnv, { port: givenPort, cwd = ROOT,
 }
 
 // ---------------------------------------------------------------- memory
+/**
+ * CPU time (user + system) a process has used, in µs (/proc/<pid>/stat, clock ticks of 10 ms).
+ * Per request over a load run it is steadier than requests/s on a shared or throttled machine:
+ * an A/B of two builds compares it too.
+ */
+const cpuMicros = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+};
 const status = (pid) => {
   try {
     return readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -131,6 +144,7 @@ async function load(target, req, { connections = CONNECTIONS, duration = DURATIO
   const timer = setInterval(() => (rssMax = Math.max(rssMax, kib(target.pid, 'VmRSS'))), 200);
   try {
     if (connections === 1) return { ...(await sequential(target, req, duration)), rssMax: mib(rssMax) };
+    const cpuBefore = cpuMicros(target.pid);
     const r = await autocannon({
       url: target.base + req.path,
       method: req.method ?? 'GET',
@@ -140,6 +154,8 @@ async function load(target, req, { connections = CONNECTIONS, duration = DURATIO
       duration,
       timeout: 60,
     });
+    const cpuPerRequest = (cpuMicros(target.pid) - cpuBefore) / r.requests.total;
+    log(`  ${target.name} ${req.id}: ${cpuPerRequest.toFixed(0)} µs of its own CPU per request (${r.requests.total} requests)`);
     // Bytes on the wire per response (headers included), as the client received them.
     const bytes = r.requests.total ? r.throughput.total / r.requests.total : NaN;
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bytes, non2xx: r.non2xx, errors: r.errors + r.timeouts, rssMax: mib(rssMax) };

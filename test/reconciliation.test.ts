@@ -7,6 +7,7 @@ import { harness } from './support/harness';
 import { Change, readAll } from './support/feed';
 import { decodeCursor } from '../src/feed/cursor';
 import { requestBackfill } from '../src/resources/reconciliation/backfill';
+import { setOrganizationSetting } from '../src/admin/provision';
 import { readCopy, reconcile as reconcileCopy } from '../examples/reconcile';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -152,6 +153,18 @@ describe('reconciliation digests (GET /reconciliation/{resource})', () => {
     expect(moved).to.deep.equal([hexOf(id)[0]]);
     const single = expectStatus(await org.api.get(`/vendors/${id}`), 200).body;
     expect(after.objects!.find((o) => o.id === id)!.digest).to.equal(objectDigest(single));
+  });
+
+  it('a job whose last change set its purchase order counter is digested as its single read shows it (without the counter)', async () => {
+    await setOrganizationSetting(harness().db, org.id, 'po-counter', true);
+    const job = expectStatus(await org.api.post('/jobs', { code: 'RJ-COUNTER', name: 'Counted' }), 201).body;
+    const reply = expectStatus(await org.api.post(`/jobs/${job.id}/nextPurchaseOrderNumber`, { nextCounter: 4242 }), 200).body;
+    // The write's reply shows the counter; the job's read, its state and its digest do not.
+    const single = expectStatus(await org.api.get(`/jobs/${job.id}`), 200);
+    expect(Object.keys(reply).filter((k) => !(k in single.body))).to.not.deep.equal([]);
+    const answer = await reconcile(org.api, 'job', hexOf(job.id).slice(0, 8));
+    expect(answer.objects).to.deep.equal([{ id: job.id, digest: objectDigest(single.body) }]);
+    expect(single.headers.get('etag')).to.equal(`"${objectDigest(single.body)}"`);
   });
 
   it('a deletion leaves the count and its bucket', async () => {
