@@ -78,6 +78,23 @@ function bodyOf(orgId: string, e: Entry): string {
 
 export const messageId = (endpointId: string, position: number) => `msg_${endpointId.replace(/-/g, '')}_${position}`;
 
+/**
+ * Lets go of the lease. The run may have ended because its connection was cut, and the pool can
+ * hand the release the next dead connection: tried again (a fresh connection each time) before
+ * the lease is left to lapse.
+ */
+async function releaseLease(db: Db, endpointId: string, owner: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
+      return;
+    } catch (err) {
+      if (attempt >= 4) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (attempt - 1)));
+    }
+  }
+}
+
 export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): Promise<void> {
   const { db, settings } = deps;
   const owner = `${deps.workerId}/${randomUUID()}`;
@@ -88,11 +105,18 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
     [owner, leaseMs(settings), endpointId],
   );
   const ep = acquired.rows[0];
-  if (!ep) return; // disabled, deleted, or another worker is on it (it looks again when done)
+  if (!ep) {
+    // Disabled, deleted, or another run holds the lease: a live run looks again when done; a run
+    // whose worker lost its connection (or died) cannot, so look again when its lease lapses,
+    // rather than at the minute's sweep.
+    const held = await db.raw('SELECT lease_expires_at FROM webhook_endpoints WHERE id = ? AND enabled AND lease_expires_at IS NOT NULL', [endpointId]);
+    if (held.rows.length) await wake(db, endpointId, held.rows[0].lease_expires_at, 'preserve_run_at');
+    return;
+  }
   try {
     await drain(deps, ep, owner);
   } finally {
-    await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
+    await releaseLease(db, endpointId, owner);
   }
   // Entries committed while this run was finishing rang a doorbell this run may have ignored (it
   // held the lease): look once more after letting go of it. Also when this worker is stopping (the
