@@ -203,8 +203,8 @@ describe('ops: lost database connections (terminated backends)', function () {
       }
       // Every entry reaches the endpoint (at least once: a delivery cut before its bookkeeping is sent
       // again). A delivery cut while it held its endpoint's lease waits for the lease to expire (the
-      // attempt timeout plus 30 s): the next run that finds it held schedules the endpoint for then
-      // (src/background/deliver.ts); the minute's sweep is the backstop. Without that, cut runs left
+      // attempt timeout plus 30 s): the next run that finds it held schedules a look for then
+      // (src/background/deliver.ts), and the run retries its release; the minute's sweep is the backstop. Without that, cut runs left
       // the endpoint waiting past this test's 150 s in about one run of two.
       await delivered('every tax code delivered', () => new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code)).size === codes.length, 150_000);
       expect([...new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code))].sort()).to.deep.equal([...codes].sort());
