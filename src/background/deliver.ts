@@ -17,7 +17,8 @@ import type { WebhookSettings } from '../webhooks/settings';
  * it and is conditional on still holding it with the same `generation`, so a run that lost its
  * lease (stalled past it) or whose endpoint was reconfigured, replayed or disabled meanwhile stops
  * at once. A lease outlives the attempt timeout, so a live worker never loses it mid-attempt; a
- * crashed worker's lease lapses and the sweep wakes the endpoint again. Progress is written after
+ * crashed or cut-off run's lease lapses, and the next run that found it held looks again then (the
+ * minute's sweep is the backstop). Progress is written after
  * every attempt: a restart repeats at most the attempt that was in flight (at least once).
  *
  * A failing entry blocks only its own endpoint (feed order): it is retried with exponential backoff
