@@ -208,10 +208,9 @@ describe('ops: lost database connections (terminated backends)', function () {
         await terminateBackends();
       }
       // Every entry reaches the endpoint (at least once: a delivery cut before its bookkeeping is sent
-      // again). A delivery cut while it held its endpoint's lease waits for the lease to expire (the
-      // attempt timeout plus 30 s): the next run that finds it held schedules a look for then
-      // (src/background/deliver.ts), and the run retries its release; the minute's sweep is the backstop. Without that, cut runs left
-      // the endpoint waiting past this test's 150 s in about one run of two.
+      // again). A cut run retries its lease's release on fresh connections; a lease it could not
+      // release lapses after the attempt timeout plus 30 s, when the next run that found it held has
+      // scheduled a look (src/background/deliver.ts); the minute's sweep is the backstop.
       await delivered('every tax code delivered', () => new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code)).size === codes.length, 150_000);
       expect([...new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code))].sort()).to.deep.equal([...codes].sort());
     } finally {
