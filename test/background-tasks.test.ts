@@ -5,6 +5,9 @@ import { eventually } from './support/webhook-receiver';
 import { startWebhookWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
+import { requestBackfill } from '../src/resources/reconciliation/backfill';
+import { pruneChangeFeed } from '../src/feed/retention';
+import pg from 'pg';
 
 /** Background work runs as graphile-worker tasks of the one worker (src/background/worker.ts). */
 describe('background tasks on graphile-worker', () => {
@@ -17,6 +20,9 @@ describe('background tasks on graphile-worker', () => {
       `UPDATE change_feed SET occurred_at = now() - interval '40 days' WHERE organization_id = ? AND position IN (SELECT position FROM change_feed WHERE organization_id = ? ORDER BY position LIMIT 3)`,
       [org.id, org.id],
     );
+    // A stopping worker's run ends between organizations (before the first here): nothing pruned yet.
+    expect(await pruneChangeFeed(db, 30, () => true)).to.equal(0);
+    expect(Number((await db('change_feed').where({ organization_id: org.id }).count('* as n'))[0].n)).to.equal(4);
     const worker = await startWebhookWorker({
       db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
@@ -78,5 +84,54 @@ describe('background tasks on graphile-worker', () => {
       await worker.stop();
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+
+  it('a stopping worker ends a backfill between chunks: its shutdown waits for no backlog, and what is left stays owed', async function () {
+    this.timeout(120_000);
+    const org = await newOrg();
+    const db = harness().db;
+    // 2,001 vendors whose states are gone (written behind the feed's back): a backfill of two chunks.
+    for (let from = 0; from < 2001; from += 1000) {
+      const inputs = Array.from({ length: Math.min(1000, 2001 - from) }, (_, i) => ({ code: `BS-${from + i}`, name: `Backlog ${from + i}` }));
+      expectStatus(await org.api.post('/vendors/batch', { inputs }), 200);
+    }
+    await db('feed_objects').where({ organization_id: org.id, resource: 'vendor' }).delete();
+    await requestBackfill(db, org.id, ['vendor']);
+    // The organization's feed head, held: the backfill's first chunk waits for it (backfill.ts lockHead).
+    const locker = new pg.Client({ connectionString: harness().databaseUrl });
+    await locker.connect();
+    await locker.query('BEGIN');
+    const xid = (await locker.query('SELECT txid_current()::text AS x')).rows[0].x;
+    await locker.query('SELECT 1 FROM feed_heads WHERE organization_id = $1 FOR UPDATE', [org.id]);
+    const worker = await startWebhookWorker({
+      db,
+      connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+      settings: webhookSettings(loadConfig()),
+      pollInterval: 100,
+    });
+    let stopped: Promise<void> | undefined;
+    try {
+      await db.raw(`SELECT graphile_worker.add_job('reconciliation_backfill', '{}'::json)`);
+      await eventually(
+        'the backfill waits for the held head',
+        async () =>
+          (await db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = ?`, [xid])).rows.length > 0,
+        60_000,
+      );
+      stopped = worker.stop();
+      await locker.query('ROLLBACK');
+      await stopped;
+    } finally {
+      await locker.end().catch(() => undefined);
+      await (stopped ?? worker.stop());
+    }
+    // The chunk in flight committed; the second never started, and the marker is still owed.
+    const states = Number((await db('feed_objects').where({ organization_id: org.id, resource: 'vendor' }).count('* as n'))[0].n);
+    expect(states).to.equal(2000);
+    expect(await db('feed_object_backfills').where({ organization_id: org.id, resource: 'vendor' })).to.have.length(1);
+    // The reconciliation read completes what is owed before it answers.
+    const res = expectStatus(await org.api.get('/reconciliation/vendor'), 200);
+    expect(res.body.count).to.equal(2001);
+    expect(await db('feed_object_backfills').where({ organization_id: org.id, resource: 'vendor' })).to.deep.equal([]);
   });
 });

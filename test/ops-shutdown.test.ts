@@ -11,12 +11,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every 50 ms until it holds; fails after `tries` (a bound, not a timing assertion). */
 // Up to 50 s: on a loaded 2-core machine a fresh server process can take that long to reach the lock.
-async function until(what: string, check: () => Promise<boolean> | boolean, tries = 1000): Promise<void> {
+// `output`, when given, is the server's output, shown on a failure.
+async function until(what: string, check: () => Promise<boolean> | boolean, output?: () => string, tries = 1000): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await check()) return;
     await sleep(50);
   }
-  throw new Error(`timed out waiting until ${what}`);
+  throw new Error(`timed out waiting until ${what}${output ? `; the server's output ends:\n${output().slice(-4000)}` : ''}`);
 }
 
 /** The compiled server (as `npm run start:prod` runs it), and a promise of its exit code. */
@@ -91,10 +92,10 @@ describe('ops: graceful shutdown of the compiled server', function () {
         headers: { Authorization: `Bearer ${org.apiKey}`, 'Content-Type': 'application/json' },
         body: JSON.stringify(batch('SIGTERM')),
       });
-      await until('the batch waits on the lock inside its transaction', () => lock.waiting());
+      await until('the batch waits on the lock inside its transaction', () => lock.waiting(), child.output);
       child.proc.kill('SIGTERM');
       await idle.closed;
-      await until('the listener refuses new connections', () => refused(child.base));
+      await until('the listener refuses new connections', () => refused(child.base), child.output);
       expect(child.proc.exitCode).to.equal(null);
       await lock.release();
       released = true;
@@ -121,14 +122,14 @@ describe('ops: graceful shutdown of the compiled server', function () {
     });
     try {
       const listening = /listening on http:\/\/localhost:(\d+)/;
-      await until('the server listens', () => listening.test(npm.output()) || npm.process.exitCode !== null);
+      await until('the server listens', () => listening.test(npm.output()) || npm.process.exitCode !== null, npm.output);
       const port = listening.exec(npm.output())?.[1];
       expect(port, npm.output()).to.be.a('string');
       const base = `http://127.0.0.1:${port}`;
       expect((await fetch(base + '/healthz')).status).to.equal(200);
       npm.process.kill('SIGTERM');
-      await until('the server has shut down', () => npm.output().includes('"msg":"shutdown complete"'));
-      await until('the port refuses connections', () => refused(base));
+      await until('the server has shut down', () => npm.output().includes('"msg":"shutdown complete"'), npm.output);
+      await until('the port refuses connections', () => refused(base), npm.output);
     } finally {
       npm.process.kill('SIGKILL');
     }
@@ -146,7 +147,7 @@ describe('ops: graceful shutdown of the compiled server', function () {
         (r) => r.status,
         () => 'cut',
       );
-      await until('the batch waits on the lock', () => lock.waiting());
+      await until('the batch waits on the lock', () => lock.waiting(), child.output);
       child.proc.kill('SIGTERM');
       expect(await child.exited).to.equal(1);
       expect(await answer).to.equal('cut');

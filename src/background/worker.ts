@@ -84,13 +84,15 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const mailLog = componentLog('mailer', options.logger);
   const retentionLog = componentLog('change-feed-retention', options.logger);
   const { mail, feedRetentionDays } = options;
+  // The periodic tasks end early once the worker stops (what is left waits for the next tick): a
+  // backlog must not hold a shutdown past SHUTDOWN_TIMEOUT_MS.
   // Failures of mail and retention are logged as before (their next tick runs them again), not
   // thrown: graphile-worker would otherwise retry the tick's job on top of the next tick.
   const taskList: TaskList = {
     webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
     webhook_sweep: async () => sweep(options.db, settings),
     // Object states owed a backfill (data written without the feed: src/resources/reconciliation/backfill.ts).
-    reconciliation_backfill: async () => runPendingBackfills(options.db),
+    reconciliation_backfill: async () => runPendingBackfills(options.db, () => stopping),
     ...(mail && {
       mail_deliver: async () => {
         await deliverPending(options.db, mail.smtpUrl, { from: mail.from }).catch((err) => mailLog.error('delivery run failed', err));
@@ -98,7 +100,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     }),
     ...(feedRetentionDays !== undefined && {
       feed_prune: async () => {
-        await pruneChangeFeed(options.db, feedRetentionDays).catch((err) => retentionLog.error('pruning failed', err));
+        await pruneChangeFeed(options.db, feedRetentionDays, () => stopping).catch((err) => retentionLog.error('pruning failed', err));
       },
     }),
   };

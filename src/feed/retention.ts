@@ -4,12 +4,14 @@ import type { Queryable } from '../db/knex';
  * Deletes each organization's entries older than `days`, always a prefix of its positions (up to
  * the newest old entry), and records the last position deleted in feed_heads.pruned_through in
  * the same statement, so GET /changes answers a cursor before it with an exact 410. Returns the
- * number of entries deleted.
+ * number of entries deleted. With `stopping` (a worker stopping), ends between organizations once
+ * it holds: the next run, on any instance, prunes the rest.
  */
-export async function pruneChangeFeed(db: Queryable, days: number): Promise<number> {
+export async function pruneChangeFeed(db: Queryable, days: number, stopping: () => boolean = () => false): Promise<number> {
   const orgs: { organization_id: string }[] = await db('feed_heads').select('organization_id');
   let deleted = 0;
   for (const { organization_id: orgId } of orgs) {
+    if (stopping()) break;
     const { rows } = await db.raw(
       `WITH cut AS (
          SELECT max(position) AS position FROM change_feed

@@ -123,23 +123,33 @@ async function backfillChunk(
   return last;
 }
 
-/** Runs the chunks of one rebuild; the last chunk's transaction also runs `finish` (clearing what asked for the rebuild). */
+/** True once the caller wants the work to end early (a worker stopping); what is left stays owed. */
+export type Stopping = () => boolean;
+const never: Stopping = () => false;
+
+/**
+ * Runs the chunks of one rebuild; the last chunk's transaction also runs `finish` (clearing what
+ * asked for the rebuild). Returns false when `stopping` ended it first: the request stays, and the
+ * next run starts it again (chunks whose states are current write nothing).
+ */
 async function rebuild(
   db: Db,
   organizationId: string,
   resource: string,
   finish: (trx: Knex.Transaction) => Promise<unknown>,
   only?: (q: Knex.QueryBuilder) => void,
-): Promise<void> {
+  stopping: Stopping = never,
+): Promise<boolean> {
   let after: string | undefined;
   for (;;) {
+    if (stopping()) return false;
     const done = await db.transaction(async (trx) => {
       after = await backfillChunk(trx, organizationId, resource, after, only);
       if (after !== undefined) return false;
       await finish(trx);
       return true;
     });
-    if (done) return;
+    if (done) return true;
   }
 }
 
@@ -148,14 +158,14 @@ async function rebuild(
  * changed resource, only the objects that show the changed objects (dependents.ts); each cleared
  * unless it was asked for again meanwhile. A pair without a condition is rebuilt whole.
  */
-async function refreshResource(db: Db, organizationId: string, resource: string): Promise<boolean> {
+async function refreshResource(db: Db, organizationId: string, resource: string, stopping: Stopping): Promise<boolean> {
   const owed: { via: string; ids: string[]; at: string }[] = await db('feed_object_refreshes')
     .where({ organization_id: organizationId, resource })
     .select('via', 'ids', db.raw('requested_at::text AS at'));
   for (const { via, ids, at } of owed) {
     const clear = (trx: Knex.Transaction) =>
       trx('feed_object_refreshes').where({ organization_id: organizationId, resource, via }).whereRaw('requested_at = ?::timestamptz', [at]).delete();
-    await rebuild(db, organizationId, resource, clear, showing(resource, via, ids) ?? (() => undefined));
+    if (!(await rebuild(db, organizationId, resource, clear, showing(resource, via, ids) ?? (() => undefined), stopping))) break;
   }
   return owed.length > 0;
 }
@@ -163,21 +173,32 @@ async function refreshResource(db: Db, organizationId: string, resource: string)
 /**
  * Rebuilds the states of one resource of an organization when it is owed a backfill (all of its
  * objects) or targeted rebuilds, and clears what asked for them unless it was asked for again
- * meanwhile. Returns whether anything ran.
+ * meanwhile. Returns whether anything ran. With `stopping`, ends between chunks once it holds,
+ * leaving the rest owed (the reconciliation read passes none: it must complete what it reads).
  */
-export async function backfillResource(db: Db, organizationId: string, resource: string): Promise<boolean> {
+export async function backfillResource(db: Db, organizationId: string, resource: string, stopping: Stopping = never): Promise<boolean> {
   const since = await pendingSince(db, organizationId, resource);
   if (since) {
-    await rebuild(db, organizationId, resource, (trx) =>
-      trx('feed_object_backfills').where({ organization_id: organizationId, resource }).whereRaw('requested_at = ?::timestamptz', [since]).delete(),
+    const finished = await rebuild(
+      db,
+      organizationId,
+      resource,
+      (trx) => trx('feed_object_backfills').where({ organization_id: organizationId, resource }).whereRaw('requested_at = ?::timestamptz', [since]).delete(),
+      undefined,
+      stopping,
     );
+    if (!finished) return true;
   }
-  const refreshed = await refreshResource(db, organizationId, resource);
+  const refreshed = await refreshResource(db, organizationId, resource, stopping);
   return Boolean(since) || refreshed;
 }
 
-/** Works off every marker and targeted rebuild (the worker's `reconciliation_backfill` task). */
-export async function runPendingBackfills(db: Db): Promise<void> {
+/**
+ * Works off every marker and targeted rebuild (the worker's `reconciliation_backfill` task). A
+ * stopping worker ends it between chunks: a backlog of many organizations' rebuilds must not hold
+ * an instance's shutdown past its deadline; the next tick, on any instance, carries on.
+ */
+export async function runPendingBackfills(db: Db, stopping: Stopping = never): Promise<void> {
   const pending: { organization_id: string; resource: string }[] = (
     await db.raw(
       `SELECT organization_id, resource FROM feed_object_backfills UNION SELECT organization_id, resource FROM feed_object_refreshes
@@ -188,7 +209,8 @@ export async function runPendingBackfills(db: Db): Promise<void> {
   for (const organizationId of organizations) {
     const resources = pending.filter((p) => p.organization_id === organizationId).map((p) => p.resource);
     for (const resource of resources.includes('*') ? RECONCILED_RESOURCES : resources) {
-      if (resource in RECONCILED) await backfillResource(db, organizationId, resource);
+      if (stopping()) return;
+      if (resource in RECONCILED) await backfillResource(db, organizationId, resource, stopping);
     }
   }
 }
