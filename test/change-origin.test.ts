@@ -97,16 +97,8 @@ describe('change origin on webhook deliveries', function () {
     await worker?.stop();
     await receiver?.stop();
   });
-
-  it('does not send an endpoint the entries of the credentials it excludes (self: its creator), and sends each entry its origin', async () => {
-    const org = await newOrg();
-    const oauth = await oauthClient(org);
-    const created = expectStatus(
-      await org.api.post('/webhook-endpoints', { url: receiver.url('/origin'), excludeOrigins: ['self'], types: ['vendor.created', 'vendor.updated'] }),
-      201,
-    ).body;
-    receiver.secrets.set('/origin', [created.secret]);
-    worker = await startWebhookWorker({
+  const startWorker = async () => {
+    worker ??= await startWebhookWorker({
       db: harness().db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: {
@@ -120,6 +112,17 @@ describe('change origin on webhook deliveries', function () {
       },
       pollInterval: 100,
     });
+  };
+
+  it('does not send an endpoint the entries of the credentials it excludes (self: its creator), and sends each entry its origin', async () => {
+    const org = await newOrg();
+    const oauth = await oauthClient(org);
+    const created = expectStatus(
+      await org.api.post('/webhook-endpoints', { url: receiver.url('/origin'), excludeOrigins: ['self'], types: ['vendor.created', 'vendor.updated'] }),
+      201,
+    ).body;
+    receiver.secrets.set('/origin', [created.secret]);
+    await startWorker();
     // The endpoint's own credential writes first (an echo), then the other one: entries go out in
     // feed order, so had the echo not been left out it would arrive before the other's entry.
     const echo = expectStatus(await org.api.post('/vendors', { code: code(), name: 'Echo' }), 201).body;
@@ -142,5 +145,38 @@ describe('change origin on webhook deliveries', function () {
       idempotencyKey: null,
     });
     expect(receiver.accepted('/origin').every((r) => r.verifiedBy.length > 0)).to.equal(true);
+  });
+
+  it('moves an endpoint past the entries it is not sent (its own writes), so no later run or sweep reads them again', async () => {
+    const org = await newOrg();
+    const oauth = await oauthClient(org);
+    const created = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/passed'), excludeOrigins: ['self'] }), 201).body;
+    receiver.secrets.set('/passed', [created.secret]);
+    await startWorker();
+    const db = harness().db;
+    const standing = async () => {
+      const ep = await db('webhook_endpoints').where({ id: created.id }).first('delivered_position');
+      const head = await db('feed_heads').where({ organization_id: org.id }).first('position');
+      return { at: Number(ep.delivered_position), head: Number(head.position) };
+    };
+    // 200 entries of the endpoint's own credential: not one is sent, and the endpoint stands at the head.
+    const inputs = Array.from({ length: 200 }, () => ({ code: code(), name: 'Own write' }));
+    expectStatus(await org.api.post('/vendors/batch', { inputs }), 200);
+    await eventually(
+      'the endpoint stands at the head',
+      async () => {
+        const s = await standing();
+        return s.at === s.head;
+      },
+      30_000,
+    );
+    expect((await standing()).head).to.be.greaterThan(200);
+    // Then an entry it is sent: delivered, and the endpoint stands at the head again.
+    const foreign = expectStatus(await oauth.post('/vendors', { code: code(), name: 'From the ERP' }), 201).body;
+    await eventually('the foreign entry is delivered', () => receiver.accepted('/passed').length >= 1, 30_000);
+    expect(receiver.accepted('/passed').map((r) => r.body.data.id)).to.deep.equal([foreign.id]);
+    const s = await standing();
+    expect(s.at).to.equal(s.head);
+    expect(Number((await db('webhook_deliveries').where({ endpoint_id: created.id }).count('* as n'))[0].n)).to.equal(1);
   });
 });

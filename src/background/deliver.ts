@@ -37,6 +37,12 @@ export interface DeliveryDeps {
 }
 
 const BATCH = 100;
+/**
+ * The most entries one read looks through: the read is bounded by positions (after the endpoint's,
+ * at most this far, never past the head), so whatever plan PostgreSQL picks (a feed never analysed
+ * makes it guess) reads at most this many rows, however rarely the endpoint's filters match.
+ */
+export const SCAN = 10_000;
 
 interface Entry {
   position: number;
@@ -161,16 +167,29 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   };
   try {
     while (!deps.stopping()) {
+      // Every entry up to the head read here is committed (the head moves in the transaction that
+      // adds the entries, under its row lock), so a later statement sees all of them.
+      const head = Number((await db.raw('SELECT position FROM feed_heads WHERE organization_id = ?', [orgId])).rows[0]?.position ?? 0);
+      const upTo = Math.min(head, position + SCAN);
+      if (upTo <= position) return;
       const { rows: entries } = (await db.raw(
         `SELECT position, type, resource, resource_id, occurred_at, origin::text AS origin, data::text AS data,
                 changed_fields::text AS changed_fields, previous::text AS previous
            FROM change_feed c
-          WHERE organization_id = ? AND position > ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
+          WHERE organization_id = ? AND position > ? AND position <= ? AND (?::text[] IS NULL OR type = ANY(?::text[]))
             AND (?::text[] IS NULL OR ${CHANGED_ONE_OF('c')}) AND ${NOT_EXCLUDED('c', '?::text[]')}
           ORDER BY position LIMIT ?`,
-        [orgId, position, ep.types, ep.types, ep.fields, ep.fields, ep.exclude_origins, BATCH],
+        [orgId, position, upTo, ep.types, ep.types, ep.fields, ep.fields, ep.exclude_origins, BATCH],
       )) as { rows: Entry[] };
-      if (!entries.length) return;
+      if (!entries.length) {
+        // Nothing up to upTo is for this endpoint (other types, its own writes, fields it does not
+        // follow): it moves past them, so no later run, sweep or check reads them again.
+        if (!(await settled()) || !(await passOver(db, ep, owner, upTo, leaseMs(settings)))) return;
+        position = upTo;
+        failures = 0;
+        failingSince = null;
+        continue;
+      }
       for (const entry of entries) {
         if (deps.stopping()) return;
         entry.position = Number(entry.position);
@@ -209,6 +228,27 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
   } finally {
     await settled();
   }
+}
+
+/**
+ * Moves the endpoint past entries it is not sent (up to `position`, all committed): no attempt to
+ * log, nothing failing any more. False when the run no longer holds the lease with the same
+ * generation (a reconfiguration applies its filters from where the endpoint then stands).
+ */
+async function passOver(db: Db, ep: any, owner: string, position: number, leaseMs: number): Promise<boolean> {
+  const { rows } = await db.raw(
+    `WITH ep AS (
+       UPDATE webhook_endpoints SET delivered_position = GREATEST(delivered_position, ?::bigint), head_attempts = 0, failing_since = NULL,
+              next_attempt_at = NULL, lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
+        WHERE id = ? AND lease_owner = ? AND generation = ? AND enabled
+       RETURNING 1
+     ), relaxed AS (
+       SELECT set_config('synchronous_commit', 'off', true)
+     )
+     SELECT count(*)::int AS kept FROM ep, relaxed`,
+    [position, leaseMs, ep.id, owner, ep.generation],
+  );
+  return rows[0].kept > 0;
 }
 
 /** One attempt: the run that made it (the endpoint as it leased it, the lease owner), of which entry, and how it went. */
