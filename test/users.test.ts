@@ -167,6 +167,37 @@ describe('users', () => {
       expect(row.claimed_at).to.equal(null);
     });
 
+    it('a stopping run sends no further message and gives the others back at once, due for the next run', async () => {
+      const mailOrg = await newOrg();
+      for (const name of ['Ada', 'Bo', 'Cy'])
+        expectStatus(
+          await mailOrg.api.post('/users', { email: `${name.toLowerCase()}.stop@summitridge.example`, firstName: name, lastName: 'Stop', role: 'Field' }),
+          201,
+        );
+      const smtp = await startSmtp();
+      try {
+        const url = `smtp://mailer:s3cret@127.0.0.1:${smtp.port}?from=no-reply@summitridge.example`;
+        // Stopping once the first message is out.
+        let looks = 0;
+        const stopping = () => ++looks > 1;
+        expect(await deliverPending(harness().db, url, { organizationId: mailOrg.id, tls: TEST_TLS, stopping })).to.deep.equal({ sent: 1, failed: 0 });
+        const rows = await harness()
+          .db('outbox_emails')
+          .where({ organization_id: mailOrg.id })
+          .orderBy('created_at')
+          .select('sent_at', 'claimed_at', 'attempts');
+        expect(rows.filter((r) => r.sent_at)).to.have.length(1);
+        expect(rows.filter((r) => !r.sent_at).map((r) => [r.claimed_at, r.attempts])).to.deep.equal([
+          [null, 0],
+          [null, 0],
+        ]);
+        expect(await deliverPending(harness().db, url, { organizationId: mailOrg.id, tls: TEST_TLS })).to.deep.equal({ sent: 2, failed: 0 });
+      } finally {
+        await smtp.close();
+      }
+      expect(smtp.messages).to.have.length(3);
+    });
+
     it("goes to the user's address alone, whatever the name holds (an address list, a line break and a header)", async () => {
       const mailOrg = await newOrg();
       expectStatus(

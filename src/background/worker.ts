@@ -95,7 +95,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     reconciliation_backfill: async () => runPendingBackfills(options.db, () => stopping),
     ...(mail && {
       mail_deliver: async () => {
-        await deliverPending(options.db, mail.smtpUrl, { from: mail.from }).catch((err) => mailLog.error('delivery run failed', err));
+        await deliverPending(options.db, mail.smtpUrl, { from: mail.from, stopping: () => stopping }).catch((err) => mailLog.error('delivery run failed', err));
       },
     }),
     ...(feedRetentionDays !== undefined && {
