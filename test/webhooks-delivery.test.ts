@@ -496,4 +496,37 @@ describe('webhook deliveries', function () {
     const logged = await harness().db('webhook_deliveries').where({ endpoint_id: endpoint.id }).count('* as n').first();
     expect(Number(logged!.n)).to.equal(0);
   });
+
+  it('a run that finds the lease held by a run that died looks again when that lease lapses, not at the next sweep', async () => {
+    await startWorker();
+    const org = await newOrg();
+    const { endpoint } = await createEndpoint(org, receiver, '/lapse', { types: ['vendor.updated'] });
+    // A run whose worker lost its connection (or died) left its lease: it ends in 3 s.
+    await harness().db.raw(`UPDATE webhook_endpoints SET lease_owner = 'a-run-that-died', lease_expires_at = now() + interval '3 seconds' WHERE id = ?`, [
+      endpoint.id,
+    ]);
+    await emit(org, 1);
+    let sent = 0;
+    const sender = {
+      send: async (): Promise<SendResult> => {
+        sent++;
+        return { outcome: 'succeeded', status: 200, durationMs: 1, error: null };
+      },
+    } as unknown as Sender;
+    await deliverEndpoint(
+      { db: harness().db, sender, settings: { ...webhookSettings(loadConfig()), ...FAST }, workerId: 'lapse-test', stopping: () => false },
+      endpoint.id,
+    );
+    expect(sent).to.equal(0);
+    // A job of its own key, due when the lease lapses (under the doorbell's key, preserve_run_at
+    // would hold back the doorbells rung meanwhile).
+    const { rows } = await harness().db.raw(
+      `SELECT j.run_at = e.lease_expires_at AS at_lapse FROM graphile_worker.jobs j, webhook_endpoints e WHERE j.key = ? AND e.id = ?`,
+      [`webhook-lapse:${endpoint.id}`, endpoint.id],
+    );
+    expect(rows).to.deep.equal([{ at_lapse: true }]);
+    // The worker takes that job once the lease has lapsed, and the entry goes out.
+    await eventually('the entry delivered after the lapse', () => receiver.accepted('/lapse').length === 1, 30_000);
+    await stopWorkers();
+  });
 });
