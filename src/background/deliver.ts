@@ -118,12 +118,7 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
     // rather than at the minute's sweep. That look is a job of its own key: under the doorbell's
     // key it would hold back (preserve_run_at) the doorbells rung meanwhile until the lease's end.
     const held = await db.raw('SELECT lease_expires_at FROM webhook_endpoints WHERE id = ? AND enabled AND lease_expires_at IS NOT NULL', [endpointId]);
-    if (held.rows.length)
-      await db.raw(
-        `SELECT graphile_worker.add_job('webhook_deliver', json_build_object('endpointId', ?::uuid), run_at => ?::timestamptz,
-                                        job_key => 'webhook-lapse:' || ?, job_key_mode => 'replace')`,
-        [endpointId, held.rows[0].lease_expires_at, endpointId],
-      );
+    if (held.rows.length) await wake(db, endpointId, held.rows[0].lease_expires_at, 'replace', 'webhook-lapse:');
     return;
   }
   try {

@@ -134,9 +134,18 @@ export async function replayFrom(trx: Queryable, orgId: string, id: string, posi
   return n > 0;
 }
 
-/** Rings the endpoint's doorbell now, replacing a retry scheduled for later (see the migration). */
-export async function wake(db: Queryable, id: string, runAt: Date | null = null, mode: 'replace' | 'preserve_run_at' = 'replace'): Promise<void> {
-  await db.raw('SELECT webhook_wake(?::uuid, ?::timestamptz, ?)', [id, runAt, mode]);
+/**
+ * Rings the endpoint's doorbell now, replacing a retry scheduled for later (see the migrations).
+ * `key`: the job's key prefix, `webhook:` (the doorbell) or `webhook-lapse:` (a look when a lease lapses).
+ */
+export async function wake(
+  db: Queryable,
+  id: string,
+  runAt: Date | null = null,
+  mode: 'replace' | 'preserve_run_at' = 'replace',
+  key: 'webhook:' | 'webhook-lapse:' = 'webhook:',
+): Promise<void> {
+  await db.raw('SELECT webhook_wake(?::uuid, ?::timestamptz, ?, ?)', [id, runAt, mode, key]);
 }
 
 export async function listDeliveries(
