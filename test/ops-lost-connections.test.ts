@@ -188,7 +188,8 @@ describe('ops: lost database connections (terminated backends)', function () {
       receiver.secrets.set('/lost', [endpoint.secret]);
       worker = await startWebhookWorker({
         db: harness().db,
-        connectionString: harness().databaseUrl,
+        // As the service runs it: the worker on a session connection (DATABASE_DIRECT_URL behind a pooler).
+        connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
         settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'], timeoutMs: 2_000, retryBaseMs: 20, retryMaxMs: 200, concurrency: 2 },
         pollInterval: 100,
         // Its lost connections are expected here: not printed (the JSON log is checked elsewhere).
