@@ -5,7 +5,7 @@ import { Client, expectStatus, newOrg, type TestOrg } from './support/client';
 import { call, startInstance, type Instance } from './support/instance';
 import { makeOrder, sleep } from './support/purchasing-fixtures';
 import { readAll } from './support/feed';
-import { eventually as delivered, Receiver } from './support/webhook-receiver';
+import { eventually as delivered, Receiver, restOtherEndpoints } from './support/webhook-receiver';
 import { startWebhookWorker, type WebhookWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
@@ -177,12 +177,8 @@ describe('ops: lost database connections (terminated backends)', function () {
     const org = orgs[2];
     const receiver = await new Receiver().start();
     let worker: WebhookWorker | undefined;
-    // This worker serves every endpoint of the database: the endpoints earlier test files left
-    // enabled (their receivers gone, entries undelivered) would take its two slots with failing
-    // attempts, retried without end at this test's short backoff. They rest while it runs.
-    const resting: string[] = (
-      await harness().db.raw('UPDATE webhook_endpoints SET enabled = false WHERE enabled AND organization_id <> ? RETURNING id', [org.id])
-    ).rows.map((r: { id: string }) => r.id);
+    // This worker serves every endpoint of the database: the others rest while it runs.
+    const wakeOthers = await restOtherEndpoints(harness().db, org.id);
     try {
       const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/lost'), types: ['tax_code.created'] }), 201).body;
       receiver.secrets.set('/lost', [endpoint.secret]);
@@ -217,7 +213,7 @@ describe('ops: lost database connections (terminated backends)', function () {
     } finally {
       await worker?.stop();
       await receiver.stop();
-      if (resting.length) await harness().db.raw('UPDATE webhook_endpoints SET enabled = true WHERE id = ANY(?::uuid[])', [resting]);
+      await wakeOthers();
     }
   });
 

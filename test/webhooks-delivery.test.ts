@@ -4,7 +4,7 @@ import { expectStatus, newOrg, TestOrg } from './support/client';
 import type { Child } from './support/child';
 import { call, startCompiledServer } from './support/instance';
 import { onlyDirect } from './support/proxy';
-import { eventually, Receiver } from './support/webhook-receiver';
+import { eventually, Receiver, restOtherEndpoints } from './support/webhook-receiver';
 import { writeTransaction } from '../src/feed/append';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
 import { deliverEndpoint } from '../src/background/deliver';
@@ -118,22 +118,20 @@ const positions = (org: TestOrg, received: { body: any }[]) => received.map((r) 
 describe('webhook deliveries', function () {
   this.timeout(60_000);
   let receiver: Receiver;
-  // A worker here serves every endpoint of the database: endpoints earlier files left enabled (their
-  // receivers gone, entries undelivered) would take its slots with failing attempts retried at this
-  // file's short backoff (seen through PgBouncer on a loaded machine: 10 deliveries not made in
-  // 45 s). They rest while this file runs.
-  let resting: string[] = [];
+  // A worker here serves every endpoint of the database: the endpoints of other files rest while
+  // this file runs (seen through PgBouncer on a loaded machine: 10 deliveries not made in 45 s).
+  let wakeOthers: (() => Promise<void>) | undefined;
 
   before(async function () {
     onlyDirect(this, 'runs a delivery worker and a webhook receiver in the test process, on the database of the in-process service');
     receiver = await new Receiver().start();
-    resting = (await harness().db.raw('UPDATE webhook_endpoints SET enabled = false WHERE enabled RETURNING id')).rows.map((r: { id: string }) => r.id);
+    wakeOthers = await restOtherEndpoints(harness().db);
   });
   afterEach(stopWorkers);
   after(async () => {
     await stopWorkers();
     await receiver?.stop();
-    if (resting.length) await harness().db.raw('UPDATE webhook_endpoints SET enabled = true WHERE id = ANY(?::uuid[])', [resting]);
+    await wakeOthers?.();
   });
 
   it('delivers every change once, in feed order, signed, through 5xx, a timeout and a 429 with Retry-After', async () => {

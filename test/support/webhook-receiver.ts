@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { Knex } from 'knex';
 
 /** A request as the receiver saw it, with which of its secrets verified the signature. */
 export interface Received {
@@ -91,4 +92,20 @@ export async function eventually(what: string, done: () => boolean | Promise<boo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Rests the database's enabled webhook endpoints (but `exceptOrganizationId`'s) and returns what
+ * enables them again. A test worker serves every endpoint of the database: endpoints earlier files
+ * left enabled (their receivers gone, entries undelivered) would take its slots with failing
+ * attempts, retried without end at a test's short backoff.
+ */
+export async function restOtherEndpoints(db: Knex, exceptOrganizationId?: string): Promise<() => Promise<void>> {
+  const { rows } = await db.raw('UPDATE webhook_endpoints SET enabled = false WHERE enabled AND organization_id IS DISTINCT FROM ? RETURNING id', [
+    exceptOrganizationId ?? null,
+  ]);
+  const ids = rows.map((r: { id: string }) => r.id);
+  return async () => {
+    if (ids.length) await db.raw('UPDATE webhook_endpoints SET enabled = true WHERE id = ANY(?::uuid[])', [ids]);
+  };
 }
