@@ -6,6 +6,7 @@ import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { writeTransaction } from '../src/feed/append';
 import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
+import { SCAN } from '../src/background/deliver';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 
@@ -178,5 +179,39 @@ describe('change origin on webhook deliveries', function () {
     const s = await standing();
     expect(s.at).to.equal(s.head);
     expect(Number((await db('webhook_deliveries').where({ endpoint_id: created.id }).count('* as n'))[0].n)).to.equal(1);
+  });
+
+  it("sends the entries at either side of a read's bound once each, past reads that find none (the deliverer reads SCAN entries at a time)", async () => {
+    const org = await newOrg();
+    const vendor = expectStatus(await org.api.post('/vendors', { code: code(), name: 'Standing still' }), 201).body;
+    const created = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/windows'), types: ['vendor.created'] }), 201).body;
+    receiver.secrets.set('/windows', [created.secret]);
+    const db = harness().db;
+    // The head after the endpoint's creation (its own entry included): the endpoint stands before it.
+    const start = Number((await db('feed_heads').where({ organization_id: org.id }).first('position')).position);
+    // One transaction (one doorbell) of 2 * SCAN + 1 entries, two of them sent: the last a first
+    // read looks through, and the first after a second read that finds none. The others are
+    // updates the endpoint does not follow; every entry's data is the vendor as stored, so its
+    // state stays true.
+    const wanted = new Set([start + SCAN, start + 2 * SCAN + 1]);
+    const entries = Array.from({ length: 2 * SCAN + 1 }, (_, i) => ({
+      type: wanted.has(start + i + 1) ? ('vendor.created' as const) : ('vendor.updated' as const),
+      resource: 'vendor' as const,
+      id: vendor.id,
+      data: vendor,
+    }));
+    await writeTransaction(db, org.id, async (_trx, changes) => {
+      for (const e of entries) changes.add(e);
+    });
+    await startWorker();
+    await eventually('both entries are delivered', () => receiver.accepted('/windows').length >= 2, 60_000);
+    const log = await db('webhook_deliveries').where({ endpoint_id: created.id }).orderBy('seq').select('position', 'status');
+    expect(log.map((r) => [Number(r.position), r.status])).to.deep.equal([...wanted].map((p) => [p, 'succeeded']));
+    expect(receiver.accepted('/windows').map((r) => r.body.type)).to.deep.equal(['vendor.created', 'vendor.created']);
+    await eventually(
+      'the endpoint stands at the head',
+      async () => Number((await db('webhook_endpoints').where({ id: created.id }).first('delivered_position')).delivered_position) === start + 2 * SCAN + 1,
+      30_000,
+    );
   });
 });

@@ -42,7 +42,7 @@ const BATCH = 100;
  * at most this far, never past the head), so whatever plan PostgreSQL picks (a feed never analysed
  * makes it guess) reads at most this many rows, however rarely the endpoint's filters match.
  */
-const SCAN = 10_000;
+export const SCAN = 10_000;
 
 interface Entry {
   position: number;
