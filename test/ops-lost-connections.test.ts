@@ -177,6 +177,7 @@ describe('ops: lost database connections (terminated backends)', function () {
     const org = orgs[2];
     const receiver = await new Receiver().start();
     let worker: WebhookWorker | undefined;
+    const workerLog: string[] = [];
     // This worker serves every endpoint of the database: the others rest while it runs.
     const wakeOthers = await restOtherEndpoints(harness().db, org.id);
     try {
@@ -188,8 +189,8 @@ describe('ops: lost database connections (terminated backends)', function () {
         connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
         settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'], timeoutMs: 2_000, retryBaseMs: 20, retryMaxMs: 200, concurrency: 2 },
         pollInterval: 100,
-        // Its lost connections are expected here: not printed (the JSON log is checked elsewhere).
-        logger: createLogger('silent'),
+        // Its lost connections are expected here: kept, and printed only when the test fails.
+        logger: createLogger('warn', { write: (line: string) => void workerLog.push(line.trimEnd()) }),
       });
       const codes: string[] = [];
       for (let round = 0; round < 3; round++) {
@@ -208,7 +209,28 @@ describe('ops: lost database connections (terminated backends)', function () {
       // again). A cut run retries its lease's release on fresh connections; a lease it could not
       // release lapses after the attempt timeout plus 30 s, when the next run that found it held has
       // scheduled a look (src/background/deliver.ts); the minute's sweep is the backstop.
-      await delivered('every tax code delivered', () => new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code)).size === codes.length, 150_000);
+      try {
+        await delivered('every tax code delivered', () => new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code)).size === codes.length, 150_000);
+      } catch (err) {
+        // What the worker and the endpoint were doing, for a failure seen only in a loaded full run.
+        const db = harness().db;
+        const state = {
+          delivered: [...new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code))],
+          endpoint: await db('webhook_endpoints')
+            .where({ id: endpoint.id })
+            .first('enabled', 'delivered_position', 'lease_owner', 'lease_expires_at', 'next_attempt_at', 'head_attempts', 'last_error', 'generation'),
+          head: await db('feed_heads').where({ organization_id: org.id }).first(),
+          jobs: await db
+            .raw(`SELECT task_identifier, key, run_at, locked_at, locked_by, attempts, last_error FROM graphile_worker.jobs ORDER BY run_at LIMIT 50`)
+            .then(
+              (r) => r.rows,
+              (e: Error) => e.message,
+            ),
+          workerLog,
+        };
+        console.error(JSON.stringify(state, null, 2));
+        throw err;
+      }
       expect([...new Set(receiver.accepted('/lost').map((r) => r.body.data.data.code))].sort()).to.deep.equal([...codes].sort());
     } finally {
       await worker?.stop();
