@@ -202,12 +202,17 @@ describe('webhook deliveries', function () {
     await emit(org, 40);
     const expected = await feedAfter(org, start);
     let stopped: Promise<void> | undefined;
-    const first = await startWorker();
+    // The reply is in place before the worker starts: it delivers while startWorker() still runs
+    // its first sweep (through PgBouncer, slower than the worker's direct connection), so a reply
+    // set after it looked at the 11th request too late, and never stopped the worker.
+    const first: { worker?: Promise<WebhookWorker> } = {};
     receiver.reply = (r) => {
       // Stop the first worker while the queue is still long (it finishes the attempt in flight).
-      if (r.path === '/restart' && receiver.accepted('/restart').length === 10) stopped ??= first.stop();
+      if (r.path === '/restart' && receiver.accepted('/restart').length >= 10) stopped ??= first.worker!.then((w) => w.stop());
       return { status: 200 };
     };
+    first.worker = startWorker();
+    await first.worker;
     await eventually('the first worker to stop', () => stopped !== undefined);
     await stopped;
     expect(receiver.accepted('/restart').length).to.be.lessThan(expected.length);
