@@ -8,8 +8,92 @@ import { loadConfig } from '../src/config';
 import { requestBackfill } from '../src/resources/reconciliation/backfill';
 import { pruneChangeFeed } from '../src/feed/retention';
 import pg from 'pg';
+import { runMigrations } from 'graphile-worker';
+import { restOtherEndpoints } from './support/webhook-receiver';
+import { captureLog } from './support/log-capture';
+import { createLogger } from '../src/ops/log';
 
-/** Background work runs as graphile-worker tasks of the one worker (src/background/worker.ts). */
+// Endpoints are created through the API, which checks targets against WEBHOOK_ALLOWED_HOSTS.
+process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
+
+/** The job whose payload says refuseCompletion 'yes' cannot be deleted: its completion fails as a lost connection's would. */
+const REFUSE_COMPLETION = `CREATE OR REPLACE FUNCTION test_refuse_job_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN IF OLD.payload->>'refuseCompletion' = 'yes' THEN RAISE EXCEPTION 'completion refused'; END IF; RETURN OLD; END $$`;
+
+/** A transaction of its own connection, and whether the server has a statement waiting for it. */
+async function lockHolder() {
+  const client = new pg.Client({ connectionString: harness().databaseUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  const xid = (await client.query('SELECT txid_current()::text AS x')).rows[0].x as string;
+  return {
+    client,
+    waitedFor: async () =>
+      (await harness().db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = ?`, [xid])).rows.length > 0,
+    end: async () => {
+      await client.query('COMMIT').catch(() => undefined);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * A worker with a slot more than `payloads`, its log kept, and a \`webhook_deliver\` job of each
+ * payload held in a slot: its endpoint's row is locked (its lease's UPDATE waits) until that job's
+ * `lock` commits. Other files' endpoints rest meanwhile, so that no job of theirs takes the free
+ * slot for long.
+ */
+async function workerWithHeldJobs(payloads: Record<string, string>[], stalledShutdownMs?: number) {
+  const db = harness().db;
+  const wakeOthers = await restOtherEndpoints(db);
+  const org = await newOrg();
+  const log = captureLog();
+  const worker = await startWebhookWorker({
+    db,
+    connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+    settings: { ...webhookSettings(loadConfig()), concurrency: payloads.length + 1 },
+    pollInterval: 100,
+    logger: createLogger('info', log.stream),
+    stalledShutdownMs,
+  });
+  await db.raw(REFUSE_COMPLETION);
+  await db.raw(`CREATE TRIGGER test_refuse_job_completion BEFORE DELETE ON graphile_worker._private_jobs
+    FOR EACH ROW EXECUTE FUNCTION test_refuse_job_completion()`);
+  const addJob = async (task: string, payload: Record<string, string>) =>
+    String((await db.raw(`SELECT id FROM graphile_worker.add_job(?, ?::json)`, [task, JSON.stringify(payload)])).rows[0].id);
+  const held: { id: string; lock: Awaited<ReturnType<typeof lockHolder>> }[] = [];
+  for (const [i, payload] of payloads.entries()) {
+    const url = `http://127.0.0.1:9/held-${i}`;
+    const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url, types: ['vendor.updated'] }), 201).body;
+    const lock = await lockHolder();
+    await lock.client.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE', [endpoint.id]);
+    held.push({ id: await addJob('webhook_deliver', { endpointId: endpoint.id, ...payload }), lock });
+    await eventually(`held job ${i} waiting for its endpoint`, lock.waitedFor, 30_000);
+  }
+  const messages = () =>
+    log
+      .parsed()
+      .filter((l) => l.component === 'webhooks')
+      .map((l) => String(l.msg));
+  return {
+    held,
+    addJob,
+    messages,
+    /** The job was completed (its row deleted) by a runner. */
+    completed: async (id: string) => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [id])).rows.length === 0,
+    logged: (text: string) => messages().some((m) => m.includes(text)),
+    cleanUp: async () => {
+      for (const { lock } of held) await lock.end();
+      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_job_completion ON graphile_worker._private_jobs`);
+      await worker.stop();
+      await db.raw(`DELETE FROM graphile_worker._private_jobs WHERE payload->>'refuseCompletion' IS NOT NULL OR id = ANY(?::bigint[])`, [
+        held.map((h) => h.id),
+      ]);
+      await wakeOthers();
+    },
+  };
+}
+
 describe('background tasks on graphile-worker', () => {
   it('prunes the change feed as a task of the worker (at start, then hourly by its crontab), not on a timer of its own', async () => {
     const org = await newOrg();
@@ -53,8 +137,7 @@ describe('background tasks on graphile-worker', () => {
     process.on('unhandledRejection', onUnhandled);
     // The job marked `refuseCompletion` cannot be deleted, which is how graphile-worker completes a
     // job: its completion fails as one whose connection is terminated would.
-    await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_job_completion() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF OLD.payload->>'refuseCompletion' = 'yes' THEN RAISE EXCEPTION 'completion refused'; END IF; RETURN OLD; END $$`);
+    await db.raw(REFUSE_COMPLETION);
     const worker = await startWebhookWorker({
       db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
@@ -83,6 +166,100 @@ describe('background tasks on graphile-worker', () => {
       await db.raw(`DELETE FROM graphile_worker._private_jobs WHERE payload->>'refuseCompletion' IS NOT NULL`);
       await worker.stop();
       process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it("a runner whose pool saw two completions fail before its shutdown ended ends, and a new one takes the next job (graphile-worker's batcher, patches/README.md batch-pending)", async function () {
+    this.timeout(120_000);
+    const w = await workerWithHeldJobs([{ refuseCompletion: 'yes' }, {}, {}]);
+    const [second, third, last] = w.held;
+    try {
+      // The free slot runs a job whose completion fails: the pool shuts down, waiting for the held ones.
+      const refused = await w.addJob('webhook_sweep', { refuseCompletion: 'yes' });
+      await eventually('the first completion refused', () => w.logged(`Failed to complete jobs '${refused}'`), 30_000);
+      // A held job ends; its completion fails too: a second failed batch while the pool still waits.
+      await second.lock.client.query('COMMIT');
+      await eventually('the second completion refused', () => w.logged(`Failed to complete jobs '${second.id}'`), 30_000);
+      // Two more end and complete, one after the other; with the last, the pool's shutdown is
+      // complete and the runner's end releases the batcher (0.17.3 counted each batch after the
+      // second failure one lower, and waited for that count to come back to 0).
+      await third.lock.client.query('COMMIT');
+      await eventually('the third job completed', () => w.completed(third.id), 30_000);
+      await last.lock.client.query('COMMIT');
+      await eventually('the last job completed', () => w.completed(last.id), 30_000);
+      const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
+      await eventually('the next job completed by a new runner', () => w.completed(next), 60_000);
+      // The runner ended by itself: its watch did not have to give it up (without the patch, its
+      // end waited for ever, and the watch gave it up after STALLED_SHUTDOWN_MS).
+      expect(w.messages()).to.include('worker stopped by itself; starting a new one');
+      expect(w.messages().filter((m) => m.includes('gave it up'))).to.deep.equal([]);
+    } finally {
+      await w.cleanUp();
+    }
+  });
+
+  it("a runner that has not ended some time after its pool's shutdown (STALLED_SHUTDOWN_MS) is given up, and a new one takes the next job", async function () {
+    this.timeout(120_000);
+    const w = await workerWithHeldJobs([{}], 2000);
+    const [held] = w.held;
+    const jobLock = await lockHolder();
+    try {
+      // The held job's row is locked too: once it runs, its completion (a DELETE) waits, as one
+      // sent on a connection the network lost without a reset would.
+      await jobLock.client.query('SELECT 1 FROM graphile_worker._private_jobs WHERE id = $1 FOR UPDATE', [held.id]);
+      await held.lock.client.query('COMMIT');
+      await eventually("the held job's completion waiting", jobLock.waitedFor, 30_000);
+      // A failed completion shuts the pool down: every slot is idle, and the runner's end waits for that completion.
+      const refused = await w.addJob('webhook_sweep', { refuseCompletion: 'yes' });
+      await eventually('the completion refused', () => w.logged(`Failed to complete jobs '${refused}'`), 30_000);
+      const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
+      await eventually('the next job completed by a new runner', () => w.completed(next), 60_000);
+      expect(await w.completed(held.id), 'the stalled completion still waits').to.equal(false);
+      expect(w.messages()).to.include("worker did not end within 2 s of its pool's shutdown; gave it up, starting a new one");
+      expect(w.messages()).to.include('worker started again');
+      await jobLock.end();
+      await eventually('the stalled completion done', () => w.completed(held.id), 30_000);
+    } finally {
+      await jobLock.end().catch(() => undefined);
+      await w.cleanUp();
+    }
+  });
+
+  it("a runner whose first look-up of its task names failed (a lost connection) looks again and takes jobs (graphile-worker's task cache, patches/README.md task-lookup-retry)", async () => {
+    const db = harness().db;
+    // The workers' look-up of the task ids (an insert into _private_tasks of every task name) fails
+    // once, as one whose connection is terminated would; a sequence counts across the rollback.
+    await db.raw(`CREATE SEQUENCE IF NOT EXISTS test_task_lookup_refusals`);
+    await db.raw(`SELECT setval('test_task_lookup_refusals', 1, false)`);
+    await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_task_lookup() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF current_query() LIKE '%select unnest%' AND nextval('test_task_lookup_refusals') = 1 THEN RAISE EXCEPTION 'task look-up refused'; END IF;
+        RETURN NULL;
+      END $$`);
+    await runMigrations({ connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl });
+    await db.raw(`CREATE TRIGGER test_refuse_task_lookup BEFORE INSERT ON graphile_worker._private_tasks
+      FOR EACH STATEMENT EXECUTE FUNCTION test_refuse_task_lookup()`);
+    const wakeOthers = await restOtherEndpoints(db);
+    let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
+    try {
+      worker = await startWebhookWorker({
+        db,
+        connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+        settings: webhookSettings(loadConfig()),
+        pollInterval: 100,
+      });
+      const job = String((await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', '{}'::json)`)).rows[0].id);
+      await eventually(
+        'the job completed',
+        async () => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [job])).rows.length === 0,
+        30_000,
+      );
+      const refusals = (await db.raw(`SELECT last_value, is_called FROM test_task_lookup_refusals`)).rows[0];
+      expect(refusals.is_called && Number(refusals.last_value), 'look-ups made (the first refused)').to.be.at.least(2);
+    } finally {
+      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_task_lookup ON graphile_worker._private_tasks`);
+      await worker?.stop();
+      await wakeOthers();
     }
   });
 

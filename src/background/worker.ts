@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Logger, run, Runner, TaskList } from 'graphile-worker';
+import { Logger, run, TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger as ServiceLogger } from 'pino';
 import { componentLog, type ComponentLog } from '../ops/log';
@@ -11,6 +11,7 @@ import type { WebhookSettings } from '../webhooks/settings';
 import { deliverPending } from '../mail/mailer';
 import { pruneChangeFeed } from '../feed/retention';
 import { runPendingBackfills } from '../resources/reconciliation/backfill';
+import { superviseRunner, type SupervisedRunner } from './supervisor';
 
 /**
  * The service's background work, on graphile-worker jobs in our PostgreSQL: webhook deliveries
@@ -51,6 +52,8 @@ export interface WebhookWorkerOptions {
   pollInterval?: number;
   /** The service's logger (lines with `component: "webhooks"`); stderr without one. */
   logger?: ServiceLogger;
+  /** Give up a runner whose end hangs this long after its pool's shutdown (ms; STALLED_SHUTDOWN_MS by default). */
+  stalledShutdownMs?: number;
 }
 
 /** graphile-worker's own messages: warnings and errors only (job failures are in our delivery log). */
@@ -134,78 +137,34 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     // completeJob(job)/failJob(...) without awaiting them, so a completion whose connection is lost
     // (a terminated backend, a database shutting down) is an unhandled rejection that ends the
     // whole process. Batched, such an error is logged and stops that runner's worker pool; the
-    // supervisor below starts a new runner (the job stays locked until graphile-worker frees it,
-    // and the sweep makes that harmless: deliveries follow the feed, not the jobs).
+    // supervisor (./supervisor.ts) starts a new runner (the job stays locked until graphile-worker
+    // frees it, and the sweep makes that harmless: deliveries follow the feed, not the jobs).
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   };
-  let runner: Runner;
+  let runners: SupervisedRunner;
   try {
-    runner = await run(runnerOptions);
+    // A new options object per runner: graphile-worker compiles and caches its options per object,
+    // and with them one `events` emitter and the task ids it looked up; a runner started again gets
+    // its own (one runner's watch stays off the next one's events, a failed look-up is not kept).
+    runners = await superviseRunner(() => run({ ...runnerOptions }), log, options.stalledShutdownMs);
   } catch (err) {
     await pool.end();
     throw err;
   }
-  // A runner that stops by itself (its worker pool ended on an error) is replaced, with a growing
-  // delay while the database refuses (1 s doubling to 30 s), until stop(): an instance never goes
-  // on serving requests without background work.
-  let restartTimer: NodeJS.Timeout | undefined;
-  let restarting: Promise<void> | undefined;
-  let restartDelay = 1000;
-  const supervise = (current: Runner) => {
-    const ended = (err?: Error) => {
-      if (stopping) return;
-      if (err) log.error('worker stopped on an error; starting a new one', err);
-      else log.error('worker stopped by itself; starting a new one');
-      scheduleRestart();
-    };
-    current.promise.then(
-      () => ended(),
-      (err: Error) => ended(err),
-    );
-  };
-  const scheduleRestart = () => {
-    restartTimer = setTimeout(() => {
-      restartTimer = undefined;
-      restarting = (async () => {
-        try {
-          const next = await run(runnerOptions);
-          if (stopping) {
-            await next.stop().catch(() => undefined);
-            return;
-          }
-          runner = next;
-          restartDelay = 1000;
-          supervise(next);
-          log.warn('worker started again');
-        } catch (err) {
-          if (stopping) return;
-          log.error(`worker could not start; trying again in ${restartDelay / 1000} s`, err as Error);
-          restartDelay = Math.min(restartDelay * 2, 30_000);
-          scheduleRestart();
-        }
-      })().finally(() => {
-        restarting = undefined;
-      });
-    }, restartDelay);
-  };
-  supervise(runner);
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
   await sweep(options.db, settings);
   // Mail and retention also run once at start (a job key folds the starts of several instances).
-  if (mail) await runner.addJob('mail_deliver', {}, { jobKey: 'mail_deliver_start' });
-  if (feedRetentionDays !== undefined) await runner.addJob('feed_prune', {}, { jobKey: 'feed_prune_start' });
+  if (mail) await runners.current().addJob('mail_deliver', {}, { jobKey: 'mail_deliver_start' });
+  if (feedRetentionDays !== undefined) await runners.current().addJob('feed_prune', {}, { jobKey: 'feed_prune_start' });
   let stopped: Promise<void> | undefined;
   return {
     sweep: () => sweep(options.db, settings),
     stop: () =>
       (stopped ??= (async () => {
         stopping = true;
-        clearTimeout(restartTimer);
         try {
-          await restarting;
-          // A runner that failed by itself was logged above; its stop() is then a no-op or the same error.
-          await runner.stop().catch(() => undefined);
+          await runners.stop();
         } finally {
           sender.close();
           await pool.end();
