@@ -13,6 +13,13 @@ export const STALLED_SHUTDOWN_MS = 10_000;
 /** The events after which a pool has nothing left to run (graphile-worker's public `runner.events`). */
 const POOL_DONE = ['pool:gracefulShutdown:complete', 'pool:gracefulShutdown:error', 'pool:forcefulShutdown:complete', 'pool:forcefulShutdown:error'] as const;
 
+export interface SupervisorTiming {
+  /** Give up a runner whose end hangs this long after its pool's shutdown (ms). */
+  stalledShutdownMs?: number;
+  /** The first delay before a new runner starts (ms), doubling while starts fail, to 30 s at most. */
+  restartDelayMs?: number;
+}
+
 export interface SupervisedRunner {
   /** The runner working now. */
   current(): Runner;
@@ -27,12 +34,15 @@ export interface SupervisedRunner {
  * STALLED_SHUTDOWN_MS of its pool's shutdown is replaced, with a delay growing while the database
  * refuses (1 s doubling to 30 s), until stop().
  */
-export async function superviseRunner(start: () => Promise<Runner>, log: ComponentLog, stalledShutdownMs = STALLED_SHUTDOWN_MS): Promise<SupervisedRunner> {
+export async function superviseRunner(start: () => Promise<Runner>, log: ComponentLog, timing: SupervisorTiming = {}): Promise<SupervisedRunner> {
+  const stalledShutdownMs = timing.stalledShutdownMs ?? STALLED_SHUTDOWN_MS;
+  const firstDelay = timing.restartDelayMs ?? 1000;
+  const maxDelay = Math.max(firstDelay, 30_000);
   let stopping = false;
   let runner = await start();
   let restartTimer: NodeJS.Timeout | undefined;
   let restarting: Promise<void> | undefined;
-  let restartDelay = 1000;
+  let restartDelay = firstDelay;
   /** Per runner: settles when it ends or is given up. Each runner is replaced at most once. */
   const gone = new WeakMap<Runner, Promise<void>>();
 
@@ -59,8 +69,9 @@ export async function superviseRunner(start: () => Promise<Runner>, log: Compone
       if (retired || stallTimer) return;
       stallTimer = setTimeout(() => {
         // Its pool runs nothing and takes no job: releasing its cron and listener (stop() does not
-        // wait for the pool again) is all that is left to do with it; it is not awaited.
-        watched.stop().catch(() => undefined);
+        // wait for the pool again) is all that is left to do with it; it is not awaited. A stopping
+        // supervisor has called its stop() already.
+        if (!stopping) watched.stop().catch(() => undefined);
         retire(() => log.error(`worker did not end within ${stalledShutdownMs / 1000} s of its pool's shutdown; gave it up, starting a new one`));
       }, stalledShutdownMs);
       stallTimer.unref();
@@ -79,13 +90,13 @@ export async function superviseRunner(start: () => Promise<Runner>, log: Compone
             return;
           }
           runner = next;
-          restartDelay = 1000;
+          restartDelay = firstDelay;
           supervise(next);
           log.warn('worker started again');
         } catch (err) {
           if (stopping) return;
           log.error(`worker could not start; trying again in ${restartDelay / 1000} s`, err as Error);
-          restartDelay = Math.min(restartDelay * 2, 30_000);
+          restartDelay = Math.min(restartDelay * 2, maxDelay);
           scheduleRestart();
         }
       })().finally(() => {

@@ -146,7 +146,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     // A new options object per runner: graphile-worker compiles and caches its options per object,
     // and with them one `events` emitter and the task ids it looked up; a runner started again gets
     // its own (one runner's watch stays off the next one's events, a failed look-up is not kept).
-    runners = await superviseRunner(() => run({ ...runnerOptions }), log, options.stalledShutdownMs);
+    runners = await superviseRunner(() => run({ ...runnerOptions }), log, { stalledShutdownMs: options.stalledShutdownMs });
   } catch (err) {
     await pool.end();
     throw err;
