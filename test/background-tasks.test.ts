@@ -10,11 +10,15 @@ import { pruneChangeFeed } from '../src/feed/retention';
 import pg from 'pg';
 import { runMigrations } from 'graphile-worker';
 import { restOtherEndpoints } from './support/webhook-receiver';
+import { itDirect } from './support/proxy';
 import { captureLog } from './support/log-capture';
 import { createLogger } from '../src/ops/log';
 
 // Endpoints are created through the API, which checks targets against WEBHOOK_ALLOWED_HOSTS.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
+
+/** Why a test runs only against the in-process service: through the proxy, the service is a process of its own whose worker takes jobs too. */
+const ONLY_WORKER = 'needs its worker to be the only one on the database: through the proxy the service runs its own worker, which takes the jobs too';
 
 /** The job whose payload says refuseCompletion 'yes' cannot be deleted: its completion fails as a lost connection's would. */
 const REFUSE_COMPLETION = `CREATE OR REPLACE FUNCTION test_refuse_job_completion() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -169,99 +173,111 @@ describe('background tasks on graphile-worker', () => {
     }
   });
 
-  it("a runner whose pool saw two completions fail before its shutdown ended ends, and a new one takes the next job (graphile-worker's batcher, patches/README.md batch-pending)", async function () {
-    this.timeout(120_000);
-    const w = await workerWithHeldJobs([{ refuseCompletion: 'yes' }, {}, {}]);
-    const [second, third, last] = w.held;
-    try {
-      // The free slot runs a job whose completion fails: the pool shuts down, waiting for the held ones.
-      const refused = await w.addJob('webhook_sweep', { refuseCompletion: 'yes' });
-      await eventually('the first completion refused', () => w.logged(`Failed to complete jobs '${refused}'`), 30_000);
-      // A held job ends; its completion fails too: a second failed batch while the pool still waits.
-      await second.lock.client.query('COMMIT');
-      await eventually('the second completion refused', () => w.logged(`Failed to complete jobs '${second.id}'`), 30_000);
-      // Two more end and complete, one after the other; with the last, the pool's shutdown is
-      // complete and the runner's end releases the batcher (0.17.3 counted each batch after the
-      // second failure one lower, and waited for that count to come back to 0).
-      await third.lock.client.query('COMMIT');
-      await eventually('the third job completed', () => w.completed(third.id), 30_000);
-      await last.lock.client.query('COMMIT');
-      await eventually('the last job completed', () => w.completed(last.id), 30_000);
-      const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
-      await eventually('the next job completed by a new runner', () => w.completed(next), 60_000);
-      // The runner ended by itself: its watch did not have to give it up (without the patch, its
-      // end waited for ever, and the watch gave it up after STALLED_SHUTDOWN_MS).
-      expect(w.messages()).to.include('worker stopped by itself; starting a new one');
-      expect(w.messages().filter((m) => m.includes('gave it up'))).to.deep.equal([]);
-    } finally {
-      await w.cleanUp();
-    }
-  });
+  itDirect(
+    "a runner whose pool saw two completions fail before its shutdown ended ends, and a new one takes the next job (graphile-worker's batcher, patches/README.md batch-pending)",
+    ONLY_WORKER,
+    async function () {
+      this.timeout(120_000);
+      const w = await workerWithHeldJobs([{ refuseCompletion: 'yes' }, {}, {}]);
+      const [second, third, last] = w.held;
+      try {
+        // The free slot runs a job whose completion fails: the pool shuts down, waiting for the held ones.
+        const refused = await w.addJob('webhook_sweep', { refuseCompletion: 'yes' });
+        await eventually('the first completion refused', () => w.logged(`Failed to complete jobs '${refused}'`), 30_000);
+        // A held job ends; its completion fails too: a second failed batch while the pool still waits.
+        await second.lock.client.query('COMMIT');
+        await eventually('the second completion refused', () => w.logged(`Failed to complete jobs '${second.id}'`), 30_000);
+        // Two more end and complete, one after the other; with the last, the pool's shutdown is
+        // complete and the runner's end releases the batcher (0.17.3 counted each batch after the
+        // second failure one lower, and waited for that count to come back to 0).
+        await third.lock.client.query('COMMIT');
+        await eventually('the third job completed', () => w.completed(third.id), 30_000);
+        await last.lock.client.query('COMMIT');
+        await eventually('the last job completed', () => w.completed(last.id), 30_000);
+        const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
+        await eventually('the next job completed by a new runner', () => w.completed(next), 60_000);
+        // The runner ended by itself: its watch did not have to give it up (without the patch, its
+        // end waited for ever, and the watch gave it up after STALLED_SHUTDOWN_MS).
+        expect(w.messages()).to.include('worker stopped by itself; starting a new one');
+        expect(w.messages().filter((m) => m.includes('gave it up'))).to.deep.equal([]);
+      } finally {
+        await w.cleanUp();
+      }
+    },
+  );
 
-  it("a runner that has not ended some time after its pool's shutdown (STALLED_SHUTDOWN_MS) is given up, and a new one takes the next job", async function () {
-    this.timeout(120_000);
-    const w = await workerWithHeldJobs([{}], 2000);
-    const [held] = w.held;
-    const jobLock = await lockHolder();
-    try {
-      // The held job's row is locked too: once it runs, its completion (a DELETE) waits, as one
-      // sent on a connection the network lost without a reset would.
-      await jobLock.client.query('SELECT 1 FROM graphile_worker._private_jobs WHERE id = $1 FOR UPDATE', [held.id]);
-      await held.lock.client.query('COMMIT');
-      await eventually("the held job's completion waiting", jobLock.waitedFor, 30_000);
-      // A failed completion shuts the pool down: every slot is idle, and the runner's end waits for that completion.
-      const refused = await w.addJob('webhook_sweep', { refuseCompletion: 'yes' });
-      await eventually('the completion refused', () => w.logged(`Failed to complete jobs '${refused}'`), 30_000);
-      const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
-      await eventually('the next job completed by a new runner', () => w.completed(next), 60_000);
-      expect(await w.completed(held.id), 'the stalled completion still waits').to.equal(false);
-      expect(w.messages()).to.include("worker did not end within 2 s of its pool's shutdown; gave it up, starting a new one");
-      expect(w.messages()).to.include('worker started again');
-      await jobLock.end();
-      await eventually('the stalled completion done', () => w.completed(held.id), 30_000);
-    } finally {
-      await jobLock.end().catch(() => undefined);
-      await w.cleanUp();
-    }
-  });
+  itDirect(
+    "a runner that has not ended some time after its pool's shutdown (STALLED_SHUTDOWN_MS) is given up, and a new one takes the next job",
+    ONLY_WORKER,
+    async function () {
+      this.timeout(120_000);
+      const w = await workerWithHeldJobs([{}], 2000);
+      const [held] = w.held;
+      const jobLock = await lockHolder();
+      try {
+        // The held job's row is locked too: once it runs, its completion (a DELETE) waits, as one
+        // sent on a connection the network lost without a reset would.
+        await jobLock.client.query('SELECT 1 FROM graphile_worker._private_jobs WHERE id = $1 FOR UPDATE', [held.id]);
+        await held.lock.client.query('COMMIT');
+        await eventually("the held job's completion waiting", jobLock.waitedFor, 30_000);
+        // A failed completion shuts the pool down: every slot is idle, and the runner's end waits for that completion.
+        const refused = await w.addJob('webhook_sweep', { refuseCompletion: 'yes' });
+        await eventually('the completion refused', () => w.logged(`Failed to complete jobs '${refused}'`), 30_000);
+        const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
+        await eventually('the next job completed by a new runner', () => w.completed(next), 60_000);
+        expect(await w.completed(held.id), 'the stalled completion still waits').to.equal(false);
+        expect(w.messages()).to.include("worker did not end within 2 s of its pool's shutdown; gave it up, starting a new one");
+        expect(w.messages()).to.include('worker started again');
+        await jobLock.end();
+        await eventually('the stalled completion done', () => w.completed(held.id), 30_000);
+      } finally {
+        await jobLock.end().catch(() => undefined);
+        await w.cleanUp();
+      }
+    },
+  );
 
-  it("a runner whose first look-up of its task names failed (a lost connection) looks again and takes jobs (graphile-worker's task cache, patches/README.md task-lookup-retry)", async () => {
-    const db = harness().db;
-    // The workers' look-up of the task ids (an insert into _private_tasks of every task name) fails
-    // once, as one whose connection is terminated would; a sequence counts across the rollback.
-    await db.raw(`CREATE SEQUENCE IF NOT EXISTS test_task_lookup_refusals`);
-    await db.raw(`SELECT setval('test_task_lookup_refusals', 1, false)`);
-    await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_task_lookup() RETURNS trigger LANGUAGE plpgsql AS $$
+  itDirect(
+    "a runner whose first look-up of its task names failed (a lost connection) looks again and takes jobs (graphile-worker's task cache, patches/README.md task-lookup-retry)",
+    ONLY_WORKER,
+    async function () {
+      const db = harness().db;
+      // The workers' look-up of the task ids (an insert into _private_tasks of every task name) fails
+      // once, as one whose connection is terminated would; a sequence counts across the rollback.
+      await db.raw(`CREATE SEQUENCE IF NOT EXISTS test_task_lookup_refusals`);
+      await db.raw(`SELECT setval('test_task_lookup_refusals', 1, false)`);
+      await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_task_lookup() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF current_query() LIKE '%select unnest%' AND nextval('test_task_lookup_refusals') = 1 THEN RAISE EXCEPTION 'task look-up refused'; END IF;
         RETURN NULL;
       END $$`);
-    await runMigrations({ connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl });
-    await db.raw(`CREATE TRIGGER test_refuse_task_lookup BEFORE INSERT ON graphile_worker._private_tasks
+      await runMigrations({ connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl });
+      await db.raw(`CREATE TRIGGER test_refuse_task_lookup BEFORE INSERT ON graphile_worker._private_tasks
       FOR EACH STATEMENT EXECUTE FUNCTION test_refuse_task_lookup()`);
-    const wakeOthers = await restOtherEndpoints(db);
-    let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
-    try {
-      worker = await startWebhookWorker({
-        db,
-        connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
-        settings: webhookSettings(loadConfig()),
-        pollInterval: 100,
-      });
-      const job = String((await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', '{}'::json)`)).rows[0].id);
-      await eventually(
-        'the job completed',
-        async () => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [job])).rows.length === 0,
-        30_000,
-      );
-      const refusals = (await db.raw(`SELECT last_value, is_called FROM test_task_lookup_refusals`)).rows[0];
-      expect(refusals.is_called && Number(refusals.last_value), 'look-ups made (the first refused)').to.be.at.least(2);
-    } finally {
-      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_task_lookup ON graphile_worker._private_tasks`);
-      await worker?.stop();
-      await wakeOthers();
-    }
-  });
+      const wakeOthers = await restOtherEndpoints(db);
+      let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
+      try {
+        worker = await startWebhookWorker({
+          db,
+          connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+          settings: webhookSettings(loadConfig()),
+          pollInterval: 100,
+        });
+        const job = String((await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', '{}'::json)`)).rows[0].id);
+        await eventually(
+          'the job completed',
+          async () => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [job])).rows.length === 0,
+          30_000,
+        );
+        const refusals = (await db.raw(`SELECT last_value, is_called FROM test_task_lookup_refusals`)).rows[0];
+        expect(refusals.is_called && Number(refusals.last_value), 'look-ups made (the first refused)').to.be.at.least(2);
+      } finally {
+        await db.raw(`DROP TRIGGER IF EXISTS test_refuse_task_lookup ON graphile_worker._private_tasks`);
+        await worker?.stop();
+        await wakeOthers();
+      }
+    },
+  );
 
   it('a stopping worker ends a backfill between chunks: its shutdown waits for no backlog, and what is left stays owed', async function () {
     this.timeout(120_000);

@@ -8,7 +8,7 @@ import { eventually, Receiver, restOtherEndpoints } from './support/webhook-rece
 import { writeTransaction } from '../src/feed/append';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
 import { deliverEndpoint } from '../src/background/deliver';
-import type { Sender, SendResult } from '../src/webhooks/send';
+import { Sender, type SendResult } from '../src/webhooks/send';
 import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
 import { wake } from '../src/resources/webhook-endpoints/queries';
@@ -505,6 +505,42 @@ describe('webhook deliveries', function () {
     expect(sent).to.equal(1);
     const logged = await harness().db('webhook_deliveries').where({ endpoint_id: endpoint.id }).count('* as n').first();
     expect(Number(logged!.n)).to.equal(0);
+  });
+
+  it('a run whose lease release fails (its connection cut) releases it on a fresh try: the endpoint is free at once, not when the lease lapses', async () => {
+    const db = harness().db;
+    const org = await newOrg();
+    const { endpoint } = await createEndpoint(org, receiver, '/release', { types: ['vendor.updated'] });
+    receiver.reply = () => ({ status: 200 });
+    await emit(org, 1);
+    // The first statement that lets go of this endpoint's lease fails, as one sent on a connection
+    // the server has just closed would; a sequence counts across its rollback.
+    await db.raw(`CREATE SEQUENCE IF NOT EXISTS test_lease_release_refusals`);
+    await db.raw(`SELECT setval('test_lease_release_refusals', 1, false)`);
+    await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_lease_release() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.id = '${endpoint.id}' AND OLD.lease_owner IS NOT NULL AND NEW.lease_owner IS NULL
+           AND nextval('test_lease_release_refusals') = 1 THEN RAISE EXCEPTION 'lease release refused'; END IF;
+        RETURN NEW;
+      END $$`);
+    await db.raw(`CREATE TRIGGER test_refuse_lease_release BEFORE UPDATE ON webhook_endpoints FOR EACH ROW EXECUTE FUNCTION test_refuse_lease_release()`);
+    const sender = new Sender(['127.0.0.1'], FAST.timeoutMs!);
+    try {
+      await deliverEndpoint(
+        { db, sender, settings: { ...webhookSettings(loadConfig()), ...FAST }, workerId: 'release-test', stopping: () => false },
+        endpoint.id,
+      );
+      expect(receiver.accepted('/release')).to.have.length(1);
+      const refusals = (await db.raw(`SELECT last_value FROM test_lease_release_refusals`)).rows[0];
+      expect(Number(refusals.last_value), 'releases tried (the first refused)').to.equal(2);
+      expect(await db('webhook_endpoints').where({ id: endpoint.id }).first('lease_owner', 'lease_expires_at')).to.deep.equal({
+        lease_owner: null,
+        lease_expires_at: null,
+      });
+    } finally {
+      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_lease_release ON webhook_endpoints`);
+      sender.close();
+    }
   });
 
   it('a run that finds the lease held by a run that died looks again when that lease lapses, not at the next sweep', async () => {
