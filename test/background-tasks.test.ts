@@ -98,6 +98,7 @@ async function workerWithHeldJobs(payloads: Record<string, string>[], stalledShu
   };
 }
 
+/** Background work runs as graphile-worker tasks of the one worker (src/background/worker.ts). */
 describe('background tasks on graphile-worker', () => {
   it('prunes the change feed as a task of the worker (at start, then hourly by its crontab), not on a timer of its own', async () => {
     const org = await newOrg();
@@ -248,7 +249,7 @@ describe('background tasks on graphile-worker', () => {
       await db.raw(`SELECT setval('test_task_lookup_refusals', 1, false)`);
       await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_task_lookup() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF current_query() LIKE '%select unnest%' AND nextval('test_task_lookup_refusals') = 1 THEN RAISE EXCEPTION 'task look-up refused'; END IF;
+        IF current_query() LIKE '%_private_tasks as tasks (identifier) select unnest%' AND nextval('test_task_lookup_refusals') = 1 THEN RAISE EXCEPTION 'task look-up refused'; END IF;
         RETURN NULL;
       END $$`);
       await runMigrations({ connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl });
@@ -291,11 +292,8 @@ describe('background tasks on graphile-worker', () => {
     await db('feed_objects').where({ organization_id: org.id, resource: 'vendor' }).delete();
     await requestBackfill(db, org.id, ['vendor']);
     // The organization's feed head, held: the backfill's first chunk waits for it (backfill.ts lockHead).
-    const locker = new pg.Client({ connectionString: harness().databaseUrl });
-    await locker.connect();
-    await locker.query('BEGIN');
-    const xid = (await locker.query('SELECT txid_current()::text AS x')).rows[0].x;
-    await locker.query('SELECT 1 FROM feed_heads WHERE organization_id = $1 FOR UPDATE', [org.id]);
+    const locker = await lockHolder();
+    await locker.client.query('SELECT 1 FROM feed_heads WHERE organization_id = $1 FOR UPDATE', [org.id]);
     const worker = await startWebhookWorker({
       db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
@@ -305,14 +303,9 @@ describe('background tasks on graphile-worker', () => {
     let stopped: Promise<void> | undefined;
     try {
       await db.raw(`SELECT graphile_worker.add_job('reconciliation_backfill', '{}'::json)`);
-      await eventually(
-        'the backfill waits for the held head',
-        async () =>
-          (await db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = ?`, [xid])).rows.length > 0,
-        60_000,
-      );
+      await eventually('the backfill waits for the held head', locker.waitedFor, 60_000);
       stopped = worker.stop();
-      await locker.query('ROLLBACK');
+      await locker.client.query('ROLLBACK');
       await stopped;
     } finally {
       await locker.end().catch(() => undefined);
