@@ -360,6 +360,13 @@ describe('webhook deliveries', function () {
     const during = receiver.accepted('/rotate')[0];
     expect(during.verifiedBy).to.deep.equal([0, 1]);
     expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
+    // The receiver answers before the attempt is recorded; a rotation (a new generation) before that
+    // would stop the run without moving the endpoint on, and the entry would be sent again.
+    const sent = decodeCursor(org.id, during.body.data.cursor);
+    await eventually(
+      'the overlap delivery recorded',
+      async () => Number((await harness().db('webhook_endpoints').where({ id: endpoint.id }).first('delivered_position')).delivered_position) === sent,
+    );
 
     const again = expectStatus(await org.api.post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200).body;
     receiver.secrets.set('/rotate', [old, rotated.secret, again.secret]);
