@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { harness } from './support/harness';
 import { anonymous, expectStatus, newOrg, TestOrg } from './support/client';
 import { createClient, deleteClient, rotateApiKey } from '../src/admin/provision';
+import { CREDENTIAL_TTL_MS } from '../src/auth/credential-cache';
 
 /**
  * Revocation across instances: instance A is the in-process service (whose admin code path
@@ -38,15 +39,23 @@ describe('authentication across two instances', function () {
 
   const onB = async (path: string, credential: string) => (await fetch(bBase + path, { headers: { authorization: `Bearer ${credential}` } })).status;
 
-  /** B's answers to `path`, every 20 ms until it is 401 or a second has passed; the last status. */
-  async function refusedByBWithinASecond(path: string, credential: string): Promise<number> {
-    const deadline = Date.now() + 1000;
-    let status = await onB(path, credential);
-    while (status !== 401 && Date.now() < deadline) {
+  /**
+   * Whether B refuses `credential` on `path` because it heard of the revocation: B's answers every
+   * 20 ms until it is 401, each counted only if it arrived before the cache's TTL could have run out
+   * for an entry made no earlier than `cachedFrom` (then only the notification flushed it). A bound
+   * on the mechanism, not on the machine's speed: a notification that takes a few seconds on a
+   * loaded machine still passes, a cache that only expires never does.
+   */
+  async function refusedByBThroughTheNotification(path: string, credential: string, cachedFrom: number): Promise<boolean> {
+    const expiry = cachedFrom + CREDENTIAL_TTL_MS;
+    for (;;) {
+      const status = await onB(path, credential);
+      const answeredAt = Date.now();
+      if (answeredAt >= expiry) return false;
+      if (status === 401) return true;
+      expect(status).to.equal(200);
       await new Promise((r) => setTimeout(r, 20));
-      status = await onB(path, credential);
     }
-    return status;
   }
 
   async function token(client: { clientId: string; clientSecret: string }): Promise<string> {
@@ -60,22 +69,24 @@ describe('authentication across two instances', function () {
     org = await newOrg();
   });
 
-  it('a key rotated through instance A is refused by instance B within a second', async () => {
+  it('a key rotated through instance A is refused by instance B at once (its notification, not the cache TTL)', async () => {
     // Known to B (cached) before the rotation.
+    const cachedFrom = Date.now();
     expect(await onB('/tax-codes', org.apiKey)).to.equal(200);
     expect(await onB('/tax-codes', org.apiKey)).to.equal(200);
     const { apiKey } = await rotateApiKey(harness().db, org.id);
-    expect(await refusedByBWithinASecond('/tax-codes', org.apiKey)).to.equal(401);
+    expect(await refusedByBThroughTheNotification('/tax-codes', org.apiKey, cachedFrom)).to.equal(true);
     expect(await onB('/tax-codes', apiKey)).to.equal(200);
   });
 
-  it('a token whose client is deleted through instance A is refused by instance B within a second', async () => {
+  it('a token whose client is deleted through instance A is refused by instance B at once (its notification, not the cache TTL)', async () => {
     const client = await createClient(harness().db, org.id);
     const t = await token(client);
+    const cachedFrom = Date.now();
     expect(await onB('/jobs?limit=1', t)).to.equal(200);
     expect(await onB('/jobs?limit=1', t)).to.equal(200);
     await deleteClient(harness().db, client.clientId);
-    expect(await refusedByBWithinASecond('/jobs?limit=1', t)).to.equal(401);
+    expect(await refusedByBThroughTheNotification('/jobs?limit=1', t, cachedFrom)).to.equal(true);
   });
 
   it('while B has lost its LISTEN connection it trusts no cached credential', async () => {

@@ -11,6 +11,9 @@ export interface CredentialCacheOptions {
   retryMs?: number;
 }
 
+/** How long a credential found live is trusted by default (CredentialCacheOptions.ttlMs). */
+export const CREDENTIAL_TTL_MS = 10_000;
+
 interface Entry {
   caller: Caller;
   /** Trusted until then (ms since the epoch): the TTL, or a token's own expiry if sooner. */
@@ -44,7 +47,7 @@ export class CredentialCache {
     private readonly connection: pg.ClientConfig | undefined,
     options: CredentialCacheOptions = {},
   ) {
-    this.ttlMs = options.ttlMs ?? 10_000;
+    this.ttlMs = options.ttlMs ?? CREDENTIAL_TTL_MS;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.retryMs = options.retryMs ?? 1000;
     localRevocations.on('revoked', this.onLocal);
