@@ -229,11 +229,7 @@ describe('background tasks on graphile-worker', () => {
         // whose look-up of a job was under way when the shutdown began (graphile-worker checks that
         // the pool is active before the look-up, not after) can still take the job and complete it:
         // then no new runner took it, and the give-up came after the test had looked.
-        await eventually(
-          'the runner given up',
-          () => w.logged("worker did not end within 2 s of its pool's shutdown; gave it up, starting a new one"),
-          30_000,
-        );
+        await eventually('the runner given up', () => w.logged("worker did not end within 2 s of its pool's shutdown; gave it up, starting a new one"), 30_000);
         await eventually('a new runner started', () => w.logged('worker started again'), 30_000);
         const next = await w.addJob('webhook_sweep', { refuseCompletion: 'no' });
         await eventually('the next job completed by the new runner', () => w.completed(next), 60_000);
