@@ -3,7 +3,8 @@
  * the same generated data. See README "Performance".
  *
  * Env: BENCH_ITEMS (200000, up to 1000000), BENCH_DURATION (s per run, 10), BENCH_ROUNDS (3),
- * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs: about a minute), DB_POOL_MAX (10,
+ * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs, no warm-up: the smoke CI runs with BENCH_DURATION=1;
+ * written to bench/results/quick.md, latest.md keeps the last full run), DB_POOL_MAX (10,
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items2500job, orders100, job, releases500, batch, batchNoop, deep,
  * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), reconciliation
@@ -35,7 +36,8 @@ const ORDERS = QUICK ? Math.round(ITEMS / 10) : Math.max(20000, Math.round(ITEMS
 const DURATION = Number(env.BENCH_DURATION || (QUICK ? 2 : 10));
 const ROUNDS = Number(env.BENCH_ROUNDS || (QUICK ? 1 : 3));
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 10);
-const WARMUP = QUICK ? 1 : 2;
+// A quick run is a smoke (does every row answer?): its figures are not judged, so it skips the warm-up.
+const WARMUP = QUICK ? 0 : 2;
 const POOL = Number(env.DB_POOL_MAX || 10);
 const RESULTS = join(ROOT, 'bench', 'results');
 const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
@@ -360,9 +362,15 @@ async function main() {
   // Same responses: the batch runs once on each (the floor's run then updates what the service created).
   log('checking that the floor answers like the service');
   const checks = [];
+  /** Rows that got an error or a non-2xx answer anywhere (check, warm-up, round, RSS run): the run fails. */
+  const unanswered = [];
+  const answered = (what, ...statuses) => {
+    if (statuses.some((st) => st < 200 || st >= 300)) unanswered.push(`${what}: status ${statuses.join(' / ')}`);
+  };
   for (const req of requests.filter((r) => !r.noFloor)) {
     const s = await fetchJson(service, req);
     const f = await fetchJson(floor, req);
+    answered(`${req.label} (check, service / floor)`, s.status, f.status);
     const problems =
       s.status !== 200 || f.status !== 200
         ? [`status ${s.status} vs ${f.status}: ${JSON.stringify(s.body).slice(0, 200)} / ${JSON.stringify(f.body).slice(0, 200)}`]
@@ -377,6 +385,7 @@ async function main() {
     for (const req of requests.filter((r) => p.pathOf(r.id))) {
       const s = await fetchJson(service, req);
       const r = await fetchJson(p, { path: p.pathOf(req.id) });
+      answered(`${req.label} (check, service / ${p.peer.title})`, s.status, r.status);
       const problems = r.status !== 200 ? [`status ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`] : p.peer.check(s, r);
       checks.push({ label: `${req.label} on ${p.peer.title}`, problems });
       log(`  ${req.label}: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'as expected'}`);
@@ -526,14 +535,26 @@ async function main() {
     // Same rows as the floor's offset page (a cursor page's meta may differ: only data is compared).
     const s = await fetchJson(service, { path: deep.path });
     const f = await fetchJson(floor, { path: deep.floorPath });
+    answered('GET /items deep page (check, service / floor)', s.status, f.status);
     const problems = s.status !== 200 || f.status !== 200 ? [`status ${s.status} vs ${f.status}`] : compareResponses(s.body.data, f.body.data);
     checks.push({ label: 'GET /items deep page', problems });
     log(`  deep page: ${problems.length ? 'DIFFERENT\n      ' + problems.join('\n      ') : 'same'}`);
   }
 
-  log('warming up');
-  for (const req of requests) {
-    for (const t of targetsOf(req)) await load(t, { ...req, path: pathOn(t, req) }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
+  // The rows the floor check above does not cover answer too (a load run of a second may complete
+  // no request on a slow machine, so it alone proves nothing).
+  for (const req of requests.filter((r) => r.serviceOnly)) {
+    if (req.before) await req.before(service);
+    answered(`${req.label} (check)`, (await fetchJson(service, req)).status);
+  }
+  if (unanswered.length) log(`  not answered: ${unanswered.join('; ')}`);
+
+  if (WARMUP) log('warming up');
+  for (const req of WARMUP ? requests : []) {
+    for (const t of targetsOf(req)) {
+      const r = await load(t, { ...req, path: pathOn(t, req) }, { duration: WARMUP, connections: req.connections ?? CONNECTIONS });
+      if (r.non2xx || r.errors) unanswered.push(`${req.label} on ${t.name} (warm-up): ${r.non2xx} non-2xx, ${r.errors} errors`);
+    }
   }
 
   const runs = Object.fromEntries(requests.map((r) => [r.id, Object.fromEntries([service, floor, ...peers].map((t) => [t.name, []]))]));
@@ -546,7 +567,10 @@ async function main() {
       for (const t of order) {
         const r = await load(t, { ...req, path: pathOn(t, req) }, { connections: req.connections ?? CONNECTIONS });
         runs[req.id][t.name].push(r);
-        if (r.non2xx || r.errors) log(`  ${req.label} on ${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        if (r.non2xx || r.errors) {
+          log(`  ${req.label} on ${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+          unanswered.push(`${req.label} on ${t.name} (round ${round}): ${r.non2xx} non-2xx, ${r.errors} errors`);
+        }
       }
     }
   }
@@ -556,7 +580,7 @@ async function main() {
   for (const t of wanted('rss') ? [service, floor] : []) {
     const reset = resetPeak(t.pid);
     const before = mib(kib(t.pid, 'VmRSS'));
-    const r = await load(t, { path: '/items?limit=2500' }, { connections: 32, duration: Math.max(DURATION, 5) });
+    const r = await load(t, { path: '/items?limit=2500' }, { connections: 32, duration: QUICK ? DURATION : Math.max(DURATION, 5) });
     rss[t.name] = {
       before,
       peak: reset ? mib(kib(t.pid, 'VmHWM')) : r.rssMax,
@@ -565,6 +589,7 @@ async function main() {
       rps: r.rps,
       non2xx: r.non2xx,
     };
+    if (r.non2xx || r.errors) unanswered.push(`peak RSS run on ${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   }
 
   // ---------------------------------------------------------------- table
@@ -662,15 +687,21 @@ async function main() {
     '',
     ...facts,
     `- response check (service vs floor, structure and first rows): ${diffs.length ? 'DIFFERENCES\n' + diffs.map((d) => `  - ${d.label}: ${d.problems.join('; ')}`).join('\n') : 'same for every request'}`,
+    `- rows that did not answer (errors or non-2xx): ${unanswered.length ? unanswered.join('; ') : 'none'}`,
     env.BENCH_NOTE ? `- note: ${env.BENCH_NOTE}` : '',
     '',
   ].join('\n');
   mkdirSync(RESULTS, { recursive: true });
-  const name = ONLY ? 'partial' : 'latest';
+  const name = QUICK ? 'quick' : ONLY ? 'partial' : 'latest';
   writeFileSync(join(RESULTS, `${name}.md`), md);
   writeFileSync(join(RESULTS, `${name}.raw`), JSON.stringify({ runs, rss, checks, data, deep }, null, 1));
   console.log('\n' + md);
   log(`written to bench/results/${name}.md`);
+  // Every row must answer: a contract change that breaks a request of the benchmark fails it (and CI's smoke).
+  if (unanswered.length) {
+    console.error(`bench failed: ${unanswered.length} row(s) did not answer:\n  ${unanswered.join('\n  ')}`);
+    process.exitCode = 1;
+  }
 }
 
 main()
