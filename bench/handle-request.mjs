@@ -66,7 +66,8 @@ for (let i = 0; i < 3000; i++) await once(i);
 const start = process.cpuUsage();
 for (let i = 0; i < ITERATIONS; i++) {
   const params = await once(i);
-  if (!params?.idOrCode) throw new Error(`unexpected answer ${JSON.stringify(params)}`);
+  // The handler answers the path parameters: the job's code, whatever the contract names it.
+  if (Object.values(params ?? {}).join() !== `J-${1000 + (i % 50)}`) throw new Error(`unexpected answer ${JSON.stringify(params)}`);
 }
 const used = process.cpuUsage(start);
 console.log(JSON.stringify({ lib, handoff, iterations: ITERATIONS, cpuMicrosPerRequest: +((used.user + used.system) / ITERATIONS).toFixed(2) }));
