@@ -38,7 +38,7 @@ export interface paths {
          *     one of those connections runs no statement (the pool lost track of it), it answers `503` so the
          *     orchestrator restarts it. Connections all running statements, or waiting on locks another
          *     session holds, are a wait, not a wedge; nor is a database that is down: the process recovers
-         *     when they end or it is back. Use `GET /readyz` to decide whether to send traffic. No credentials; nothing is logged at `info` level beyond the request line.
+         *     when they end or it is back. Use `GET /readyz` to decide whether to send traffic. No credentials; nothing is logged at `info` level beyond the request line. Conditional headers (`If-None-Match`, `If-Modified-Since`) are ignored: a probe always gets the answer itself, never `304`.
          */
         get: operations["getHealth"];
         put?: never;
@@ -62,7 +62,7 @@ export interface paths {
          *     service knows is applied, and the instance is not shutting down. Otherwise `503` with
          *     `Retry-After` and a problem body whose `detail` says which check failed. On SIGTERM it turns
          *     `503` at once, so a load balancer stops sending new requests while those in flight complete.
-         *     No credentials; one small query per call.
+         *     No credentials; one small query per call. Conditional headers are ignored (never `304`).
          */
         get: operations["getReadiness"];
         put?: never;

@@ -103,7 +103,12 @@ export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boole
     }
     record(200);
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ status: operationId === 'getHealth' ? 'ok' : 'ready' });
+    // Sent as is, not through res.json: Express answers a GET carrying `If-None-Match: *` 304 (any
+    // representation "matches"), which a probe cannot use and the contract does not list.
+    const body = JSON.stringify({ status: operationId === 'getHealth' ? 'ok' : 'ready' });
+    res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(req.method === 'HEAD' ? undefined : body);
   };
 }
 
