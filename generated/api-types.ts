@@ -34,9 +34,11 @@ export interface paths {
          * @description Answers `200` while the process runs and serves HTTP, without touching the database: a
          *     liveness probe restarts the process only when this fails. The one exception is a process that
          *     cannot recover by itself: when its connection pool has had every connection in use, none given
-         *     back, for longer than its acquire timeout while a new connection to the database succeeds, it
-         *     answers `503` so the orchestrator restarts it (a database that is down is not such a case:
-         *     the process recovers when it is back). Use `GET /readyz` to decide whether to send traffic. No credentials; nothing is logged at `info` level beyond the request line.
+         *     back, for longer than its acquire timeout while a new connection to the database succeeds, and
+         *     one of those connections runs no statement (the pool lost track of it), it answers `503` so the
+         *     orchestrator restarts it. Connections all running statements, or waiting on locks another
+         *     session holds, are a wait, not a wedge; nor is a database that is down: the process recovers
+         *     when they end or it is back. Use `GET /readyz` to decide whether to send traffic. No credentials; nothing is logged at `info` level beyond the request line. Conditional headers (`If-None-Match`, `If-Modified-Since`) are ignored: a probe always gets the answer itself, never `304`.
          */
         get: operations["getHealth"];
         put?: never;
@@ -60,7 +62,7 @@ export interface paths {
          *     service knows is applied, and the instance is not shutting down. Otherwise `503` with
          *     `Retry-After` and a problem body whose `detail` says which check failed. On SIGTERM it turns
          *     `503` at once, so a load balancer stops sending new requests while those in flight complete.
-         *     No credentials; one small query per call.
+         *     No credentials; one small query per call. Conditional headers are ignored (never `304`).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -16362,7 +16364,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description The process cannot recover by itself (its database connection pool is stuck while the database answers); restart it. */
+            /** @description The process cannot recover by itself (its database connection pool is stuck, a connection in use running no statement, while the database answers); restart it. */
             503: {
                 headers: {
                     /**
@@ -16381,11 +16383,11 @@ export interface operations {
                      *       "type": "/problems/unavailable",
                      *       "title": "Service unavailable",
                      *       "status": 503,
-                     *       "detail": "No database connection could be obtained for 12 s while the database answers: the connection pool is stuck.",
+                     *       "detail": "No database connection could be obtained for 12 s while the database answers, and 2 of the 10 connections in use run no statement: the connection pool is stuck.",
                      *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                      *       "errors": [
                      *         {
-                     *           "message": "No database connection could be obtained for 12 s while the database answers: the connection pool is stuck."
+                     *           "message": "No database connection could be obtained for 12 s while the database answers, and 2 of the 10 connections in use run no statement: the connection pool is stuck."
                      *         }
                      *       ]
                      *     }

@@ -29,6 +29,21 @@ describe('receiving and billing demo data', () => {
     expect([...states].sort()).to.deep.equal(['CANCELLED', 'DRAFT', 'PARTIAL_PICK', 'PICKED', 'REQUESTED', 'SHIPPED', 'UNAVAILABLE']);
   });
 
+  it("gives every warehouse-request item the requisition it came from, of the request's job (requisitionId is not optional in the spec)", async () => {
+    const wrs = expectStatus(await org.api.get('/warehouse-requests'), 200).body;
+    const reqs = expectStatus(await org.api.get('/requisitions'), 200).body as { id: string; jobId: string }[];
+    let n = 0;
+    for (const wr of wrs) {
+      for (const item of expectStatus(await org.api.get(`/warehouse-requests/${wr.id}/items`), 200).body) {
+        n++;
+        const from = reqs.find((r) => r.id === item.requisitionId);
+        expect(from, `${wr.identifier} line ${item.lineNumber}`).to.not.equal(undefined);
+        expect(from!.jobId, `${wr.identifier} line ${item.lineNumber}`).to.equal(wr.jobId);
+      }
+    }
+    expect(n).to.equal(7);
+  });
+
   it('has delivery receipts of every kind', async () => {
     const all = expectStatus(await org.api.get('/deliveries?filter[issueType_in]=ALL&includeDeleted=true'), 200).body;
     expect(values(all, (r: { issues: string[] }) => r.issues)).to.deep.equal(['BACKORDERED', 'DAMAGED', 'MISSING', 'NO_ISSUES', 'WRONG_ITEM']);

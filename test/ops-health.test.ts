@@ -5,6 +5,7 @@ import { call, startInstance, type Instance } from './support/instance';
 import { notReadyReason } from '../src/resources/health/handlers';
 import { Lifecycle } from '../src/ops/lifecycle';
 import { onlyDirect } from './support/proxy';
+import { rawCall } from './support/raw-http';
 import { readdirSync } from 'node:fs';
 import { MIGRATIONS_DIR } from '../src/db/knex';
 
@@ -17,6 +18,22 @@ describe('ops: health and readiness probes', () => {
 
   it('GET /readyz answers 200 when the database answers and every migration is applied', async () => {
     expect(expectStatus(await anonymous().get('/readyz'), 200).body).to.deep.equal({ status: 'ready' });
+  });
+
+  it('the probes answer 200 whatever conditional headers they carry (no 304: nothing to cache)', async () => {
+    // Sent as they are (fetch would add Cache-Control: no-cache, under which no 304 is ever answered).
+    const conditions = [
+      ['If-None-Match', '*'],
+      ['If-Modified-Since', new Date(Date.now() + 86_400_000).toUTCString()],
+    ];
+    for (const path of ['/healthz', '/readyz']) {
+      for (const headers of conditions) {
+        const res = await rawCall('GET', path, headers);
+        expect(res.status, `${path} with ${headers[0]}`).to.equal(200);
+        expect(res.body).to.have.property('status');
+        expect(res.headers['cache-control']).to.equal('no-store');
+      }
+    }
   });
 
   it('the probes refuse a query parameter with 400, like every operation', async function () {

@@ -239,6 +239,36 @@ describe('ops: lost database connections (terminated backends)', function () {
     }
   });
 
+  it('keeps /healthz 200 while every connection waits on a lock another session holds (a wait, not a wedge)', async () => {
+    const key = 4242_0001;
+    const holder = await harness().db.transaction();
+    try {
+      await holder.raw('SELECT pg_advisory_xact_lock(?)', [key]);
+      // Every connection of the pool (4) runs a statement waiting for the lock.
+      const waits = [0, 1, 2, 3].map(() => instance.db.raw('SELECT pg_advisory_xact_lock(?)', [key]).then(() => undefined));
+      await eventually('every pool connection waits on the lock', async () => {
+        const r = await harness().db.raw(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'",
+        );
+        return r.rows[0].n === 4 && poolOf(instance).numUsed() === 4;
+      });
+      // No connection could be had for the acquire timeout: the pool has been full for longer.
+      const refused = await instance.db.raw('SELECT 1').then(
+        () => 'served',
+        (err: Error) => err.name,
+      );
+      expect(refused).to.equal('KnexTimeoutError');
+      // Every connection is working on the database: the process recovers when the lock goes.
+      const res = await call(instance.baseUrl, 'GET', '/healthz');
+      expect(res.status, res.text).to.equal(200);
+      await holder.commit();
+      await Promise.all(waits);
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+    }
+    expect((await call(instance.baseUrl, 'GET', '/healthz')).status).to.equal(200);
+  });
+
   it('turns /healthz 503 when no connection could be had past the acquire timeout while the database answers, 200 once it frees', async () => {
     expect((await call(instance.baseUrl, 'GET', '/healthz')).status).to.equal(200);
     const client = instance.db.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };

@@ -57,6 +57,15 @@ export const seedRequisitions: DemoPart = async (ctx) => {
       manually_closed_at: '2026-10-28T16:30:00Z',
       vendor_contact_id: 'vc-graybar-0192',
     },
+    {
+      identifier: 'REQ-2057-0001',
+      state: 'OPEN',
+      title: 'Site safety, phase 1',
+      job_id: b.jobs[1],
+      need_by_date_category: 'ASAP',
+      need_by_window: 'Anytime (7am - 5pm)',
+      sent_at: '2026-11-04T07:30:00Z',
+    },
   ];
   const ids = (await db('requisitions')
     .insert(rows.map((r) => ({ ...base, ...r })))
@@ -188,6 +197,17 @@ export const seedRequisitions: DemoPart = async (ctx) => {
       qty_requested: 2,
       qty_added_to_po: 2,
       qty_acknowledged_by_purchasing: 2,
+    },
+    {
+      requisition_id: id('REQ-2057-0001'),
+      line_number: 1,
+      description: 'Orange safety fence, 4x100 ft',
+      quantity: 6,
+      units_of_measure: 'ROLL',
+      state: 'ADDED_TO_WAREHOUSE_REQUEST',
+      ...ZERO,
+      qty_requested: 6,
+      qty_added_to_warehouse_request: 6,
     },
   ];
   await db('requisition_items').insert(items.map((i) => ({ ...i, organization_id: orgId, created_by_id: field })));

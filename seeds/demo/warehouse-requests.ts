@@ -15,7 +15,11 @@ export const seedWarehouseRequests: DemoPart = async (ctx) => {
     .returning(['id', 'identifier'])) as { id: string; identifier: string }[];
   for (const r of ids) remember('warehouseRequest', r.identifier, r.id);
   const [ack, sent, draft] = ids.map((r) => r.id);
+  // Every line comes from a requisition of its job (WarehouseRequestItem.requisitionId, as the spec has it).
   const drywallReq = ref('requisition', 'REQ-2041-0005');
+  const framingReq = ref('requisition', 'REQ-2041-0004');
+  const hangersReq = ref('requisition', 'REQ-2041-0001');
+  const safetyReq = ref('requisition', 'REQ-2057-0001');
   const items = [
     {
       warehouse_request_id: ack,
@@ -52,6 +56,7 @@ export const seedWarehouseRequests: DemoPart = async (ctx) => {
       sku: 'LUM-SPF-2408',
       mpn: 'SPF248',
       notes: 'Straight stock only.',
+      requisition_id: framingReq,
     },
     {
       warehouse_request_id: sent,
@@ -63,6 +68,7 @@ export const seedWarehouseRequests: DemoPart = async (ctx) => {
       sku: 'HW-A35',
       upc: '044315351002',
       mpn: 'A35',
+      requisition_id: framingReq,
     },
     {
       warehouse_request_id: sent,
@@ -73,8 +79,18 @@ export const seedWarehouseRequests: DemoPart = async (ctx) => {
       uom: 'EA',
       sku: 'ANC-38-3',
       notes: 'Out of stock at the yard; order from vendor.',
+      requisition_id: hangersReq,
     },
-    { warehouse_request_id: sent, line_number: 4, state: 'CANCELLED', description: 'Blue tarp 20x30', quantity: 4, uom: 'EA', sku: 'GEN-TARP-2030' },
+    {
+      warehouse_request_id: sent,
+      line_number: 4,
+      state: 'CANCELLED',
+      description: 'Blue tarp 20x30',
+      quantity: 4,
+      uom: 'EA',
+      sku: 'GEN-TARP-2030',
+      requisition_id: framingReq,
+    },
     {
       warehouse_request_id: draft,
       line_number: 1,
@@ -83,6 +99,7 @@ export const seedWarehouseRequests: DemoPart = async (ctx) => {
       quantity: 6,
       uom: 'ROLL',
       sku: 'SAF-FENCE-4100',
+      requisition_id: safetyReq,
     },
   ];
   await db('warehouse_request_items').insert(items.map((i) => ({ ...i, organization_id: orgId, created_by_id: base.created_by_id })));

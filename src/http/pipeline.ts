@@ -77,7 +77,7 @@ export function pipeline({ config, db, logger, api, authenticate, probes, ownPro
     inputGuard,
     // The organization's fair share of the database pool, taken once the body has arrived: slow
     // uploads hold only their own sockets, not their organization's slots.
-    fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
+    fairShare({ perOrganization: fairShareLimit(poolMax), poolSize: poolMax, maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
     // openapi-backend: security, validation, the operation's handler and its reply.
     apiMiddleware(api),
     // Every error, as one problem body (or the operation's own format).

@@ -12,7 +12,8 @@ function fakeResponse(): Response & EventEmitter {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('fair share (unit)', () => {
-  const middleware = () => fairShare({ perOrganization: 1, maxQueued: 10, maxWaitMs: 60_000, caller: async () => ({ organizationId: 'org-1' }) as Caller });
+  const middleware = () =>
+    fairShare({ perOrganization: 1, poolSize: 10, maxQueued: 10, maxWaitMs: 60_000, caller: async () => ({ organizationId: 'org-1' }) as Caller });
 
   /** Runs a request through; `passed()` says whether it reached the next middleware. */
   function send(mw: ReturnType<typeof middleware>, res: Response) {
@@ -70,5 +71,69 @@ describe('fair share (unit)', () => {
     await tick();
     expect(c.passed()).to.equal(1);
     expect(waiting.passed()).to.equal(0);
+  });
+
+  describe('the share adapts to the organizations busy', () => {
+    /** A pool of 10 and a lone organization's share of 5; the request's `org` is its caller's organization. */
+    const shared = () =>
+      fairShare({
+        perOrganization: 5,
+        poolSize: 10,
+        maxQueued: 100,
+        maxWaitMs: 60_000,
+        caller: async (req) => ({ organizationId: (req as unknown as { org: string }).org }) as Caller,
+      });
+
+    /** Sends n requests of an organization; `inProgress()` are those let through and not finished. */
+    async function flood(mw: ReturnType<typeof shared>, org: string, n: number) {
+      const sent = Array.from({ length: n }, () => {
+        const res = fakeResponse();
+        const r = { res, passed: false, finished: false, finish: () => ((r.finished = true), res.emit('finish')) };
+        void mw({ org } as unknown as Request, res, (() => (r.passed = true)) as NextFunction);
+        return r;
+      });
+      await tick();
+      return { inProgress: () => sent.filter((r) => r.passed && !r.finished) };
+    }
+    const counts = (orgs: { inProgress(): unknown[] }[]) => orgs.map((o) => o.inProgress().length);
+
+    it('two busy organizations leave a connection free: a third one is let through at once', async () => {
+      const mw = shared();
+      const a = await flood(mw, 'a', 20);
+      const b = await flood(mw, 'b', 20);
+      expect(counts([a, b])).to.deep.equal([5, 4]); // alone: half the pool; two busy: floor(9 / 2)
+      const c = await flood(mw, 'c', 1);
+      expect(counts([c])).to.deep.equal([1]);
+      // Three busy: a share is 3; a and b get no turn until they are under it.
+      a.inProgress()[0].finish();
+      b.inProgress()[0].finish();
+      await tick();
+      expect(counts([a, b])).to.deep.equal([4, 3]);
+      a.inProgress()[0].finish();
+      a.inProgress()[0].finish();
+      await tick();
+      expect(counts([a, b])).to.deep.equal([3, 3]);
+    });
+
+    it('with more busy organizations than connections, a newcomer goes ahead of every busy one', async () => {
+      const mw = shared();
+      const busyOnes = [];
+      for (let i = 0; i < 12; i++) busyOnes.push(await flood(mw, `busy-${i}`, 5));
+      // Never more let through than the pool's 10 connections.
+      expect(counts(busyOnes)).to.deep.equal([5, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+      const newcomer = await flood(mw, 'newcomer', 1);
+      expect(counts([newcomer])).to.deep.equal([0]);
+      // A freed turn goes to an organization with none in progress, never given one first (by arrival).
+      busyOnes[0].inProgress()[0].finish();
+      await tick();
+      expect(counts([...busyOnes, newcomer])).to.deep.equal([4, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+      for (const r of [...busyOnes[0].inProgress(), ...busyOnes[1].inProgress()]) r.finish();
+      await tick();
+      expect(counts([...busyOnes, newcomer])).to.deep.equal([0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]);
+      // busy-1 and busy-2 have waited longer, but were given turns: the newcomer goes first.
+      busyOnes[2].inProgress()[0].finish();
+      await tick();
+      expect(counts([...busyOnes, newcomer])).to.deep.equal([0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    });
   });
 });

@@ -7,7 +7,7 @@ import { recordCoverage } from '../../http/coverage';
 import { contextOf } from '../../http/context';
 import { Lifecycle } from '../../ops/lifecycle';
 import type { Handlers } from '../../http/handler';
-import { databaseAnswers, watchPool } from '../../db/pool-health';
+import { watchPool, workingSessions, type PoolWatch } from '../../db/pool-health';
 
 /** A readiness probe must answer quickly even when the database hangs rather than refuses. */
 const READY_TIMEOUT_MS = 2000;
@@ -15,14 +15,22 @@ const READY_TIMEOUT_MS = 2000;
 /**
  * Why the process cannot recover by itself, or undefined: its pool has had every connection in use,
  * none handed out or given back, for longer than the acquire timeout (every request needing the
- * database is refused), while a fresh connection to the database succeeds. A database that is down
- * is not such a reason: the process recovers when it is back, and a restart would not help.
+ * database is refused), while a fresh connection to the database succeeds and at least one of the
+ * connections in use is not working on the database (no statement running, and none for longer
+ * than the acquire timeout: the pool lost track of it). Connections all running statements, or
+ * waiting on locks another session holds, are a wait, not a wedge: the process recovers when they
+ * end (statement_timeout bounds them). A database that is down is not such a reason either: the
+ * process recovers when it is back, and a restart would not help.
  */
-export async function wedgedReason(db: Db, pool: ReturnType<typeof watchPool>): Promise<string | undefined> {
+export async function wedgedReason(db: Db, pool: PoolWatch): Promise<string | undefined> {
   const stuck = pool.stuckForMs();
   if (stuck <= pool.acquireTimeoutMs) return undefined;
-  if (!(await databaseAnswers(db, READY_TIMEOUT_MS))) return undefined;
-  return `No database connection could be obtained for ${Math.round(stuck / 1000)} s while the database answers: the connection pool is stuck.`;
+  const inUse = pool.inUse();
+  const working = await workingSessions(db, inUse, pool.acquireTimeoutMs, READY_TIMEOUT_MS);
+  if (!working) return undefined;
+  const lost = inUse.filter((pid) => !working.has(pid)).length;
+  if (lost === 0) return undefined;
+  return `No database connection could be obtained for ${Math.round(stuck / 1000)} s while the database answers, and ${lost} of the ${inUse.length} connections in use run no statement: the connection pool is stuck.`;
 }
 
 /** Migrations this build knows (knex records each by file name), read once. */
@@ -95,7 +103,12 @@ export function healthRoutes(db: Db, lifecycle: Lifecycle, recordForTests: boole
     }
     record(200);
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ status: operationId === 'getHealth' ? 'ok' : 'ready' });
+    // Sent as is, not through res.json: Express answers a GET carrying `If-None-Match: *` 304 (any
+    // representation "matches"), which a probe cannot use and the contract does not list.
+    const body = JSON.stringify({ status: operationId === 'getHealth' ? 'ok' : 'ready' });
+    res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(req.method === 'HEAD' ? undefined : body);
   };
 }
 
