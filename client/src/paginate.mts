@@ -23,7 +23,11 @@ export type PaginateOptions<P extends ListPath> = { query?: QueryOf<P> } & ([Pat
  * `query.cursor`, default `start`, unless `query.offset` is given); by `after` for the feed
  * (`GET /changes`, up to the newest entry, from `query.after` or the oldest entry kept).
  */
-export async function* paginate<P extends ListPath>(client: ProcurementClient, path: P, ...[options]: OptionsArg<P>): AsyncGenerator<ListItem<P>, void, undefined> {
+export async function* paginate<P extends ListPath>(
+  client: ProcurementClient,
+  path: P,
+  ...[options]: OptionsArg<P>
+): AsyncGenerator<ListItem<P>, void, undefined> {
   const paging = listPaging[path];
   if (!paging) throw new TypeError(`paginate: ${path} is not a list of the contract`);
   const query: Record<string, unknown> = { ...(options?.query as Record<string, unknown> | undefined) };

@@ -10,7 +10,7 @@ export interface FullReadOptions<L extends Record<string, TopListPath>> {
   /** Called first: e.g. forget the copy, or mark it for a sweep of what the read does not return. */
   begin?: () => Promise<void> | void;
   /** Stores one object as read (its resource's list gives it), like an entry's `data`. */
-  apply: <R extends keyof L & string>(resource: R, object: ListItem<L[R]>) => Promise<void> | void;
+  apply: (resource: keyof L & string, object: ListItem<L[keyof L]>) => Promise<void> | void;
   /** Called last. */
   end?: () => Promise<void> | void;
 }

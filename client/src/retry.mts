@@ -18,7 +18,12 @@ export interface RetryOptions {
 const DEFAULTS: Required<RetryOptions> = { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
 
 /** Sends `attempt()` until it answers something final, within the policy. */
-export async function sendWithRetries(attempt: () => Promise<Response>, retryable: boolean, options?: RetryOptions, signal?: AbortSignal | null): Promise<Response> {
+export async function sendWithRetries(
+  attempt: () => Promise<Response>,
+  retryable: boolean,
+  options?: RetryOptions,
+  signal?: AbortSignal | null,
+): Promise<Response> {
   const policy = { ...DEFAULTS, ...options };
   for (let n = 1; ; n++) {
     const last = !retryable || n >= policy.maxAttempts;

@@ -29,7 +29,12 @@ const MAX_TOLERANCE_SECONDS = 5 * 60;
  * previous and the new one), and returns its parsed body. Throws a WebhookVerificationError that
  * says why otherwise. `rawBody` is the body exactly as received: re-serialized JSON does not verify.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secrets: string | readonly string[], options: { toleranceSeconds?: number } = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secrets: string | readonly string[],
+  options: { toleranceSeconds?: number } = {},
+): WebhookEvent {
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const h = lowerCased(headers);
   const missing = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].filter((name) => !h[name]);
@@ -38,7 +43,10 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   const tolerance = Math.min(options.toleranceSeconds ?? MAX_TOLERANCE_SECONDS, MAX_TOLERANCE_SECONDS);
   const skew = Math.floor(Date.now() / 1000) - timestamp;
   if (!Number.isInteger(timestamp) || Math.abs(skew) > tolerance) {
-    throw new WebhookVerificationError('stale', `the delivery's timestamp ${h['webhook-timestamp']} is ${skew} s off this machine's clock (tolerance ${tolerance} s): a replay, or a clock to fix`);
+    throw new WebhookVerificationError(
+      'stale',
+      `the delivery's timestamp ${h['webhook-timestamp']} is ${skew} s off this machine's clock (tolerance ${tolerance} s): a replay, or a clock to fix`,
+    );
   }
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   if (list.length === 0) throw new TypeError('verifyWebhook: no secret given');
@@ -50,7 +58,11 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
       return false;
     }
   });
-  if (!signed) throw new WebhookVerificationError('signature', `no signature of the delivery matches ${list.length === 1 ? 'the secret' : `any of the ${list.length} secrets`}: altered, or signed with another secret`);
+  if (!signed)
+    throw new WebhookVerificationError(
+      'signature',
+      `no signature of the delivery matches ${list.length === 1 ? 'the secret' : `any of the ${list.length} secrets`}: altered, or signed with another secret`,
+    );
   try {
     return JSON.parse(body) as WebhookEvent;
   } catch {
