@@ -126,6 +126,19 @@ describe('client kit: FeedFollower', function () {
     expect(resyncs).to.equal(1);
     expect([...replica.values()].map((v) => (v as { code: string }).code).sort()).to.deep.equal(['A', 'C', 'D']);
     expect(replica).to.deep.equal(await liveVendors(org));
+
+    // A follower without a cursor starts the same way: the head, a full read, then the feed.
+    const fresh = new Map<string, unknown>();
+    const empty = memoryCursorStore();
+    await new FeedFollower({
+      client,
+      cursorStore: empty,
+      resource: 'vendor',
+      handle: (entry) => apply(fresh, entry),
+      onResync: fullReadResync({ lists: { vendor: '/vendors' }, apply: (_resource, vendor) => void fresh.set(vendor.id, vendor) }),
+    }).catchUp();
+    expect(empty.get()).to.be.a('string');
+    expect(fresh).to.deep.equal(await liveVendors(org));
   });
 
   it('start() follows until stop(); wake() reads at once instead of after the wait', async () => {

@@ -47,7 +47,8 @@ export function createClient(options: ClientOptions): ProcurementClient {
     const method = request.method.toUpperCase();
     // Read once: every attempt sends the same bytes.
     const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
-    const headers = new Headers(request.headers);
+    // A request without a body can be sent again as it is: its own headers are set (no copy per read).
+    const headers = body === undefined ? request.headers : new Headers(request.headers);
     if (API_VERSION !== undefined) headers.set('Api-Version', API_VERSION);
     const write = !IDEMPOTENT_METHODS.has(method);
     if (write && keys && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
@@ -57,7 +58,9 @@ export function createClient(options: ClientOptions): ProcurementClient {
       for (;;) {
         const token = await credential.token();
         headers.set('Authorization', `Bearer ${token}`);
-        const response = await send(new Request(request.url, { method, headers, body, signal: request.signal, redirect: request.redirect }));
+        const response = await send(
+          body === undefined ? request : new Request(request.url, { method, headers, body, signal: request.signal, redirect: request.redirect }),
+        );
         // An OAuth token refused (revoked, or expired early): a 401 did nothing, so one new token and the same request.
         if (response.status === 401 && !refreshed && credential.refused(token)) {
           refreshed = true;

@@ -22,9 +22,10 @@ export interface FeedFollowerOptions {
   excludeOrigins?: FeedQuery['excludeOrigins'];
   resource?: FeedQuery['resource'];
   /**
-   * Called on `410 Gone` (the stored cursor is older than the feed's retention): rebuild the copy
-   * from a full read (`fullReadResync` does it from the lists). The follower then stores `head`
-   * and follows from it. Without it, a 410 rejects catchUp()/start() with an ApiError.
+   * Called on `410 Gone` (the stored cursor is older than the feed's retention), and when the store
+   * has no cursor yet: rebuild the copy from a full read (`fullReadResync` does it from the lists).
+   * The follower then stores `head` and follows from it. Without it, a 410 rejects
+   * catchUp()/start() with an ApiError, and a follower without a cursor starts at the oldest entry kept.
    */
   onResync?: (context: ResyncContext) => Promise<void> | void;
   /** Entries per request (default 1000, the feed's largest page). */
@@ -113,6 +114,11 @@ export class FeedFollower {
   private async step(): Promise<{ hasMore: boolean; nextCursor: string; cursors: string[] }> {
     const { client, cursorStore, handle, types, fields, excludeOrigins, resource, pageSize = 1000 } = this.options;
     const after = await cursorStore.get();
+    if (after === undefined && this.options.onResync) {
+      // No cursor yet: the guide's start, a full read taken from the head, then the feed from it.
+      await this.resync();
+      return { hasMore: true, nextCursor: '', cursors: [] };
+    }
     const result = await client.GET('/changes', { params: { query: { after, limit: pageSize, types, fields, excludeOrigins, resource } } });
     if (result.response.status === 410) {
       await this.resync();
