@@ -57,6 +57,8 @@ export function retryAfterMs(value: string | null): number | undefined {
   if (!value) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date starts with the day's name (every form RFC 9110 allows); Date.parse alone takes "-1" for a year.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
