@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'generated/', 'node_modules/', '.data/', 'bench/results/'] },
+  { ignores: ['dist/', 'client/dist/', 'generated/', 'node_modules/', '.data/', 'bench/results/'] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -1,41 +1,18 @@
 /**
- * An integrator's client, typed by the contract (generated/api-types.ts) with openapi-fetch:
- * get an access token with client credentials, then export every order item, page by page,
- * following the keyset cursor. Run it with `npx tsc -p . && node dist/examples/export-items.js`
- * and the variables below set.
+ * An integrator's export with the client kit (`@procurement-api/client`, client/): sign in with
+ * client credentials and export every order item; `paginate` follows the keyset cursor of
+ * `GET /items` at the largest page the contract allows. Run it with
+ * `npx tsc -p . && node dist/examples/export-items.js` and the variables below set.
  */
-import createClient from 'openapi-fetch';
-import type { components, paths } from '../generated/api-types';
+import { createClient, paginate, type components } from '../client/src/index.mjs';
 
 type BulkItem = components['schemas']['BulkItem'];
-type ItemPage = components['schemas']['BulkItemPage'];
 
-export async function getAccessToken(baseUrl: string, clientId: string, clientSecret: string): Promise<string> {
-  const auth = createClient<paths>({ baseUrl });
-  const { data, error } = await auth.POST('/oauth2/token', {
-    body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
-    // RFC 6749: the token request is form-encoded.
-    bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  });
-  if (error || !data) throw new Error(`token request failed: ${JSON.stringify(error)}`);
-  return data.access_token;
-}
-
-/** Every item of the organization, newest first, `pageSize` per request. */
-export async function exportItems(baseUrl: string, clientId: string, clientSecret: string, pageSize = 500): Promise<BulkItem[]> {
-  const token = await getAccessToken(baseUrl, clientId, clientSecret);
-  const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
+/** Every item of the organization, `pageSize` per request. */
+export async function exportItems(baseUrl: string, clientId: string, clientSecret: string, pageSize = 2500): Promise<BulkItem[]> {
+  const client = createClient({ baseUrl, clientId, clientSecret });
   const items: BulkItem[] = [];
-  let cursor: string | null | undefined = 'start';
-  while (cursor) {
-    const at: string = cursor;
-    const result = await api.GET('/items', { params: { query: { limit: pageSize, cursor: at } } });
-    const page: ItemPage | undefined = result.data;
-    if (!page) throw new Error(`GET /items failed: ${JSON.stringify(result.error)}`);
-    items.push(...page.data);
-    cursor = page.meta.nextCursor;
-  }
+  for await (const item of paginate(client, '/items', { query: { limit: pageSize } })) items.push(item);
   return items;
 }
 

@@ -23,10 +23,14 @@ writeFileSync(join(out, 'openapi.json'), JSON.stringify(doc, null, 2) + '\n');
 // The Node API, not the CLI: the CLI would pick up redocly.yaml and want per-API output keys.
 const ast = await openapiTS(structuredClone(doc), { alphabetize: false, defaultNonNullable: false });
 writeFileSync(join(out, 'api-types.ts'), '// GENERATED from api/ by `npm run generate`. Do not edit by hand.\n' + astToString(ast));
+// The client kit's paging table (client/src/list-paging.mts): how each list pages, from the contract.
+const { listPaging } = await import('../client/scripts/list-paging.mjs');
+const pagingFile = join(check ? out : join(root, 'client', 'src'), 'list-paging.mts');
+writeFileSync(pagingFile, listPaging(doc));
 
 if (check) {
-  const stale = ['openapi.yaml', 'openapi.json', 'api-types.ts'].filter((f) => {
-    const committed = join(root, 'generated', f);
+  const stale = ['openapi.yaml', 'openapi.json', 'api-types.ts', 'list-paging.mts'].filter((f) => {
+    const committed = f === 'list-paging.mts' ? join(root, 'client', 'src', f) : join(root, 'generated', f);
     return !existsSync(committed) || readFileSync(committed, 'utf8') !== readFileSync(join(out, f), 'utf8');
   });
   rmSync(out, { recursive: true, force: true });

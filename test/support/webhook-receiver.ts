@@ -8,6 +8,8 @@ export interface Received {
   id: string;
   path: string;
   body: any;
+  /** The body exactly as received (what a verifier checks). */
+  text: string;
   headers: http.IncomingHttpHeaders;
   /** Indexes (into `secrets`) of the secrets whose standardwebhooks `verify` accepted the request. */
   verifiedBy: number[];
@@ -65,7 +67,7 @@ export class Receiver {
           /* not signed with this secret */
         }
       });
-      const r: Received = { id: String(req.headers['webhook-id']), path, body: JSON.parse(text), headers: req.headers, verifiedBy, receivedAt };
+      const r: Received = { id: String(req.headers['webhook-id']), path, body: JSON.parse(text), text, headers: req.headers, verifiedBy, receivedAt };
       const attemptOfId = this.requests.filter((x) => x.id === r.id && x.path === path).length + 1;
       this.requests.push(r);
       const reply = this.reply(r, attemptOfId);

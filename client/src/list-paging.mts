@@ -1,0 +1,48 @@
+// GENERATED from api/ by `npm run generate` (client/scripts/list-paging.mjs). Do not edit by hand.
+
+/** How a list pages: the feed by `after`, the bulk lists by the keyset `cursor`, the others by `offset`. */
+export type PagingMode = 'feed' | 'keyset' | 'offset';
+
+/** Every list of the contract: its paging and the largest `limit` it allows (undefined: the default page). */
+export const listPaging: Record<string, { mode: PagingMode; maxLimit: number | undefined }> = {
+  '/tax-codes': { mode: 'offset', maxLimit: 1000 },
+  '/units-of-measure': { mode: 'offset', maxLimit: 1000 },
+  '/jobs': { mode: 'offset', maxLimit: 1000 },
+  '/jobs/{jobIdOrCode}/locations': { mode: 'offset', maxLimit: 1000 },
+  '/jobs/{jobIdOrCode}/users': { mode: 'offset', maxLimit: 1000 },
+  '/groups': { mode: 'offset', maxLimit: 1000 },
+  '/locations': { mode: 'offset', maxLimit: 1000 },
+  '/vendors': { mode: 'offset', maxLimit: 1000 },
+  '/global-phases': { mode: 'offset', maxLimit: 1000 },
+  '/job-phases': { mode: 'offset', maxLimit: 1000 },
+  '/jobs/{jobIdOrCode}/phases': { mode: 'offset', maxLimit: 1000 },
+  '/global-categories': { mode: 'offset', maxLimit: 1000 },
+  '/phase-categories': { mode: 'offset', maxLimit: 1000 },
+  '/jobs/{jobIdOrCode}/phases/{phaseIdOrCode}/categories': { mode: 'offset', maxLimit: 1000 },
+  '/job-categories': { mode: 'offset', maxLimit: 1000 },
+  '/jobs/{jobIdOrCode}/categories': { mode: 'offset', maxLimit: 1000 },
+  '/users': { mode: 'offset', maxLimit: 1000 },
+  '/tags': { mode: 'offset', maxLimit: 1000 },
+  '/orders': { mode: 'offset', maxLimit: 1000 },
+  '/orders/{orderId}/items': { mode: 'offset', maxLimit: 1000 },
+  '/items': { mode: 'keyset', maxLimit: 2500 },
+  '/order/{orderId}/tags': { mode: 'offset', maxLimit: 1000 },
+  '/notifications': { mode: 'offset', maxLimit: 1000 },
+  '/changeOrders': { mode: 'offset', maxLimit: 1000 },
+  '/releases': { mode: 'offset', maxLimit: undefined },
+  '/billOfMaterials/{billOfMaterialsId}/items': { mode: 'offset', maxLimit: 1000 },
+  '/requisitions': { mode: 'offset', maxLimit: 1000 },
+  '/requisitions/{requisitionId}/items': { mode: 'offset', maxLimit: 1000 },
+  '/warehouse-requests': { mode: 'offset', maxLimit: 100 },
+  '/warehouse-requests/{warehouseRequestId}/items': { mode: 'offset', maxLimit: 100 },
+  '/warehouseRequests/{warehouseRequestId}/items': { mode: 'offset', maxLimit: 100 },
+  '/deliveries': { mode: 'offset', maxLimit: 1000 },
+  '/deliveries/{deliveryReceiptId}/items': { mode: 'offset', maxLimit: 1000 },
+  '/orders/{orderId}/deliveries': { mode: 'offset', maxLimit: 1000 },
+  '/invoices': { mode: 'offset', maxLimit: 1000 },
+  '/invoices/{invoiceId}/items': { mode: 'offset', maxLimit: 1000 },
+  '/invoice-items': { mode: 'keyset', maxLimit: 2500 },
+  '/changes': { mode: 'feed', maxLimit: 1000 },
+  '/webhook-endpoints': { mode: 'offset', maxLimit: 1000 },
+  '/webhook-endpoints/{webhookEndpointId}/deliveries': { mode: 'offset', maxLimit: 1000 },
+};
