@@ -132,11 +132,17 @@ export async function drainCaptures(db: Db, organizationId: string, stopping: St
   while (!stopping() && (await drainChunk(db, organizationId)));
 }
 
-/** Appends every organization's captured changes (the worker's `feed_capture` task). */
+/**
+ * Appends every organization's captured changes (the worker's `feed_capture` task). One
+ * organization's failure does not hold the others' entries back: it is thrown after them (the
+ * task fails, graphile-worker logs and retries it; its rows stay queued).
+ */
 export async function runPendingCaptures(db: Db, stopping: Stopping = () => false): Promise<void> {
   const { rows } = await db.raw('SELECT DISTINCT organization_id FROM feed_captures');
+  let failure: unknown;
   for (const { organization_id } of rows as { organization_id: string }[]) {
-    if (stopping()) return;
-    await drainCaptures(db, organization_id, stopping);
+    if (stopping()) break;
+    await drainCaptures(db, organization_id, stopping).catch((err) => (failure ??= err));
   }
+  if (failure) throw failure;
 }
