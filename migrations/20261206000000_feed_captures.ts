@@ -57,6 +57,15 @@ export async function up(knex: Knex): Promise<void> {
       captured_at timestamptz NOT NULL DEFAULT clock_timestamp()
     )`);
   await knex.raw('CREATE INDEX feed_captures_organization ON feed_captures (organization_id, seq)');
+  for (const [column, comment] of [
+    ['seq', "Order of capture: the task takes an organization''s rows in this order."],
+    ['organization_id', "The changed row''s organization (no foreign key: see the migration)."],
+    ['resource', 'The feed resource of the changed table (vendor, item, ...).'],
+    ['id', 'Id of the changed object (inserted, updated or deleted row).'],
+    ['captured_at', 'When the triggering statement ran.'],
+  ]) {
+    await knex.raw(`COMMENT ON COLUMN feed_captures.?? IS '${comment}'`, [column]);
+  }
   await knex.raw(
     `COMMENT ON TABLE feed_captures IS 'Ids of synced objects changed outside the API''s write path, waiting for their feed entries (the worker''s feed_capture task).'`,
   );
