@@ -10,6 +10,7 @@ import { Change, headCursor, readAll } from './support/feed';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver, restOtherEndpoints } from './support/webhook-receiver';
 import { insertTaxCode, makeOrder } from './support/purchasing-fixtures';
+import { startCompiledServer } from './support/instance';
 import { startWebhookWorker, type WebhookWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
@@ -305,6 +306,55 @@ describe('changes made in the database reach the feed (feed capture)', function 
     } finally {
       await startWorker();
     }
+  });
+
+  it('an instance killed while it appends a captured change: the entry arrives once after a restart', async () => {
+    const org = await newOrg();
+    const path = '/killed';
+    const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url(path) }), 201).body;
+    receiver.secrets.set(path, [endpoint.secret]);
+    const [vendor] = await db()('vendors').insert({ organization_id: org.id, code: 'K-V', name: 'Before' }).returning('id');
+    await eventually('the insert appended', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    const start = await headCursor(org.api);
+    // The only worker is a child instance's; the organization's feed head is held, so its task waits there.
+    await stopWorker();
+    const { child } = await startCompiledServer({ WEBHOOK_WORKER: 'on' });
+    const holder = await db().transaction();
+    try {
+      await holder.raw('SELECT position FROM feed_heads WHERE organization_id = ? FOR UPDATE', [org.id]);
+      await db()('vendors').where({ id: vendor.id }).update({ name: 'After' });
+      const waiting = async () =>
+        Number(
+          (
+            await db().raw(
+              `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%feed_heads%' AND pid <> pg_backend_pid()`,
+            )
+          ).rows[0].n,
+        );
+      await eventually('the child waits for the feed head', async () => (await waiting()) > 0, 60_000);
+      child.process.kill('SIGKILL');
+      await new Promise((resolve) =>
+        child.process.exitCode !== null || child.process.signalCode !== null ? resolve(null) : child.process.once('exit', resolve),
+      );
+    } finally {
+      await holder.commit();
+    }
+    // Its transaction could not finish: the change is still queued, and not in the feed.
+    await eventually('the killed backend gone', async () => {
+      const { rows } = await db().raw(
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%feed_heads%' AND state <> 'idle' AND pid <> pg_backend_pid()`,
+      );
+      return Number(rows[0].n) === 0;
+    });
+    expect(Number((await db()('feed_captures').where({ organization_id: org.id }).count('* as n').first())!.n)).to.equal(1);
+    expect((await readAll(org.api, start)).entries).to.deep.equal([]);
+    await startWorker();
+    const { entries } = await entriesAfter(org.api, start, 1);
+    expect(entries.map((e) => [e.type, e.id, e.data.name])).to.deep.equal([['vendor.updated', vendor.id, 'After']]);
+    await eventually('the queue drained', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    expect((await readAll(org.api, entries[0].cursor)).entries).to.deep.equal([]);
+    await eventually('delivered', () => receiver.accepted(path).some((r) => r.body.data.cursor === entries[0].cursor));
+    expect(receiver.accepted(path).filter((r) => r.body.type === 'vendor.updated')).to.have.length(1);
   });
 
   it('a tax code renamed by SQL: the items that show it follow in the digests', async () => {
