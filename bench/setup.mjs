@@ -69,6 +69,8 @@ export async function generate(url, { items, orders, bigJobItems, invoices = fal
   await client.connect();
   try {
     await client.query('SET synchronous_commit = off');
+    // A benchmark dataset, not changes: no feed entries (migration 20261206000000); backfillStates gives its digests.
+    await client.query('SET procurement.capturing = off');
     const shares = [0.95, 0.05];
     for (const [n, org] of orgs.entries()) {
       const scale = orgScale(Math.round(items * shares[n]), Math.max(1, Math.round(orders * shares[n])), bigJobItems);

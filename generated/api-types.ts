@@ -2265,11 +2265,14 @@ export interface paths {
          *     guide "Checking your copy".
          *
          *     The digests describe exactly the state after every feed entry up to and including `asOf` (a
-         *     feed cursor), and none after it. Objects written outside the feed (data loaded before the
-         *     feed existed, the demo data's objects of resources without a `created` event such as
-         *     invoices and releases) are digested by a backfill, which this request completes first when
-         *     it has not yet run, so the first answer after such a load may take longer (a `503` with
-         *     `Retry-After` when the backfill is asked for again faster than it completes).
+         *     feed cursor), and none after it, and cover every change committed before the request: changes
+         *     made in the database rather than through the API whose entries are still to be appended
+         *     (guide "Changes made in the database") are appended by this request first. Objects written
+         *     outside the feed (data loaded before the feed existed, objects of resources without a
+         *     `created` event such as invoices and releases) are digested by a backfill, which this request
+         *     also completes first when it has not yet run, so the first answer after such a load may take
+         *     longer. It never answers digests it cannot vouch for: when such work keeps arriving faster
+         *     than it completes, it answers `503` with `Retry-After`.
          */
         get: operations["getReconciliation"];
         put?: never;
@@ -7561,7 +7564,7 @@ export interface components {
          *     this list holds every type the service writes (a new one is added before any entry of it is
          *     written). `GET /changes?types=` and a webhook endpoint's `types` take a resource of
          *     ChangeResource with an event of this list: a misspelt event (`vendor.update`) is a `400`, while a
-         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
+         *     pair not written today (`group.deleted`) is accepted and matches what may be written under it later.
          *
          *     The types written today (what each entry carries: ChangeResource):
          *
@@ -7573,7 +7576,8 @@ export interface components {
          *     - `group.created`, `group.updated`
          *     - `invoice.paid`, `invoice.integration_state_changed`
          *     - `item.created`, `item.updated`, `item.deleted`
-         *     - `job.created`, `job.updated`, `job.purchase_order_counter_changed`
+         *     - `job.created`, `job.updated`, `job.purchase_order_counter_changed`, `job.deleted` (a job deleted
+         *       in the database: guide "Changes made in the database")
          *     - `location.created`, `location.updated`, `location.deleted`
          *     - `notification.created`, `notification.updated`
          *     - `order.created`, `order.updated`, `order.deleted`, `order.integration_state_changed`
@@ -7590,11 +7594,12 @@ export interface components {
          * @example vendor.updated
          * @enum {string}
          */
-        ChangeType: "bill_of_materials.created" | "bom_item.created" | "bom_item.updated" | "bom_item.deleted" | "change_order.created" | "change_order.integration_state_changed" | "change_order.deleted" | "cost_category.created" | "cost_category.updated" | "cost_category.deleted" | "delivery_receipt.integration_state_changed" | "group.created" | "group.updated" | "invoice.paid" | "invoice.integration_state_changed" | "item.created" | "item.updated" | "item.deleted" | "job.created" | "job.updated" | "job.purchase_order_counter_changed" | "location.created" | "location.updated" | "location.deleted" | "notification.created" | "notification.updated" | "order.created" | "order.updated" | "order.deleted" | "order.integration_state_changed" | "order_tag.created" | "order_tag.deleted" | "phase.created" | "phase.updated" | "phase.deleted" | "release.deleted" | "requisition.state_changed" | "tag.created" | "tag.updated" | "tax_code.created" | "tax_code.updated" | "tax_code.deleted" | "unit_of_measure.created" | "unit_of_measure.updated" | "user.created" | "vendor.created" | "vendor.updated" | "vendor.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted";
+        ChangeType: "bill_of_materials.created" | "bom_item.created" | "bom_item.updated" | "bom_item.deleted" | "change_order.created" | "change_order.integration_state_changed" | "change_order.deleted" | "cost_category.created" | "cost_category.updated" | "cost_category.deleted" | "delivery_receipt.integration_state_changed" | "group.created" | "group.updated" | "invoice.paid" | "invoice.integration_state_changed" | "item.created" | "item.updated" | "item.deleted" | "job.created" | "job.updated" | "job.purchase_order_counter_changed" | "job.deleted" | "location.created" | "location.updated" | "location.deleted" | "notification.created" | "notification.updated" | "order.created" | "order.updated" | "order.deleted" | "order.integration_state_changed" | "order_tag.created" | "order_tag.deleted" | "phase.created" | "phase.updated" | "phase.deleted" | "release.deleted" | "requisition.state_changed" | "tag.created" | "tag.updated" | "tax_code.created" | "tax_code.updated" | "tax_code.deleted" | "unit_of_measure.created" | "unit_of_measure.updated" | "user.created" | "vendor.created" | "vendor.updated" | "vendor.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted";
         /**
-         * @description Who made the change: the credential of the request that wrote it, or `system` for a change not
-         *     made through the API (the admin CLI, demo data, retention, the webhook worker disabling an
-         *     endpoint). Never a secret. A connector recognises its own writes by `credentialId` (or leaves
+         * @description Who made the change: the credential of the request that wrote it, `system` for a change the
+         *     service made without a request (the admin CLI, demo data, retention, the webhook worker
+         *     disabling an endpoint), or `database` for a change made to the database directly (an
+         *     operator's SQL, a bulk load, a migration: guide "Changes made in the database"). Never a secret. A connector recognises its own writes by `credentialId` (or leaves
          *     them out of its reads with `excludeOrigins=self`, guide "Two-way sync").
          */
         ChangeOrigin: {
@@ -7603,14 +7608,14 @@ export interface components {
              * @example oauth_client
              * @enum {string}
              */
-            credentialType: "oauth_client" | "api_key" | "system";
+            credentialType: "oauth_client" | "api_key" | "system" | "database";
             /**
-             * @description The OAuth client's id (`cl_...`) or the API key's id as `admin org show` lists it; null for `system`.
+             * @description The OAuth client's id (`cl_...`) or the API key's id as `admin org show` lists it; null for `system` and `database`.
              * @example cl_3efe715041c38f407e80dc83
              */
             credentialId: string | null;
             /**
-             * @description The `X-Request-Id` of the write's response; null for `system`.
+             * @description The `X-Request-Id` of the write's response; null for `system` and `database`.
              * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
              */
             requestId: string | null;
@@ -28776,7 +28781,43 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description The resource's digests are being brought up to date (changes made in the database, or a
+             *     rebuild after a bulk load, arrived faster than this request could complete them), or the
+             *     service cannot answer now (its database is unreachable or too slow, the organization's
+             *     share of the connections stayed taken, the instance is shutting down). No digest is given
+             *     rather than one that may miss a change: retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /**
+                     * @description Seconds after which to ask again.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The item digests are being brought up to date (changes made in the database, or a rebuild after a bulk load); retry later.",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The item digests are being brought up to date (changes made in the database, or a rebuild after a bulk load); retry later."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {

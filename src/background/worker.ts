@@ -11,6 +11,7 @@ import type { WebhookSettings } from '../webhooks/settings';
 import { deliverPending } from '../mail/mailer';
 import { pruneChangeFeed } from '../feed/retention';
 import { runPendingBackfills } from '../resources/reconciliation/backfill';
+import { runPendingCaptures } from '../resources/reconciliation/captures';
 import { superviseRunner, type SupervisedRunner } from './supervisor';
 
 /**
@@ -96,6 +97,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     webhook_sweep: async () => sweep(options.db, settings),
     // Object states owed a backfill (data written without the feed: src/resources/reconciliation/backfill.ts).
     reconciliation_backfill: async () => runPendingBackfills(options.db, () => stopping),
+    // Changes made in the database, woken by its triggers (migration 20261206000000), and every minute.
+    feed_capture: async () => runPendingCaptures(options.db, () => stopping),
     ...(mail && {
       mail_deliver: async () => {
         await deliverPending(options.db, mail.smtpUrl, { from: mail.from, stopping: () => stopping }).catch((err) => mailLog.error('delivery run failed', err));
@@ -110,6 +113,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const crontab = [
     '* * * * * webhook_sweep ?max=1',
     '* * * * * reconciliation_backfill ?max=1',
+    '* * * * * feed_capture ?max=1',
     mail && '* * * * * mail_deliver ?max=1',
     feedRetentionDays !== undefined && '0 * * * * feed_prune ?max=1',
   ].filter(Boolean);
@@ -154,6 +158,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
   await sweep(options.db, settings);
+  // Changes captured while no worker ran (or whose ring was lost) enter the feed now.
+  await runners.current().addJob('feed_capture', {}, { jobKey: 'feed_capture' });
   // Mail and retention also run once at start (a job key folds the starts of several instances).
   if (mail) await runners.current().addJob('mail_deliver', {}, { jobKey: 'mail_deliver_start' });
   if (feedRetentionDays !== undefined) await runners.current().addJob('feed_prune', {}, { jobKey: 'feed_prune_start' });

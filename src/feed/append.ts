@@ -156,6 +156,12 @@ export class CommittedRefusal extends Error {
 }
 
 /**
+ * Turns the database's change capture (migration 20261206000000) off for the rest of the
+ * transaction: a transaction that appends its own entries is not captured a second time.
+ */
+export const NOT_CAPTURED = `SELECT set_config('procurement.capturing', 'off', true)`;
+
+/**
  * Runs `work` in one transaction and appends the changes it collected as the transaction's last
  * statement: a change and its feed entries commit together or not at all. A transaction that
  * PostgreSQL aborts on a deadlock or serialization failure is run again from the start, `work`
@@ -171,6 +177,8 @@ export async function writeTransaction<T>(
 ): Promise<T> {
   const outcome = await retryOnConflict(() =>
     db.transaction(async (trx): Promise<{ value: T } | { refusal: Error }> => {
+      // Its changes enter the feed with it: the database's change capture skips them (captures.ts).
+      await trx.raw(NOT_CAPTURED);
       const changes = new ChangeCollector();
       let result: { value: T } | { refusal: Error };
       try {

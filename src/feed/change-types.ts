@@ -16,7 +16,8 @@ export const CHANGE_EVENTS = {
   // No write operation changes these yet; they will report under this name.
   invoice_item: [],
   item: ['created', 'updated', 'deleted'],
-  job: ['created', 'updated', 'purchase_order_counter_changed'],
+  // `deleted`: jobs are never deleted through the API; a job deleted in the database (captures.ts) is.
+  job: ['created', 'updated', 'purchase_order_counter_changed', 'deleted'],
   location: ['created', 'updated', 'deleted'],
   notification: ['created', 'updated'],
   order: ['created', 'updated', 'deleted', 'integration_state_changed'],

@@ -7,7 +7,7 @@ const EVENTS = new Set<string>(Object.values(CHANGE_EVENTS).flat());
 /**
  * A change type a filter may name: `<resource>.<event>` with a resource the feed reports and an
  * event it reports (for any resource). A misspelt event (`vendor.update`) is refused; a pair not
- * written today (`job.deleted`) is accepted and matches what the feed will write under that name,
+ * written today (`group.deleted`) is accepted and matches what the feed will write under that name,
  * so a subscription can be made ahead of it. ChangeType (change-types.ts) lists what is written.
  */
 export const isChangeType = (type: string): boolean => {

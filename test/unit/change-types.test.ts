@@ -31,7 +31,7 @@ describe('unit: change types (one list for the feed, the filters and the contrac
       expect(isChangeType(type), type).to.equal(false);
     }
     // Events of other resources: what the feed would write under that name (none yet).
-    for (const type of ['job.deleted', 'warehouse_request.created', 'invoice_item.updated']) {
+    for (const type of ['group.deleted', 'warehouse_request.created', 'invoice_item.updated']) {
       expect(CHANGE_TYPES, type).not.to.include(type);
       expect(isChangeType(type), type).to.equal(true);
     }

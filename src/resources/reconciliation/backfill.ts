@@ -61,7 +61,7 @@ export async function backfillPending(db: Queryable, organizationId: string, res
 }
 
 /** Takes the organization's feed head row lock (creating the head when there is none) and returns its position. */
-async function lockHead(trx: Knex.Transaction, organizationId: string): Promise<number> {
+export async function lockHead(trx: Knex.Transaction, organizationId: string): Promise<number> {
   const { rows } = await trx.raw(
     `INSERT INTO feed_heads AS h (organization_id, position) VALUES (?, 0)
      ON CONFLICT (organization_id) DO UPDATE SET position = h.position RETURNING position`,

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/knex';
 import { retryOnConflict } from '../../db/retry';
 import { backfillPending, backfillResource } from './backfill';
+import { capturesPending, drainCaptures } from './captures';
 import { HEX, idRange, resourceDigests } from './bucket-cache';
 
 /** SHA-256 of the empty string: the digest of an empty set (and of an empty bucket). */
@@ -68,16 +69,18 @@ const BACKFILL_ROUNDS = 3;
  * The digests of a resource's objects (those whose id starts with `prefix`) at the organization's
  * feed head, the head and the states read in one REPEATABLE READ snapshot: the states (and their
  * buckets' versions) are written in the same statement as the entries, so they are exactly the
- * state after every entry up to that head. When the resource is owed a backfill in that snapshot, the backfill is
- * completed first (in its own transactions) and the snapshot taken again; undefined when it was
- * asked for again every time.
+ * state after every entry up to that head. When the organization has changes captured in the
+ * database not yet in the feed (captures.ts), or the resource is owed a backfill in that snapshot,
+ * they are completed first (in their own transactions) and the snapshot taken again; undefined
+ * when more arrived every time (the handler answers 503 with Retry-After).
  */
 export async function reconciliationDigests(db: Db, organizationId: string, resource: string, prefix: string): Promise<Digests | undefined> {
   for (let round = 0; round <= BACKFILL_ROUNDS; round++) {
     const digests = await retryOnConflict(() =>
       db.transaction(
         async (trx): Promise<Digests | undefined> => {
-          if (await backfillPending(trx, organizationId, resource)) return undefined;
+          // Changes made in the database count too: their entries first (captures.ts), then any owed rebuild.
+          if ((await capturesPending(trx, organizationId)) || (await backfillPending(trx, organizationId, resource))) return undefined;
           const head = await trx.raw('SELECT position FROM feed_heads WHERE organization_id = ?', [organizationId]);
           const found = prefix ? await digestsIn(trx, organizationId, resource, prefix) : await resourceDigests(trx, organizationId, resource);
           const listed = found.count <= MAX_OBJECTS || prefix.length >= 8;
@@ -92,6 +95,7 @@ export async function reconciliationDigests(db: Db, organizationId: string, reso
       ),
     );
     if (digests) return digests;
+    await drainCaptures(db, organizationId);
     await backfillResource(db, organizationId, resource);
   }
   return undefined;

@@ -14,7 +14,8 @@ export const reconciliationHandlers: Handlers<'getReconciliation'> = {
     }
     const prefix = query.prefix ?? '';
     const digests = await reconciliationDigests(db, caller.organizationId, resource, prefix);
-    if (!digests) throw unavailable(`The ${resource} digests are being rebuilt after a bulk load; retry later.`);
+    if (!digests)
+      throw unavailable(`The ${resource} digests are being brought up to date (changes made in the database, or a rebuild after a bulk load); retry later.`);
     const { position, ...rest } = digests;
     return { status: 200, body: { resource: resource as Resource, prefix, asOf: encodeCursor(caller.organizationId, position), ...rest } };
   },
