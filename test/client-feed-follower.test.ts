@@ -47,7 +47,7 @@ describe('client kit: FeedFollower', function () {
     const log = join(dir, 'kill.log');
     writeFileSync(log, '');
     const lines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean);
-    const args = [join(__dirname, 'support', 'follower-child.js'), harness().baseUrl, org.apiKey, cursorFile, log, '25'];
+    const args = [join(__dirname, 'support', 'follower-child.js'), harness().baseUrl, org.apiKey, cursorFile, log, '50'];
     const first = startChild(process.execPath, args);
     // Page size 10: the 15th entry is in the middle of the second page.
     await eventually('the first run to handle 15 entries', () => lines().length >= 15 || first.process.exitCode !== null, 30_000);

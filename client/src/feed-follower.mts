@@ -75,8 +75,9 @@ export class FeedFollower {
 
   /** Reads the feed now instead of after the current wait (a webhook says there is something new). */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    // Waiting: end the wait. Reading: read once more before the next wait.
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
 
   private async follow(): Promise<void> {
@@ -97,16 +98,13 @@ export class FeedFollower {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.woken = false;
         this.wakeUp = undefined;
-        done();
+        resolve();
       };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
     });
   }
 
