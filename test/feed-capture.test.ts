@@ -99,13 +99,18 @@ describe('changes made in the database reach the feed (feed capture)', function 
     return { entries, cursor: at };
   }
 
+  /** A webhook endpoint of the organization sending to the receiver at `path`. */
+  async function subscribe(api: Client, path: string): Promise<void> {
+    const endpoint = expectStatus(await api.post('/webhook-endpoints', { url: receiver.url(path) }), 201).body;
+    receiver.secrets.set(path, [endpoint.secret]);
+  }
+
   const summary = (entries: Change[]) => entries.map((e) => `${e.type} ${e.id}`).sort();
 
   it('SQL INSERT, UPDATE (real and no-op) and DELETE of vendors, jobs, orders and items: each once in GET /changes and at a webhook, origin database, digests as read', async () => {
     const org = await newOrg();
     const path = '/sql';
-    const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url(path) }), 201).body;
-    receiver.secrets.set(path, [endpoint.secret]);
+    await subscribe(org.api, path);
     let cursor = await headCursor(org.api);
 
     // INSERT.
@@ -277,8 +282,7 @@ describe('changes made in the database reach the feed (feed capture)', function 
   it('a change committed while no worker runs: the entry arrives once when one starts, and a digest never misses it', async () => {
     const org = await newOrg();
     const path = '/restart';
-    const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url(path) }), 201).body;
-    receiver.secrets.set(path, [endpoint.secret]);
+    await subscribe(org.api, path);
     const start = await headCursor(org.api);
     const [vendor] = await db()('vendors').insert({ organization_id: org.id, code: 'R-V', name: 'Before' }).returning('id');
     const cursor = (await entriesAfter(org.api, start, 1)).cursor;
@@ -311,8 +315,7 @@ describe('changes made in the database reach the feed (feed capture)', function 
   it('an instance killed while it appends a captured change: the entry arrives once after a restart', async () => {
     const org = await newOrg();
     const path = '/killed';
-    const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url(path) }), 201).body;
-    receiver.secrets.set(path, [endpoint.secret]);
+    await subscribe(org.api, path);
     const [vendor] = await db()('vendors').insert({ organization_id: org.id, code: 'K-V', name: 'Before' }).returning('id');
     await eventually('the insert appended', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
     const start = await headCursor(org.api);
