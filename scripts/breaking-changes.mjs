@@ -9,7 +9,7 @@
 // so it is not a break (only code generated from the contract sees the new name).
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 

@@ -130,7 +130,9 @@ async function waitFor(name, child, url, timeoutMs, log) {
       return (Date.now() - started) / 1000;
     } catch (err) {
       if (Date.now() - started > timeoutMs)
-        throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s (${err.cause?.message ?? err.message}):\n${log().slice(-3000)}`);
+        throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s (${err.cause?.message ?? err.message}):\n${log().slice(-3000)}`, {
+          cause: err,
+        });
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -445,9 +445,7 @@ describe('fuzz', function () {
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const failures: string[] = [];
     const statuses = new Map<number, number>();
-    let sent = 0;
     const started = Date.now();
-    let heapStart = 0;
 
     const one = async (n: number) => {
       const op = ops[n % ops.length];
@@ -489,13 +487,13 @@ describe('fuzz', function () {
 
     // Warm-up (first requests compile and cache), then the baseline heap.
     for (let n = 0; n < ops.length; n++) await one(n);
-    heapStart = heapAfterGc(gc);
+    const heapStart = heapAfterGc(gc);
     let next = ops.length;
     const worker = async () => {
       while (next < REQUESTS && Date.now() - started < TIME_LIMIT_MS && failures.length < 25) await one(next++);
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    sent = next;
+    const sent = next;
     agent.destroy();
     const heapEnd = heapAfterGc(gc);
     const seconds = (Date.now() - started) / 1000;

@@ -81,6 +81,7 @@ async function eventuallyExplained(
       .catch((e: Error) => ({ rows: e.message }));
     throw new Error(
       `${(err as Error).message}; expected ${ids.join(', ')}; received ${seen.join(', ')}; endpoint ${JSON.stringify(state)}; jobs ${JSON.stringify(jobs.rows)}`,
+      { cause: err },
     );
   }
 }
@@ -251,7 +252,7 @@ describe('webhook deliveries', function () {
           return `${paths[i]}: accepted ${receiver.accepted(paths[i]).length}/${expected[i].length}, last expected ${expected[i].at(-1)?.position}; endpoint ${JSON.stringify(state)}; jobs ${JSON.stringify(jobs.rows)}`;
         }),
       );
-      throw new Error(`${(err as Error).message} (now ${new Date().toISOString()}):\n${states.join('\n')}`);
+      throw new Error(`${(err as Error).message} (now ${new Date().toISOString()}):\n${states.join('\n')}`, { cause: err });
     }
     paths.forEach((p, i) => {
       const got = receiver.requests.filter((r) => r.path === p);

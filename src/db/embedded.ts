@@ -155,7 +155,7 @@ export async function startEmbedded(dataDir: string, fixedPort?: number): Promis
     await server.start();
   } catch (err) {
     const reason = err instanceof Error ? err.message : log.filter((l) => /FATAL|ERROR|DETAIL|HINT/.test(l)).join(' ') || log.slice(-3).join(' ');
-    throw new Error(`embedded PostgreSQL in ${dataDir} failed to start: ${reason || 'no output'}`);
+    throw new Error(`embedded PostgreSQL in ${dataDir} failed to start: ${reason || 'no output'}`, { cause: err });
   }
   const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return {

@@ -43,7 +43,7 @@ export async function waitForHttp(child: Child, url: string, timeoutMs: number, 
       return;
     } catch (err) {
       if (Date.now() - started > timeoutMs) {
-        throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s (${(err as Error).message}); its output:\n${tail()}`);
+        throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000} s (${(err as Error).message}); its output:\n${tail()}`, { cause: err });
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -62,6 +62,7 @@ export async function fetchFrom(child: Child, url: string, init?: RequestInit, n
     const state = exitCode !== null || signalCode !== null ? `${name} has exited (${signalCode ?? `exit code ${exitCode}`})` : `${name} is running`;
     throw new Error(
       `${init?.method ?? 'GET'} ${url} failed (${(err as Error).message}; ${(err as { cause?: Error }).cause?.message ?? ''}); ${state}; its last output:\n${child.output().slice(-3000)}`,
+      { cause: err },
     );
   }
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ROOT } from '../../src/paths';
