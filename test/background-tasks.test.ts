@@ -254,7 +254,7 @@ describe('background tasks on graphile-worker', () => {
       await db.raw(`SELECT setval('test_task_lookup_refusals', 1, false)`);
       await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_task_lookup() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF current_query() LIKE '%_private_tasks as tasks (identifier) select i from unnest%' AND nextval('test_task_lookup_refusals') = 1 THEN RAISE EXCEPTION 'task look-up refused'; END IF;
+        IF current_query() LIKE '%_private_tasks as tasks (identifier) select unnest%' AND nextval('test_task_lookup_refusals') = 1 THEN RAISE EXCEPTION 'task look-up refused'; END IF;
         RETURN NULL;
       END $$`);
       await runMigrations({ connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl });
