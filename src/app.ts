@@ -11,7 +11,8 @@ import { parseQuery } from './http/query';
 import { OBJECT_WRITES } from './resources/object-writes';
 import { setServerTimeouts } from './http/timeouts';
 import { allHandlers, BATCH_LISTS } from './resources';
-import { withFeed } from './resources/feed-emit';
+import { FEED_BY_HANDLER, FEED_OPERATIONS } from './resources/feed-operations';
+import type { OperationId } from './http/handler';
 import { healthRoutes } from './resources/health/handlers';
 import type { Logger } from 'pino';
 import { createLogger } from './ops/log';
@@ -50,8 +51,10 @@ export async function createApp({
       validationFailFor: { issueToken: tokenValidationFail },
       batchLists: BATCH_LISTS,
       objects: OBJECT_WRITES,
+      emitters: FEED_OPERATIONS,
+      recordedByHandler: new Set(Object.keys(FEED_BY_HANDLER) as OperationId[]),
     },
-    withFeed(allHandlers(jwtSecret)),
+    allHandlers(jwtSecret),
   );
 
   const app = express();

@@ -1,4 +1,4 @@
-import { canonicalForm } from '../db/object-digest';
+import { canonicalForm, type FormOf } from '../db/object-digest';
 import type { Queryable } from '../db/knex';
 import type { ChangeEntry } from './append';
 
@@ -128,10 +128,11 @@ export type StoredForm = { text: string; digest: string };
  * Each entry's `data` in the form the feed stores it, the canonical (RFC 8785) text: the same
  * object in fewer bytes than its read gave it and in one order of keys, and the text an object's
  * state needs anyway (its digest is that text's). The append statement sends each object once:
- * the states reuse their entries' texts (stateCtes).
+ * the states reuse their entries' texts (stateCtes). `formOf`: the write's own, which already holds
+ * the form of an object its ETag was computed from.
  */
-export function storedForms(entries: ChangeEntry[]): StoredForm[] {
-  return entries.map((e) => (e.data === undefined ? { text: 'null', digest: '' } : canonicalForm(e.data)));
+export function storedForms(entries: ChangeEntry[], formOf: FormOf = canonicalForm): StoredForm[] {
+  return entries.map((e) => (e.data === undefined ? { text: 'null', digest: '' } : formOf(e.data)));
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/knex';
 import type { OperationId } from '../http/handler';
-import type { ChangeCollector, ChangeEntry } from '../feed/append';
-import type { ChangeEvent, ChangeType, FeedResource, ResourceWith } from '../feed/change-types';
+import type { ChangeEntry } from '../feed/append';
+import type { ChangeEvent, FeedResource, ResourceWith } from '../feed/change-types';
+import { entry, type EmitContext, type Emitter } from '../feed/emit';
 import { locationsInOrder } from './locations/queries';
 import { jobsInOrder } from './jobs/queries';
 import { vendorsInOrder } from './vendors/queries';
@@ -20,28 +21,7 @@ import { notificationsInOrder } from './notifications/queries';
  * A batch upsert marks the ids it inserted (ChangeCollector.markCreated, from `xmax = 0` in its
  * RETURNING) so each element is `created` or `updated` as it really was.
  */
-export interface EmitContext {
-  /** The write's transaction. */
-  db: Queryable;
-  organizationId: string;
-  status: number;
-  params: Record<string, any>;
-  query: Record<string, any>;
-  input: any;
-  changes: ChangeCollector;
-}
-
-export type Emitter = (reply: any, ctx: EmitContext) => ChangeEntry[] | Promise<ChangeEntry[]>;
-
 export { FEED_RESOURCES, type FeedResource } from '../feed/change-types';
-
-/** A feed entry of `resource` and one of its events (change-types.ts); `data` carries its `id`. */
-export const entry = <R extends FeedResource>(resource: R, event: ChangeEvent<R>, data: { id: string; [key: string]: unknown }): ChangeEntry => ({
-  type: `${resource}.${event}` as ChangeType,
-  resource,
-  id: data.id,
-  data,
-});
 
 /** The reply is the object. */
 const one =

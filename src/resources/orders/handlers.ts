@@ -4,7 +4,7 @@ import { type Handlers, type Schema, orNotFound } from '../../http/handler';
 import { itemsByIds, itemsOfOrder } from '../items/queries';
 import { createOrder, deleteOrder, type IntegrationState, setIntegrationState, updateOrder } from './store';
 import { type ChangeCollector, CommittedRefusal } from '../../feed/append';
-import { entry } from '../feed-operations';
+import { entry } from '../../feed/emit';
 import type { ResourceWith } from '../../feed/change-types';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
