@@ -78,7 +78,13 @@ export function valueOf(run: Run, body: unknown): unknown {
  */
 export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handlers: Record<string, AnyHandler>) {
   /** The context a handler is called with, on the run's database handle. */
-  const handlerContext = (run: Run, operationId: OperationId, params = run.c.request.params ?? {}, query = run.c.request.query ?? {}, body = run.c.request.requestBody) => ({
+  const handlerContext = (
+    run: Run,
+    operationId: OperationId,
+    params = run.c.request.params ?? {},
+    query = run.c.request.query ?? {},
+    body = run.c.request.requestBody,
+  ) => ({
     operationId,
     db: run.trx ?? deps.db,
     changes: run.changes ?? NO_CHANGES,
@@ -107,7 +113,9 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       const result = api.validateResponse(text === '' ? undefined : JSON.parse(text), run.c.operation, answer.status);
       if (result.errors?.length) {
         const detail = result.errors.map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
-        throw new ApiError(500, 'response-contract-violation', 'Response does not match the contract', [{ message: `${operationId} ${answer.status}: ${detail}` }]);
+        throw new ApiError(500, 'response-contract-violation', 'Response does not match the contract', [
+          { message: `${operationId} ${answer.status}: ${detail}` },
+        ]);
       }
       recordCoverage(operationId, answer.status);
     }
@@ -178,7 +186,15 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       const answer = await next();
       if (answer.status >= 300 || answer.body instanceof JsonStream || !run.changes) return answer;
       const { c } = run;
-      const context = { db: run.trx!, organizationId: run.caller!.organizationId, status: answer.status, params: c.request.params ?? {}, query: c.request.query ?? {}, input: c.request.requestBody, changes: run.changes };
+      const context = {
+        db: run.trx!,
+        organizationId: run.caller!.organizationId,
+        status: answer.status,
+        params: c.request.params ?? {},
+        query: c.request.query ?? {},
+        input: c.request.requestBody,
+        changes: run.changes,
+      };
       run.changes.add(...(await emit(valueOf(run, answer.body), context)));
       return answer;
     };
@@ -204,8 +220,13 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
    */
   function stepsOf(operationId: OperationId): Step[] {
     const operation = api.getOperation(operationId);
-    const { etagStatuses, ifMatch: declaresIfMatch, ifNoneMatch } = operation ? conditionsOf(operation) : { etagStatuses: new Set<number>(), ifMatch: false, ifNoneMatch: false };
-    if (declaresIfMatch && !deps.objects[operationId]) throw new Error(`${operationId} declares If-Match but OBJECT_WRITES does not say which object it writes`);
+    const {
+      etagStatuses,
+      ifMatch: declaresIfMatch,
+      ifNoneMatch,
+    } = operation ? conditionsOf(operation) : { etagStatuses: new Set<number>(), ifMatch: false, ifNoneMatch: false };
+    if (declaresIfMatch && !deps.objects[operationId])
+      throw new Error(`${operationId} declares If-Match but OBJECT_WRITES does not say which object it writes`);
     const emit = deps.emitters[operationId];
     const entersFeed = !!emit || deps.recordedByHandler.has(operationId);
     const steps: (Step | false)[] = [
@@ -215,6 +236,7 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       transaction,
       // Idempotency-Key, inside the transaction: a retried write is answered once, and its stored reply commits with the write.
       idempotencyKey,
+      // (Api-Version goes here, two lines: the response down to the caller's version, then the request up to the newest shape.)
       // If-Match, before the handler and inside the key (a replay is replayed, not refused), on the object's row lock.
       declaresIfMatch && ifMatch(operationId),
       // ETag or 304, of the reply as the steps below leave it (after the no-op rule: an unchanged object keeps its tag).
