@@ -69,7 +69,7 @@ function stateOf(entry: ChangeEntry): unknown {
 /**
  * Objects whose read shows another object's fields without a feed entry of their own when that
  * object changes (the feed gives its own entries only to the locations listing a renamed job or
- * vendor, and to the vendors embedding a changed location: operations.ts). A change of a resource
+ * vendor, and to the vendors embedding a changed location: their declarations, src/resources/locations, jobs, vendors). A change of a resource
  * on the left owes the objects of the resources on the right that show it a rebuild of their
  * states from their reads before their digests are answered again
  * (src/resources/reconciliation/backfill.ts): a job's `groups`; an item's `taxCode`, `phase`,

@@ -17,7 +17,7 @@ import type { OperationId } from './handler';
  *   handler runs, against the object as its read returns it, while holding the object's row lock
  *   (SELECT ... FOR UPDATE): every writer of the row waits for it, so of concurrent writes with the
  *   same tag one succeeds and the others see the new object and get 412. Which object and table an
- *   operation writes is said by the resources (OBJECT_WRITES, src/resources/object-writes.ts).
+ *   operation writes is said by the resources (each resource's declarations, src/resources/declarations.ts).
  * They are steps of an operation (src/http/operation.ts).
  */
 
@@ -31,6 +31,9 @@ export interface ObjectOfWrite {
   read: OperationId | ((db: Knex.Transaction, orgId: string, params: Record<string, string>) => Promise<unknown>);
 }
 export type ObjectsOfWrites = Partial<Record<OperationId, ObjectOfWrite>>;
+
+/** The object a write changes: its table and its read. */
+export const objectOfWrite = (table: string, read: ObjectOfWrite['read']): ObjectOfWrite => ({ table, read });
 
 export interface Conditions {
   /** Statuses whose answer carries the ETag. */

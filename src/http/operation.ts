@@ -8,7 +8,8 @@ import { ApiError } from '../errors';
 import type { RejectedElements } from '../db/batch';
 import { jsonText, JsonParts, JsonStream } from '../db/json';
 import { type ChangeCollector, NO_CHANGES, writeTransaction } from '../feed/append';
-import type { Emitter } from '../feed/emit';
+import type { Emitter, ReadInOrder } from '../feed/emit';
+import type { FeedResource } from '../feed/change-types';
 import { underNoOpRule } from '../feed/unchanged';
 import type { Caller, OperationId } from './handler';
 import { idempotent } from './idempotency';
@@ -54,8 +55,10 @@ export interface OperationDeps {
   validateResponses: boolean;
   /** The object each single-object write changes, for If-Match (src/http/conditional.ts). */
   objects: ObjectsOfWrites;
-  /** The feed entries of each write derived from its reply (src/resources/feed-operations.ts). */
+  /** The feed entries of each write derived from its reply (each resource's declarations, src/resources/index.ts). */
   emitters: Partial<Record<OperationId, Emitter>>;
+  /** Each feed resource's read of objects by id (EmitContext.read). */
+  reads: Partial<Record<FeedResource, ReadInOrder>>;
   /** The writes whose handlers record their own entries (ChangeCollector.add). */
   recordedByHandler: ReadonlySet<OperationId>;
 }
@@ -186,14 +189,17 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       const answer = await next();
       if (answer.status >= 300 || answer.body instanceof JsonStream || !run.changes) return answer;
       const { c } = run;
+      const db = run.trx!;
+      const organizationId = run.caller!.organizationId;
       const context = {
-        db: run.trx!,
-        organizationId: run.caller!.organizationId,
+        db,
+        organizationId,
         status: answer.status,
         params: c.request.params ?? {},
         query: c.request.query ?? {},
         input: c.request.requestBody,
         changes: run.changes,
+        read: async (resource: FeedResource, ids: string[]) => JSON.parse(await deps.reads[resource]!(db, organizationId, ids)),
       };
       run.changes.add(...(await emit(valueOf(run, answer.body), context)));
       return answer;

@@ -3,7 +3,7 @@ import { isUuid } from '../../db/columns';
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { requireOrder } from '../lookups';
+import { requireOrder } from '../orders/lookup';
 import { reportedMessage } from '../integration-report';
 import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';

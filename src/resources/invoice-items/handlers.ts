@@ -1,7 +1,7 @@
 import type { Handlers, Schema } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { invoices } from '../invoices/queries';
-import { missingInvoice } from '../lookups';
+import { missingInvoice } from '../invoices/lookup';
 import { type Parent, plainHandlers } from '../plain';
 import * as q from './queries';
 

@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/knex';
 import { existsById, oneByIdJson } from '../../db/resource';
 import { locationListParams } from '../locations/list-params';
 import { locationType } from '../locations/queries';
-import { missingJob, requireJob } from '../lookups';
+import { missingJob, requireJob } from './lookup';
 import { createdBy, plainHandlers, upsertedBy } from '../plain';
 import { users } from '../users/queries';
 import { upsertJobs } from './batch';
