@@ -18,7 +18,7 @@ import { operationSteps, type OperationDeps, type Reply } from './operation';
 /** What the service's backend needs: the operations' steps' (operation.ts), and the batches' and validation failures'. */
 export interface BackendDeps extends OperationDeps {
   /** Answers a request whose validation failed, when an operation has its own error format. */
-  validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response, errors: ErrorObject[]) => void>>;
+  validationFailFor?: Partial<Record<OperationId, ValidationFail>>;
   /**
    * The batches, by the property of their body that holds the list (`inputs`): the elements of the
    * list that the schema rejects are the operation's to report, with its own rejections, in the
@@ -116,24 +116,43 @@ export function registerRequestChecks(api: OpenAPIBackend): void {
   });
 }
 
+/** An operation's own answer to a request the contract's validation refused (the token endpoint's). */
+export type ValidationFail = (req: Request, res: Response, errors: ErrorObject[]) => void;
+
+/**
+ * What the service and the mock's front answer alike to a request the contract's validation
+ * refused: the operation's own format where it has one; for a batch, the errors of the request
+ * itself as any request's, and errors only inside elements handed to `batch`, which reports them
+ * with the elements it rejects; otherwise the 400 naming every error.
+ */
+export function registerValidationFail(
+  api: OpenAPIBackend,
+  own: Partial<Record<OperationId, ValidationFail>>,
+  batchLists: Partial<Record<OperationId, string>>,
+  batch: (c: Context, req: Request, res: Response, list: string, elements: RejectedElements) => Promise<unknown>,
+): void {
+  api.register({
+    validationFail: async (c: Context, req: Request, res: Response) => {
+      const operationId = c.operation.operationId as OperationId;
+      const errors = (c.validation.errors ?? []) as ErrorObject[];
+      const answer = own[operationId];
+      if (answer) return answer(req, res, errors);
+      const list = batchLists[operationId];
+      if (!list) throw badRequest(toProblemItems(errors as any));
+      const { request, elements } = byElement(errors as any, list);
+      if (request.length) throw badRequest(toProblemItems(request));
+      return batch(c, req, res, list, elements);
+    },
+  });
+}
+
 export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
   const api = newBackend();
 
   registerRequestChecks(api);
-  api.register({
-    validationFail: async (c: Context, req: Request, res: Response) => {
-      const operationId = c.operation.operationId as OperationId;
-      const own = deps.validationFailFor?.[operationId];
-      if (own) return own(req, res, (c.validation.errors ?? []) as ErrorObject[]);
-      const list = deps.batchLists?.[operationId];
-      if (!list) throw badRequest(toProblemItems(c.validation.errors as any));
-      // A batch: errors of the request itself are answered here, as any request's; errors only
-      // inside elements go to the operation, which reports them with the elements it rejects.
-      const { request, elements } = byElement(c.validation.errors as any, list);
-      if (request.length) throw badRequest(toProblemItems(request));
-      return operations.get(operationId)!(c, req, res, elements);
-    },
-  });
+  registerValidationFail(api, deps.validationFailFor ?? {}, deps.batchLists ?? {}, (c, req, res, _list, elements) =>
+    operations.get(c.operation.operationId as string)!(c, req, res, elements),
+  );
 
   // Each operation's steps (operation.ts), assembled once openapi-backend has read the contract.
   const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<void>>();
