@@ -138,8 +138,8 @@ export function registerValidationFail(
       const answer = own[operationId];
       if (answer) return answer(req, res, errors);
       const list = batchLists[operationId];
-      if (!list) throw badRequest(toProblemItems(errors as any));
-      const { request, elements } = byElement(errors as any, list);
+      if (!list) throw badRequest(toProblemItems(errors));
+      const { request, elements } = byElement(errors, list);
       if (request.length) throw badRequest(toProblemItems(request));
       return batch(c, req, res, list, elements);
     },

@@ -43,13 +43,13 @@ export interface Conditions {
 }
 
 const declaresHeader = (operation: Operation, name: string) =>
-  (operation.parameters ?? []).some((p: any) => p.in === 'header' && String(p.name).toLowerCase() === name);
+  (operation.parameters ?? []).some((p) => 'in' in p && p.in === 'header' && String(p.name).toLowerCase() === name);
 
 /** What the contract declares for the operation (read once, at start). */
 export function conditionsOf(operation: Operation): Conditions {
   const etagStatuses = new Set<number>();
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (status !== '304' && (response as any)?.headers?.ETag) etagStatuses.add(Number(status));
+    if (status !== '304' && (response as { headers?: Record<string, unknown> } | undefined)?.headers?.ETag) etagStatuses.add(Number(status));
   }
   return { etagStatuses, ifMatch: declaresHeader(operation, 'if-match'), ifNoneMatch: declaresHeader(operation, 'if-none-match') };
 }

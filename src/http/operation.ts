@@ -26,7 +26,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-type AnyHandler = (ctx: any) => Promise<Reply>;
+type AnyHandler = (ctx: unknown) => Promise<Reply>;
 
 /** What the steps of one run of an operation share (one per request; a retried transaction fills it again). */
 export interface Run {

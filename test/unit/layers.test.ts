@@ -58,7 +58,7 @@ function importsOf(file: string): Import[] {
  * assembles them (the handler map and the tables built from each resource's declarations). A unit
  * is a folder of src/resources/ or a file at its top.
  */
-const RESOURCE_BASE = ['src/resources/declarations', 'src/resources/plain', 'src/resources/integration-report'];
+const RESOURCE_BASE = ['src/resources/declarations', 'src/resources/crud-handlers', 'src/resources/integration-report'];
 const RESOURCE_TOP = ['src/resources/index'];
 
 function resourceUnitOf(abs: string): string | undefined {

@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../../errors';
 import { existsById } from '../../db/resource';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { requireJob } from '../jobs/lookup';
-import { type Parent, plainHandlers } from '../plain';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 import { BomItemInput, checkBomItem } from './rules';
 

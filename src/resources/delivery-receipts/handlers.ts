@@ -5,7 +5,7 @@ import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http
 import { listParams } from '../../http/list-params';
 import { requireOrder } from '../orders/lookup';
 import { reportedMessage } from '../integration-report';
-import { type Parent, plainHandlers } from '../plain';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No delivery receipt matches ${id}.`);

@@ -9,7 +9,7 @@ import { assertOpen } from '../orders/states';
 import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
 import { missingOrder } from '../orders/lookup';
 import { orderRows } from '../orders/queries';
-import { type Parent, plainHandlers } from '../plain';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from '../orders/item-reads';
 
 const missingItem = (id: string) => notFound(`No item matches ${id}.`);

@@ -6,7 +6,7 @@ import { existsById, oneByIdJson } from '../../db/resource';
 import { locationListParams } from '../locations/list-params';
 import { locationType } from '../locations/queries';
 import { missingJob, requireJob } from './lookup';
-import { createdBy, plainHandlers, upsertedBy } from '../plain';
+import { createdBy, plainHandlers, upsertedBy } from '../crud-handlers';
 import { users } from '../users/queries';
 import { upsertJobs } from './batch';
 import * as links from './links';

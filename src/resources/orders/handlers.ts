@@ -12,7 +12,7 @@ import { changeOrderWith, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
 import { missingOrder } from './lookup';
 import { reportedMessage } from '../integration-report';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 
 const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
 

@@ -2,7 +2,7 @@ import { notFound } from '../../errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { upsertPhases } from './batch';
-import { upsertedBy } from '../plain';
+import { upsertedBy } from '../crud-handlers';
 import { missingPhase, requireJobPhase } from './lookup';
 import { requireJob } from '../jobs/lookup';
 import { jobId as resolveJobId } from '../jobs/queries';

@@ -2,7 +2,7 @@ import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { locationType } from '../locations/queries';
-import { createdBy, plainHandlers, upsertedBy } from '../plain';
+import { createdBy, plainHandlers, upsertedBy } from '../crud-handlers';
 import { upsertVendors } from './batch';
 import * as q from './queries';
 
