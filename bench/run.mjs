@@ -1,6 +1,6 @@
 /**
  * npm run bench: the service against the floor (bench/floor.mjs), side by side in the same run on
- * the same generated data. See README "Performance".
+ * the same generated data. See docs/performance.md.
  *
  * Env: BENCH_ITEMS (200000, up to 1000000), BENCH_DURATION (s per run, 10), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs, no warm-up: the smoke CI runs with BENCH_DURATION=1;

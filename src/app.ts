@@ -4,14 +4,12 @@ import type { Config } from './config';
 import type { Db } from './db/knex';
 import { makeAuthenticator } from './auth/credentials';
 import { CredentialCache } from './auth/credential-cache';
-import { answerInvalidTokenRequest, tokenValidationFail } from './resources/oauth2/token';
 import { createBackend } from './http/backend';
 import { pipeline } from './http/pipeline';
 import { parseQuery } from './http/query';
-import { OBJECT_WRITES } from './resources/object-writes';
 import { setServerTimeouts } from './http/timeouts';
-import { allHandlers, BATCH_LISTS } from './resources';
-import { withFeed } from './resources/feed-emit';
+import { allHandlers, BATCH_LISTS, FEED_BY_HANDLER, FEED_OPERATIONS, FEED_READS, OBJECT_WRITES, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from './resources';
+import type { OperationId } from './http/handler';
 import { healthRoutes } from './resources/health/handlers';
 import type { Logger } from 'pino';
 import { createLogger } from './ops/log';
@@ -47,11 +45,14 @@ export async function createApp({
       db,
       config,
       validateResponses: config.mode === 'test',
-      validationFailFor: { issueToken: tokenValidationFail },
+      validationFailFor: VALIDATION_FAIL_FOR,
       batchLists: BATCH_LISTS,
       objects: OBJECT_WRITES,
+      emitters: FEED_OPERATIONS,
+      reads: FEED_READS,
+      recordedByHandler: new Set(Object.keys(FEED_BY_HANDLER) as OperationId[]),
     },
-    withFeed(allHandlers(jwtSecret)),
+    allHandlers(jwtSecret),
   );
 
   const app = express();
@@ -67,7 +68,7 @@ export async function createApp({
   app.locals.lifecycle = lifecycle;
   registerPoolMetrics(() => (db.client as { pool?: PoolStats }).pool);
   const probes = healthRoutes(db, lifecycle, config.mode === 'test');
-  app.use(pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats: { issueToken: answerInvalidTokenRequest } }));
+  app.use(pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats: OWN_PROBLEM_FORMATS }));
   return app;
 }
 

@@ -110,8 +110,12 @@ const SETTINGS = {
   metricsToken: { env: 'METRICS_TOKEN', schema: z.string().optional() },
   /** Hard deadline of a graceful shutdown (SIGTERM/SIGINT). */
   shutdownTimeoutMs: { env: 'SHUTDOWN_TIMEOUT_MS', schema: integer(0, 3_600_000).default(25_000) },
-  /** Whether this instance runs the webhook delivery worker (`off`: it still queues deliveries; instances with `on` send them). */
-  webhookWorker: { env: 'WEBHOOK_WORKER', schema: onOff.default(true) },
+  /**
+   * Whether this instance runs the background worker: webhook deliveries, the mail outbox, the
+   * feed's retention and the reconciliation backfill (`off`: it still queues them; instances with
+   * `on` do them). Its name until 1.1.0, WEBHOOK_WORKER, is still read (with a deprecation line).
+   */
+  backgroundWorker: { env: 'BACKGROUND_WORKER', formerly: 'WEBHOOK_WORKER', schema: onOff.default(true) },
   /** Days the change feed keeps its entries (src/feed/retention.ts). */
   changeFeedRetentionDays: { env: 'CHANGE_FEED_RETENTION_DAYS', schema: integer(1, 36_500).default(30) },
   // Webhooks (src/webhooks/settings.ts gathers them for the worker and the endpoint operations).
@@ -131,11 +135,15 @@ const SETTINGS = {
   webhookConcurrency: { env: 'WEBHOOK_CONCURRENCY', schema: integer(1, 1000).default(4) },
   /** Days the delivery log keeps its attempts. */
   webhookDeliveryRetentionDays: { env: 'WEBHOOK_DELIVERY_RETENTION_DAYS', schema: nonNegative.default(30) },
-} satisfies Record<string, { env: string; schema: z.ZodType }>;
+} satisfies Record<string, { env: string; formerly?: string; schema: z.ZodType }>;
 
 type Settings = typeof SETTINGS;
 type Parsed = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
-export type Config = Omit<Parsed, 'logLevel'> & { logLevel: string };
+export type Config = Omit<Parsed, 'logLevel'> & {
+  logLevel: string;
+  /** One line per setting given by its former name, for the log at start. */
+  deprecations: string[];
+};
 
 /** The environment variables the service reads (for .env.example and the README table). */
 export const SETTING_NAMES: string[] = Object.values(SETTINGS).map((s) => s.env);
@@ -150,7 +158,13 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Record<string, unknown> = {};
   const problems: string[] = [];
-  for (const [key, { env: name, schema }] of Object.entries(SETTINGS)) {
+  const deprecations: string[] = [];
+  for (const [key, setting] of Object.entries(SETTINGS)) {
+    const { schema } = setting;
+    const formerly = 'formerly' in setting ? setting.formerly : undefined;
+    // A setting given only by its former name is read from it, and said so.
+    const name = formerly && (env[setting.env] ?? '') === '' && (env[formerly] ?? '') !== '' ? formerly : setting.env;
+    if (name !== setting.env) deprecations.push(`${formerly} is deprecated: set ${setting.env} instead (it is read as ${setting.env} for now)`);
     // An empty variable (`PORT=` in .env) means unset, as it always has.
     const raw = env[name] === '' ? undefined : env[name];
     const parsed = (schema as z.ZodType).safeParse(raw);
@@ -159,7 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length) throw new ConfigError(problems);
   const parsed = config as Parsed;
-  return { ...parsed, logLevel: parsed.logLevel ?? (parsed.mode === 'test' ? 'silent' : 'info') };
+  return { ...parsed, logLevel: parsed.logLevel ?? (parsed.mode === 'test' ? 'silent' : 'info'), deprecations };
 }
 
 /**

@@ -16,7 +16,7 @@ import { createLogger, knexLog } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
 import { gracefulShutdown } from './ops/shutdown';
 import { onShutdown } from './ops/stoppables';
-import { startWebhookWorker } from './background/worker';
+import { startBackgroundWorker } from './background/worker';
 import { webhookSettings } from './webhooks/settings';
 import { applyHeapGrowth } from './ops/memory';
 
@@ -63,11 +63,11 @@ async function main(): Promise<void> {
   await (async () => {
     // Background work (src/background/worker.ts): webhook deliveries, the mail outbox (registration
     // e-mails wait in it until an SMTP server is configured) and the change feed's retention. Every
-    // instance with WEBHOOK_WORKER=on runs a worker (about 6 connections of its own); they share the
+    // instance with BACKGROUND_WORKER=on runs a worker (about 6 connections of its own); they share the
     // work and run each periodic task once per tick. With off, writes still queue deliveries and
     // mail, which the instances with a worker send.
-    if (config.webhookWorker) {
-      const starting = startWebhookWorker({
+    if (config.backgroundWorker) {
+      const starting = startBackgroundWorker({
         db: database.db,
         connectionString: config.databaseDirectUrl ?? database.url,
         settings: webhookSettings(config),
@@ -82,10 +82,12 @@ async function main(): Promise<void> {
     watchOutboxBacklog(database.db);
     const port = (server.address() as AddressInfo).port;
     const base = `http://localhost:${port}`;
-    logger.info({ port, webhookWorker: config.webhookWorker }, 'listening');
+    for (const line of config.deprecations) logger.warn(line);
+    logger.info({ port, backgroundWorker: config.backgroundWorker }, 'listening');
     console.log(`Procurement API listening on ${base} (${database.embedded ? 'embedded PostgreSQL in ' + join(config.dataDir, 'postgres') : 'DATABASE_URL'})`);
     console.log(`  Docs:              ${base}/docs  (contract: ${base}/openapi.json)`);
-    if (!config.webhookWorker) console.log('  Webhooks:          no delivery worker here (WEBHOOK_WORKER=off): instances with WEBHOOK_WORKER=on send them');
+    if (!config.backgroundWorker)
+      console.log('  Background work:   no worker here (BACKGROUND_WORKER=off): instances with BACKGROUND_WORKER=on send webhooks and mail');
     // Every start, not only the first: `client create --org <id>` needs it once the first output is gone.
     const demoId = await demoOrganizationId(database.db);
     if (demoId) console.log(`  Demo organization: ${demoId}  (npm run admin -- org show --org ${demoId})`);

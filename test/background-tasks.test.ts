@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { harness } from './support/harness';
 import { expectStatus, newOrg } from './support/client';
 import { eventually } from './support/webhook-receiver';
-import { startWebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 import { requestBackfill } from '../src/resources/reconciliation/backfill';
@@ -52,7 +52,7 @@ async function workerWithHeldJobs(payloads: Record<string, string>[], stalledShu
   const wakeOthers = await restOtherEndpoints(db);
   const org = await newOrg();
   const log = captureLog();
-  const worker = await startWebhookWorker({
+  const worker = await startBackgroundWorker({
     db,
     connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
     settings: { ...webhookSettings(loadConfig()), concurrency: payloads.length + 1 },
@@ -77,7 +77,7 @@ async function workerWithHeldJobs(payloads: Record<string, string>[], stalledShu
   const messages = () =>
     log
       .parsed()
-      .filter((l) => l.component === 'webhooks')
+      .filter((l) => l.component === 'background')
       .map((l) => String(l.msg));
   return {
     held,
@@ -112,7 +112,7 @@ describe('background tasks on graphile-worker', () => {
     // A stopping worker's run ends between organizations (before the first here): nothing pruned yet.
     expect(await pruneChangeFeed(db, 30, () => true)).to.equal(0);
     expect(Number((await db('change_feed').where({ organization_id: org.id }).count('* as n'))[0].n)).to.equal(4);
-    const worker = await startWebhookWorker({
+    const worker = await startBackgroundWorker({
       db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: webhookSettings(loadConfig()),
@@ -143,7 +143,7 @@ describe('background tasks on graphile-worker', () => {
     // The job marked `refuseCompletion` cannot be deleted, which is how graphile-worker completes a
     // job: its completion fails as one whose connection is terminated would.
     await db.raw(REFUSE_COMPLETION);
-    const worker = await startWebhookWorker({
+    const worker = await startBackgroundWorker({
       db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: webhookSettings(loadConfig()),
@@ -261,9 +261,9 @@ describe('background tasks on graphile-worker', () => {
       await db.raw(`CREATE TRIGGER test_refuse_task_lookup BEFORE INSERT ON graphile_worker._private_tasks
       FOR EACH STATEMENT EXECUTE FUNCTION test_refuse_task_lookup()`);
       const wakeOthers = await restOtherEndpoints(db);
-      let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
+      let worker: Awaited<ReturnType<typeof startBackgroundWorker>> | undefined;
       try {
-        worker = await startWebhookWorker({
+        worker = await startBackgroundWorker({
           db,
           connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
           settings: webhookSettings(loadConfig()),
@@ -299,7 +299,7 @@ describe('background tasks on graphile-worker', () => {
     // The organization's feed head, held: the backfill's first chunk waits for it (backfill.ts lockHead).
     const locker = await lockHolder();
     await locker.client.query('SELECT 1 FROM feed_heads WHERE organization_id = $1 FOR UPDATE', [org.id]);
-    const worker = await startWebhookWorker({
+    const worker = await startBackgroundWorker({
       db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: webhookSettings(loadConfig()),

@@ -5,7 +5,7 @@ import { headCursor, readAll } from './support/feed';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { writeTransaction } from '../src/feed/append';
-import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker, BackgroundWorker } from '../src/background/worker';
 import { SCAN } from '../src/background/deliver';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
@@ -88,7 +88,7 @@ describe('change origin: who made each change', () => {
 describe('change origin on webhook deliveries', function () {
   this.timeout(90_000);
   let receiver: Receiver;
-  let worker: WebhookWorker | undefined;
+  let worker: BackgroundWorker | undefined;
 
   before(async function () {
     onlyDirect(this, 'runs a delivery worker and a webhook receiver in the test process, on the database of the in-process service');
@@ -99,7 +99,7 @@ describe('change origin on webhook deliveries', function () {
     await receiver?.stop();
   });
   const startWorker = async () => {
-    worker ??= await startWebhookWorker({
+    worker ??= await startBackgroundWorker({
       db: harness().db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: {

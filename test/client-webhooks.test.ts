@@ -4,7 +4,7 @@ import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver, restOtherEndpoints, type Received } from './support/webhook-receiver';
-import { startWebhookWorker, type WebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker, type BackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 
@@ -30,7 +30,7 @@ describe('client kit: verifyWebhook', function () {
   this.timeout(60_000);
   let org: TestOrg;
   let receiver: Receiver;
-  let worker: WebhookWorker;
+  let worker: BackgroundWorker;
   let wakeOthers: (() => Promise<void>) | undefined;
 
   before(async function () {
@@ -38,7 +38,7 @@ describe('client kit: verifyWebhook', function () {
     org = await newOrg();
     receiver = await new Receiver().start();
     wakeOthers = await restOtherEndpoints(harness().db, org.id);
-    worker = await startWebhookWorker({
+    worker = await startBackgroundWorker({
       db: harness().db,
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'], retryBaseMs: 20, retryMaxMs: 200 },

@@ -50,15 +50,26 @@ describe('configuration and start', function () {
     }
   });
 
+  it('BACKGROUND_WORKER: its former name WEBHOOK_WORKER is still read, with a deprecation line for the log; the new name wins', () => {
+    expect(loadConfig({}).deprecations).to.deep.equal([]);
+    const old = loadConfig({ WEBHOOK_WORKER: 'off' });
+    expect(old.backgroundWorker).to.equal(false);
+    expect(old.deprecations).to.deep.equal(['WEBHOOK_WORKER is deprecated: set BACKGROUND_WORKER instead (it is read as BACKGROUND_WORKER for now)']);
+    expect(() => loadConfig({ WEBHOOK_WORKER: 'no' })).to.throw(ConfigError, 'WEBHOOK_WORKER=no: must be on or off');
+    const both = loadConfig({ WEBHOOK_WORKER: 'off', BACKGROUND_WORKER: 'on' });
+    expect(both.backgroundWorker).to.equal(true);
+    expect(both.deprecations).to.deep.equal([]);
+  });
+
   it('loadConfig: defaults, and an empty variable counts as unset', () => {
     const config = loadConfig({ PORT: '', NODE_ENV: 'test' });
-    expect(config).to.include({ port: 3000, mode: 'test', dbPoolMax: 10, logLevel: 'silent', dbPreparedStatements: true, webhookWorker: true });
+    expect(config).to.include({ port: 3000, mode: 'test', dbPoolMax: 10, logLevel: 'silent', dbPreparedStatements: true, backgroundWorker: true });
     expect(() => loadConfig({ NODE_ENV: 'staging' })).to.throw(ConfigError, 'NODE_ENV=staging: must be development, test or production');
-    expect(loadConfig({ WEBHOOK_WORKER: 'off' }).webhookWorker).to.equal(false);
+    expect(loadConfig({ BACKGROUND_WORKER: 'off' }).backgroundWorker).to.equal(false);
     expect(loadConfig({}).rateLimits).to.equal(true);
     expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).to.equal(false);
     expect(() => loadConfig({ RATE_LIMITS: 'none' })).to.throw(ConfigError, 'RATE_LIMITS=none: must be on or off');
-    expect(() => loadConfig({ WEBHOOK_WORKER: 'no' })).to.throw(ConfigError, 'WEBHOOK_WORKER=no: must be on or off');
+    expect(() => loadConfig({ BACKGROUND_WORKER: 'no' })).to.throw(ConfigError, 'BACKGROUND_WORKER=no: must be on or off');
     expect(loadConfig({}).heapGrowthPercent).to.equal(50);
     expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).to.equal(0);
     expect(() => loadConfig({ HEAP_GROWTH_PERCENT: '-5' })).to.throw(ConfigError, 'HEAP_GROWTH_PERCENT=-5');

@@ -11,7 +11,7 @@ import { onlyDirect } from './support/proxy';
 import { eventually, Receiver, restOtherEndpoints } from './support/webhook-receiver';
 import { insertTaxCode, makeOrder } from './support/purchasing-fixtures';
 import { startCompiledServer } from './support/instance';
-import { startWebhookWorker, type WebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker, type BackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 
@@ -55,10 +55,10 @@ const liveIds = async (table: string, orgId: string): Promise<string[]> => {
 describe('changes made in the database reach the feed (feed capture)', function () {
   this.timeout(300_000);
   let receiver: Receiver;
-  let worker: WebhookWorker | undefined;
+  let worker: BackgroundWorker | undefined;
   let wakeOthers: (() => Promise<void>) | undefined;
   const startWorker = async () =>
-    (worker = await startWebhookWorker({
+    (worker = await startBackgroundWorker({
       db: db(),
       connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
       settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'], timeoutMs: 2000, retryBaseMs: 20, retryMaxMs: 200, concurrency: 2 },
@@ -321,7 +321,7 @@ describe('changes made in the database reach the feed (feed capture)', function 
     const start = await headCursor(org.api);
     // The only worker is a child instance's; the organization's feed head is held, so its task waits there.
     await stopWorker();
-    const { child } = await startCompiledServer({ WEBHOOK_WORKER: 'on' });
+    const { child } = await startCompiledServer({ BACKGROUND_WORKER: 'on' });
     const holder = await db().transaction();
     try {
       await holder.raw('SELECT position FROM feed_heads WHERE organization_id = ? FOR UPDATE', [org.id]);

@@ -6,7 +6,7 @@ import { call, startInstance, type Instance } from './support/instance';
 import { makeOrder, sleep } from './support/purchasing-fixtures';
 import { readAll } from './support/feed';
 import { eventually as delivered, Receiver, restOtherEndpoints } from './support/webhook-receiver';
-import { startWebhookWorker, type WebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker, type BackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/ops/log';
@@ -176,14 +176,14 @@ describe('ops: lost database connections (terminated backends)', function () {
     onlyDirect(this, 'runs a delivery worker and a webhook receiver in the test process, on the database of the in-process service');
     const org = orgs[2];
     const receiver = await new Receiver().start();
-    let worker: WebhookWorker | undefined;
+    let worker: BackgroundWorker | undefined;
     const workerLog: string[] = [];
     // This worker serves every endpoint of the database: the others rest while it runs.
     const wakeOthers = await restOtherEndpoints(harness().db, org.id);
     try {
       const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/lost'), types: ['tax_code.created'] }), 201).body;
       receiver.secrets.set('/lost', [endpoint.secret]);
-      worker = await startWebhookWorker({
+      worker = await startBackgroundWorker({
         db: harness().db,
         // As the service runs it: the worker on a session connection (DATABASE_DIRECT_URL behind a pooler).
         connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,

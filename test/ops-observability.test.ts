@@ -89,7 +89,7 @@ describe('ops: request logs and metrics', () => {
   it('the compiled service writes its buffered log lines to stdout when idle (every LOG_FLUSH_MS), and what is left when it exits', async function () {
     onlyDirect(this, 'runs its own compiled instance');
     this.timeout(120_000);
-    const { child, base } = await startCompiledServer({ WEBHOOK_WORKER: 'off' });
+    const { child, base } = await startCompiledServer({ BACKGROUND_WORKER: 'off' });
     try {
       const requestId = 'ops-log-flush-1';
       expect((await call(base, 'GET', '/tax-codes', { token: org.apiKey, headers: { 'X-Request-Id': requestId } })).status).to.equal(200);

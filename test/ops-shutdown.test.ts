@@ -127,7 +127,7 @@ describe('ops: graceful shutdown of the compiled server', function () {
       await locker.query('ROLLBACK');
       await locker.end();
     };
-    const child = await startServer({ WEBHOOK_WORKER: 'off' });
+    const child = await startServer({ BACKGROUND_WORKER: 'off' });
     try {
       const waitingOnOrganizations = async () =>
         (await harness().db.raw("SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'organizations'::regclass AND NOT granted")).rows[0].n > 0;

@@ -9,7 +9,7 @@ import { writeTransaction } from '../src/feed/append';
 import { decodeCursor, encodeCursor } from '../src/feed/cursor';
 import { deliverEndpoint } from '../src/background/deliver';
 import { Sender, type SendResult } from '../src/webhooks/send';
-import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker, BackgroundWorker } from '../src/background/worker';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings';
 import { wake } from '../src/resources/webhook-endpoints/queries';
 import { createLogger } from '../src/ops/log';
@@ -29,9 +29,9 @@ const FAST: Partial<WebhookSettings> = {
   concurrency: 3,
 };
 
-const workers: WebhookWorker[] = [];
-async function startWorker(settings: Partial<WebhookSettings> = {}, logger?: ReturnType<typeof createLogger>): Promise<WebhookWorker> {
-  const w = await startWebhookWorker({
+const workers: BackgroundWorker[] = [];
+async function startWorker(settings: Partial<WebhookSettings> = {}, logger?: ReturnType<typeof createLogger>): Promise<BackgroundWorker> {
+  const w = await startBackgroundWorker({
     db: harness().db,
     connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
     settings: { ...webhookSettings(loadConfig()), ...FAST, ...settings },
@@ -206,7 +206,7 @@ describe('webhook deliveries', function () {
     // The reply is in place before the worker starts: it delivers while startWorker() still runs
     // its first sweep (through PgBouncer, slower than the worker's direct connection), so a reply
     // set after it looked at the 11th request too late, and never stopped the worker.
-    const first: { worker?: Promise<WebhookWorker> } = {};
+    const first: { worker?: Promise<BackgroundWorker> } = {};
     receiver.reply = (r) => {
       // Stop the first worker while the queue is still long (it finishes the attempt in flight).
       if (r.path === '/restart' && receiver.accepted('/restart').length >= 10) stopped ??= first.worker!.then((w) => w.stop());
@@ -386,10 +386,10 @@ describe('webhook deliveries', function () {
     const worker = await startWorker({}, createLogger('info', log.stream));
     // Its connections (graphile-worker's LISTEN among them) end under it, as when PostgreSQL restarts.
     const ended = await harness().db.raw(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'procurement-api-webhooks' AND pid <> pg_backend_pid()`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'procurement-api-background' AND pid <> pg_backend_pid()`,
     );
     expect(ended.rows.length).to.be.greaterThan(0);
-    await eventually('the loss logged', () => log.parsed().some((l) => l.component === 'webhooks' && l.level === 50 && l.msg === 'database connection lost'));
+    await eventually('the loss logged', () => log.parsed().some((l) => l.component === 'background' && l.level === 50 && l.msg === 'database connection lost'));
     const line = log.parsed().find((l) => l.msg === 'database connection lost')!;
     expect(line.err?.message).to.be.a('string').and.not.equal('');
     await worker.stop();
@@ -432,14 +432,14 @@ describe('webhook deliveries', function () {
     expectStatus(await org.api.delete(`/webhook-endpoints/${endpoint.id}`), 200);
   });
 
-  it('WEBHOOK_WORKER=off: the instance serves webhook endpoints and queues deliveries but sends none; an instance with on sends them', async function () {
+  it('BACKGROUND_WORKER=off: the instance serves webhook endpoints and queues deliveries but sends none; an instance with on sends them', async function () {
     this.timeout(180_000);
     // graphile-worker's schema (the queue) exists once any worker has started on the database.
     await (await startWorker()).stop();
     const org = await newOrg();
     const servers: { child: Child; base: string }[] = [];
     try {
-      const off = await startCompiledServer({ LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_WORKER: 'off' });
+      const off = await startCompiledServer({ LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', BACKGROUND_WORKER: 'off' });
       servers.push(off);
       const head = await harness().db('feed_heads').where('organization_id', org.id).first('position');
       const start = Number(head?.position ?? 0);
@@ -464,10 +464,10 @@ describe('webhook deliveries', function () {
       expect(deliveries.body).to.deep.equal([]);
       const row = await harness().db('webhook_endpoints').where({ id: endpoint.id }).first('delivered_position');
       expect(Number(row.delivered_position)).to.equal(start);
-      expect(off.child.output(), 'the start lines say so').to.contain('no delivery worker here (WEBHOOK_WORKER=off)');
+      expect(off.child.output(), 'the start lines say so').to.contain('no worker here (BACKGROUND_WORKER=off)');
 
       // An instance with the worker on sends what the other one queued, in feed order.
-      servers.push(await startCompiledServer({ LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_WORKER: 'on' }));
+      servers.push(await startCompiledServer({ LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', BACKGROUND_WORKER: 'on' }));
       await eventually('every entry accepted', () => receiver.accepted('/switch').length >= expected.length, 60_000);
       expect(positions(org, receiver.accepted('/switch'))).to.deep.equal(expected.map((e) => e.position));
     } finally {

@@ -5,7 +5,7 @@ import { headCursor, readAll } from './support/feed';
 import { makeOrder } from './support/release-fixtures';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
-import { startWebhookWorker, WebhookWorker } from '../src/background/worker';
+import { startBackgroundWorker, BackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 
@@ -113,7 +113,7 @@ describe('two-way sync: what a write changed', function () {
 
   describe('a webhook endpoint’s fields', () => {
     let receiver: Receiver;
-    let worker: WebhookWorker | undefined;
+    let worker: BackgroundWorker | undefined;
     before(async () => {
       receiver = await new Receiver().start();
     });
@@ -140,7 +140,7 @@ describe('two-way sync: what a write changed', function () {
       await ok(org.api.patch('/tax-codes/WH-TX', { taxPercent: 0.06 }));
       await ok(org.api.patch('/tax-codes/WH-TX', { taxPercent: 0.06 }));
       await ok(org.api.delete('/tax-codes/WH-TX'));
-      worker = await startWebhookWorker({
+      worker = await startBackgroundWorker({
         db: harness().db,
         connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
         settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'], timeoutMs: 2000, retryBaseMs: 20, retryMaxMs: 200, concurrency: 2 },

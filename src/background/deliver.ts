@@ -3,8 +3,22 @@ import type { Db } from '../db/knex';
 import { encodeCursor } from '../feed/cursor';
 import { CHANGED_ONE_OF, whatChanged } from '../feed/read';
 import { writeTransaction } from '../feed/append';
-import { endpointJson, wake } from '../resources/webhook-endpoints/queries';
+import {
+  type Attempt,
+  disableFailing,
+  endpointJson,
+  hasDueEntries,
+  leaseLapse,
+  NOT_EXCLUDED,
+  passOver,
+  recordAttempt,
+  releaseLease,
+  takeLease,
+  wake,
+  type WebhookEndpointRow,
+} from '../resources/webhook-endpoints/queries';
 import { createNotification } from '../resources/notifications/queries';
+import { entry as feedEntry } from '../feed/emit';
 import type { Sender, SendResult } from '../webhooks/send';
 import { signatureHeader } from '../webhooks/signing';
 import type { WebhookSettings } from '../webhooks/settings';
@@ -56,16 +70,6 @@ interface Entry {
   origin: string;
 }
 
-/** The entry was not made by a credential the endpoint excludes (a system entry never is). */
-const NOT_EXCLUDED = (entry: string, excluded: string) => `COALESCE(${entry}.origin->>'credentialId', '') <> ALL(COALESCE(${excluded}, '{}'))`;
-
-/**
- * An entry `f` is one the endpoint `e` is sent: one of its `types`, an update that changed one of
- * its `fields`, and not made by a credential it excludes.
- */
-export const ENDPOINT_WANTS = (e: string, f: string) =>
-  `(${e}.types IS NULL OR ${f}.type = ANY(${e}.types)) AND (${e}.fields IS NULL OR ${f}.changed_fields IS NULL OR jsonb_exists_any(${f}.changed_fields, ${e}.fields)) AND ${NOT_EXCLUDED(f, `${e}.exclude_origins`)}`;
-
 /** The lease: long enough for an attempt and its bookkeeping, renewed by every attempt. */
 const leaseMs = (s: WebhookSettings) => s.timeoutMs + 30_000;
 
@@ -85,40 +89,17 @@ function bodyOf(orgId: string, e: Entry): string {
 
 export const messageId = (endpointId: string, position: number) => `msg_${endpointId.replace(/-/g, '')}_${position}`;
 
-/**
- * Lets go of the lease. The run may have ended because its connection was cut, and the pool can
- * hand the release the next dead connection: tried again (a fresh connection each time) before
- * the lease is left to lapse.
- */
-async function releaseLease(db: Db, endpointId: string, owner: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
-      return;
-    } catch (err) {
-      if (attempt >= 4) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (attempt - 1)));
-    }
-  }
-}
-
 export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): Promise<void> {
   const { db, settings } = deps;
   const owner = `${deps.workerId}/${randomUUID()}`;
-  const acquired = await db.raw(
-    `UPDATE webhook_endpoints SET lease_owner = ?, lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
-      WHERE id = ? AND enabled AND (lease_owner IS NULL OR lease_expires_at < clock_timestamp())
-      RETURNING *`,
-    [owner, leaseMs(settings), endpointId],
-  );
-  const ep = acquired.rows[0];
+  const ep = await takeLease(db, endpointId, owner, leaseMs(settings));
   if (!ep) {
     // Disabled, deleted, or another run holds the lease: a live run looks again when done; a run
     // whose worker lost its connection (or died) cannot, so look again when its lease lapses,
     // rather than at the minute's sweep. That look is a job of its own key: under the doorbell's
     // key it would hold back (preserve_run_at) the doorbells rung meanwhile until the lease's end.
-    const held = await db.raw('SELECT lease_expires_at FROM webhook_endpoints WHERE id = ? AND enabled AND lease_expires_at IS NOT NULL', [endpointId]);
-    if (held.rows.length) await wake(db, endpointId, held.rows[0].lease_expires_at, 'replace', 'webhook-lapse:');
+    const lapse = await leaseLapse(db, endpointId);
+    if (lapse) await wake(db, endpointId, lapse, 'replace', 'webhook-lapse:');
     return;
   }
   try {
@@ -130,27 +111,20 @@ export async function deliverEndpoint(deps: DeliveryDeps, endpointId: string): P
   // held the lease): look once more after letting go of it. Also when this worker is stopping (the
   // run ended early): its job is done, so without a new one another instance would only find the
   // entries at its next sweep; this worker's runner takes no new job.
-  const due = await db.raw(
-    `SELECT 1 FROM webhook_endpoints e
-      WHERE e.id = ? AND e.enabled AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())
-        AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
-                      AND ${ENDPOINT_WANTS('e', 'f')})`,
-    [endpointId],
-  );
-  if (due.rows.length) await wake(db, endpointId, null, 'preserve_run_at');
+  if (await hasDueEntries(db, endpointId)) await wake(db, endpointId, null, 'preserve_run_at');
 }
 
-async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> {
+async function drain(deps: DeliveryDeps, ep: WebhookEndpointRow, owner: string): Promise<void> {
   const { db, settings } = deps;
-  const orgId: string = ep.organization_id;
+  const orgId = ep.organization_id;
   if (ep.next_attempt_at && ep.next_attempt_at.getTime() > Date.now()) {
     // Woken early (a new entry, a sweep): the entry at the head still waits for its backoff.
     await wake(db, ep.id, ep.next_attempt_at, 'replace');
     return;
   }
   let position = Number(ep.delivered_position);
-  let failures: number = ep.head_attempts;
-  let failingSince: Date | null = ep.failing_since;
+  let failures = ep.head_attempts;
+  let failingSince = ep.failing_since;
   // The bookkeeping of a success runs while the next entry is being sent (it is awaited before
   // anything else is decided), so a slow commit does not add to every event's time. If it finds
   // the lease lost, the entry sent meanwhile is the one duplicate in flight.
@@ -191,7 +165,8 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
         const id = messageId(ep.id, entry.position);
         const body = bodyOf(orgId, entry);
         const now = new Date();
-        const secrets = ep.previous_secret && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];
+        const secrets =
+          ep.previous_secret && ep.previous_secret_expires_at && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];
         const headers = {
           'webhook-id': id,
           'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
@@ -199,7 +174,7 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
         };
         const result = await deps.sender.send(ep.url, headers, body);
         if (!(await settled())) return;
-        const attempt: Attempt = { ep, owner, entry, id, number: failures + 1, result, sentAt: now };
+        const attempt: Attempt = { ep, owner, position: entry.position, type: entry.type, id, number: failures + 1, result, sentAt: now };
         if (result.outcome === 'retry') {
           const since = failingSince ?? now;
           if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {
@@ -207,11 +182,11 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
             return;
           }
           const next = new Date(Date.now() + retryDelay(settings, attempt.number, result, deps.random));
-          if (!(await record(db, attempt, 'retrying', next, since))) return;
+          if (!(await recordAttempt(db, attempt, 'retrying', next, since))) return;
           await wake(db, ep.id, next, 'replace');
           return;
         }
-        pending = record(db, attempt, result.outcome, null, null);
+        pending = recordAttempt(db, attempt, result.outcome, null, null);
         // Without a handler a rejection could be reported as unhandled before it is awaited.
         pending.catch(() => undefined);
         position = entry.position;
@@ -226,154 +201,26 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
 }
 
 /**
- * Moves the endpoint past entries it is not sent (up to `position`, all committed): no attempt to
- * log, nothing failing any more. False when the run no longer holds the lease with the same
- * generation (a reconfiguration applies its filters from where the endpoint then stands).
- */
-async function passOver(db: Db, ep: any, owner: string, position: number, leaseMs: number): Promise<boolean> {
-  const { rows } = await db.raw(
-    `WITH ep AS (
-       UPDATE webhook_endpoints SET delivered_position = GREATEST(delivered_position, ?::bigint), head_attempts = 0, failing_since = NULL,
-              next_attempt_at = NULL, lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
-        WHERE id = ? AND lease_owner = ? AND generation = ? AND enabled
-       RETURNING 1
-     ), relaxed AS (
-       SELECT set_config('synchronous_commit', 'off', true)
-     )
-     SELECT count(*)::int AS kept FROM ep, relaxed`,
-    [position, leaseMs, ep.id, owner, ep.generation],
-  );
-  return rows[0].kept > 0;
-}
-
-/** One attempt: the run that made it (the endpoint as it leased it, the lease owner), of which entry, and how it went. */
-interface Attempt {
-  ep: any;
-  owner: string;
-  entry: Entry;
-  /** The message id (`webhook-id`). */
-  id: string;
-  /** 1 for the entry's first attempt. */
-  number: number;
-  result: SendResult;
-  /** When its request was sent (the log's `attemptedAt`). */
-  sentAt: Date;
-}
-
-/**
- * Logs an attempt and moves the endpoint on (after a success or a final failure) or marks it
- * retrying, in one statement. False when the run no longer holds the lease with the same
- * generation: it must stop (the attempt is still logged while the endpoint exists).
- *
- * The statement first locks the endpoint row (FOR KEY SHARE, the lock the log's foreign key check
- * takes anyway) and writes only through it: an endpoint deleted meanwhile (before the statement,
- * or by a transaction the lock waited for) is skipped, so nothing is logged and no foreign-key
- * violation is raised; a delete that comes later waits for this statement, and its cascade removes
- * the log row with the endpoint.
- *
- * Committed without waiting for the WAL flush (synchronous_commit off for this statement only):
- * losing the last progress marks in a database crash only means re-sending those entries, which
- * at-least-once delivery allows (the entries themselves were committed durably by their writers),
- * and waiting for a flush per event would bound throughput by the disk's flush latency.
- */
-async function record(db: Db, a: Attempt, status: 'succeeded' | 'failed' | 'retrying', next: Date | null, failingSince: Date | null): Promise<boolean> {
-  const { ep, owner, entry, id, number: attempt, result: r, sentAt } = a;
-  const advance = status !== 'retrying';
-  const { rows } = await db.raw(
-    `WITH endpoint AS MATERIALIZED (
-       SELECT id, organization_id FROM webhook_endpoints WHERE id = ? FOR KEY SHARE
-     ), ep AS (
-       UPDATE webhook_endpoints SET
-         delivered_position = CASE WHEN ? THEN ?::bigint ELSE delivered_position END,
-         head_attempts = CASE WHEN ? THEN 0 ELSE ?::int END,
-         failing_since = ?::timestamptz,
-         next_attempt_at = ?::timestamptz,
-         last_error = ?,
-         last_success_at = CASE WHEN ? THEN clock_timestamp() ELSE last_success_at END,
-         lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
-       WHERE id = (SELECT id FROM endpoint) AND lease_owner = ? AND generation = ? AND enabled
-       RETURNING 1
-     ), log AS (
-       INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at, attempted_at)
-       SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz FROM endpoint
-     ), relaxed AS (
-       SELECT set_config('synchronous_commit', 'off', true)
-     )
-     SELECT count(*)::int AS kept FROM ep, relaxed`,
-    [
-      ep.id,
-      advance,
-      entry.position,
-      advance,
-      attempt,
-      failingSince,
-      next,
-      status === 'succeeded' ? null : r.error,
-      status === 'succeeded',
-      r.durationMs + 30_000,
-      owner,
-      ep.generation,
-      entry.position,
-      entry.type,
-      id,
-      attempt,
-      status,
-      r.status,
-      r.durationMs,
-      r.error,
-      next,
-      sentAt,
-    ],
-  );
-  return rows[0].kept > 0;
-}
-
-/**
  * The entry failed for the whole retry period: the attempt is logged as final, the endpoint is
  * disabled (status `failing`, resumable from this entry by enabling it) and its creator gets an
  * `integration_issue` notification, all in one transaction whose changes enter the feed.
  */
 async function giveUp(deps: DeliveryDeps, a: Attempt, since: Date): Promise<void> {
-  const { ep, owner, entry, id, number: attempt, result: r, sentAt } = a;
+  const { ep, result: r } = a;
   const reason = `Deliveries failed for ${Math.round((Date.now() - since.getTime()) / 60_000)} min since ${since.toISOString()} (last error: ${r.error})`;
   await writeTransaction(deps.db, ep.organization_id, async (trx, changes) => {
-    const [row] = await trx('webhook_endpoints')
-      .where({ id: ep.id, lease_owner: owner, generation: ep.generation, enabled: true })
-      .update({
-        enabled: false,
-        disabled_at: trx.fn.now(),
-        disabled_reason: reason,
-        next_attempt_at: null,
-        last_error: r.error,
-        generation: trx.raw('generation + 1'),
-        updated_at: trx.fn.now(),
-      })
-      .returning('*');
+    const row = await disableFailing(trx, a, since, reason);
     if (!row) return;
-    await trx('webhook_deliveries').insert({
-      organization_id: ep.organization_id,
-      endpoint_id: ep.id,
-      position: entry.position,
-      type: entry.type,
-      message_id: id,
-      attempt,
-      status: 'failed',
-      response_status: r.status,
-      duration_ms: r.durationMs,
-      attempted_at: sentAt,
-      error: `${r.error} The endpoint is disabled after retrying since ${since.toISOString()}.`,
-    });
-    changes.add({ type: 'webhook_endpoint.updated', resource: 'webhook_endpoint', id: ep.id, data: endpointJson(row) });
+    changes.add(feedEntry('webhook_endpoint', 'updated', endpointJson(row)));
     const recipient = ep.created_by && (await trx('users').where({ organization_id: ep.organization_id, id: ep.created_by }).first('id'));
-    if (recipient) {
+    if (recipient && ep.created_by) {
       const notification = await createNotification(trx, ep.organization_id, {
         recipientId: ep.created_by,
         type: 'integration_issue',
         payload: { lastSyncTime: (row.last_success_at ?? row.created_at).toISOString(), webhookEndpoint: { id: ep.id, url: ep.url }, reason },
       });
       // The notification as its read endpoint returns it (a JSON text built by PostgreSQL).
-      const data = JSON.parse(notification) as { id: string };
-      changes.add({ type: 'notification.created', resource: 'notification', id: data.id, data });
+      changes.add(feedEntry('notification', 'created', JSON.parse(notification) as { id: string }));
     }
   });
 }

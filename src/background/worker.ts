@@ -5,7 +5,8 @@ import pg from 'pg';
 import type { Logger as ServiceLogger } from 'pino';
 import { componentLog, type ComponentLog } from '../ops/log';
 import type { Db } from '../db/knex';
-import { ENDPOINT_WANTS, deliverEndpoint } from './deliver';
+import { deliverEndpoint } from './deliver';
+import { sweepEndpoints } from '../resources/webhook-endpoints/queries';
 import { Sender } from '../webhooks/send';
 import type { WebhookSettings } from '../webhooks/settings';
 import { deliverPending } from '../mail/mailer';
@@ -32,14 +33,14 @@ import { superviseRunner, type SupervisedRunner } from './supervisor';
  * endpoint's `delivered_position` (src/background/deliver.ts), so the periodic sweep below makes a
  * lost or stuck job (a crashed worker's stays locked for hours in graphile-worker) harmless.
  */
-export interface WebhookWorker {
+export interface BackgroundWorker {
   /** Wakes every endpoint with undelivered entries and prunes old attempts (also run every minute). */
   sweep(): Promise<void>;
   /** Finishes the attempts in flight, then stops; nothing undelivered is lost. */
   stop(): Promise<void>;
 }
 
-export interface WebhookWorkerOptions {
+export interface BackgroundWorkerOptions {
   db: Db;
   connectionString: string;
   settings: WebhookSettings;
@@ -64,17 +65,7 @@ const quietLogger = (log: ComponentLog) =>
     else if (level === 'warning') log.warn(message);
   });
 
-async function sweep(db: Db, settings: WebhookSettings): Promise<void> {
-  await db.raw(
-    `SELECT webhook_wake(e.id, greatest(e.next_attempt_at, now()), 'preserve_run_at') FROM webhook_endpoints e
-      WHERE e.enabled AND (e.lease_expires_at IS NULL OR e.lease_expires_at < now())
-        AND EXISTS (SELECT 1 FROM change_feed f WHERE f.organization_id = e.organization_id AND f.position > e.delivered_position
-                      AND ${ENDPOINT_WANTS('e', 'f')})`,
-  );
-  await db.raw(`DELETE FROM webhook_deliveries WHERE attempted_at < now() - ? * interval '1 millisecond'`, [settings.deliveryRetentionMs]);
-}
-
-export async function startWebhookWorker(options: WebhookWorkerOptions): Promise<WebhookWorker> {
+export async function startBackgroundWorker(options: BackgroundWorkerOptions): Promise<BackgroundWorker> {
   const settings = options.settings;
   const sender = new Sender(settings.allowedHosts, settings.timeoutMs);
   let stopping = false;
@@ -94,7 +85,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   // thrown: graphile-worker would otherwise retry the tick's job on top of the next tick.
   const taskList: TaskList = {
     webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
-    webhook_sweep: async () => sweep(options.db, settings),
+    webhook_sweep: async () => sweepEndpoints(options.db, settings.deliveryRetentionMs),
     // Object states owed a backfill (data written without the feed: src/resources/reconciliation/backfill.ts).
     reconciliation_backfill: async () => runPendingBackfills(options.db, () => stopping),
     // Changes made in the database, woken by its triggers (migration 20261206000000), and every minute.
@@ -123,8 +114,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   // (the embedded PostgreSQL stopped right after, or a Ctrl-C reaching it) the pool's 'error' was
   // unhandled and crashed the process. This pool logs such errors for its whole life, and stop()
   // waits until every one of its connections is closed.
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: settings.concurrency + 2, application_name: 'procurement-api-webhooks' });
-  const log = componentLog('webhooks', options.logger);
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: settings.concurrency + 2, application_name: 'procurement-api-background' });
+  const log = componentLog('background', options.logger);
   const logError = (err: Error) => log.error('database connection lost', err);
   pool.on('error', logError); // an idle client's connection ends
   pool.on('connect', (client) => client.on('error', logError)); // a checked-out one's (its query fails too)
@@ -157,7 +148,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   }
   // run() installed graphile-worker's schema: from now on doorbells ring; catch up on anything
   // committed before (or while no worker was running).
-  await sweep(options.db, settings);
+  await sweepEndpoints(options.db, settings.deliveryRetentionMs);
   // Changes captured while no worker ran (or whose ring was lost) enter the feed now.
   await runners.current().addJob('feed_capture', {}, { jobKey: 'feed_capture' });
   // Mail and retention also run once at start (a job key folds the starts of several instances).
@@ -165,7 +156,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   if (feedRetentionDays !== undefined) await runners.current().addJob('feed_prune', {}, { jobKey: 'feed_prune_start' });
   let stopped: Promise<void> | undefined;
   return {
-    sweep: () => sweep(options.db, settings),
+    sweep: () => sweepEndpoints(options.db, settings.deliveryRetentionMs),
     stop: () =>
       (stopped ??= (async () => {
         stopping = true;

@@ -104,3 +104,11 @@ export class JsonParts<T> {
     return this.parts.join('') as Json<T>;
   }
 }
+
+/** A reply body as the JSON text sent (empty for none): a value, JSON text, parts or a stream. */
+export async function jsonText(body: unknown): Promise<string> {
+  if (body === undefined) return '';
+  if (typeof body === 'string') return body;
+  if (body instanceof JsonStream || body instanceof JsonParts) return body.text();
+  return JSON.stringify(body);
+}

@@ -19,3 +19,20 @@ export function canonicalForm(object: unknown): { text: string; digest: string }
 export function objectDigest(object: unknown): string {
   return canonicalForm(object).digest;
 }
+
+/** canonicalForm of the objects of one write, each object (by identity) put in that form once. */
+export type FormOf = (object: unknown) => { text: string; digest: string };
+
+/**
+ * A canonicalForm that remembers the objects it was given (by identity; they must not change
+ * after): a write's reply is its ETag's object and its feed entry's `data`, put in form once.
+ */
+export function onceEach(): FormOf {
+  const seen = new WeakMap<object, { text: string; digest: string }>();
+  return (object) => {
+    if (typeof object !== 'object' || object === null) return canonicalForm(object);
+    let form = seen.get(object);
+    if (!form) seen.set(object, (form = canonicalForm(object)));
+    return form;
+  };
+}

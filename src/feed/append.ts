@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { retryOnConflict } from '../db/retry';
 import { rowsPrepared } from '../db/prepared';
+import { canonicalForm, onceEach, type FormOf } from '../db/object-digest';
 import type { ChangeType, FeedResource } from './change-types';
 import { stateCtes, storedForms } from './object-states';
 import { type Origin, SYSTEM_ORIGIN } from './origin';
@@ -56,12 +57,13 @@ export async function appendChanges(
   organizationId: string,
   entries: ChangeEntry[],
   origin: Origin = SYSTEM_ORIGIN,
+  formOf: FormOf = canonicalForm,
 ): Promise<number | undefined> {
   if (!entries.length) return undefined;
   // Each changed object's current state (feed_objects) is written by this same statement, after
   // the head's lock (object-states.ts): a state row is only ever written with its organization's
   // head locked, so this statement still never waits for another lock.
-  const forms = storedForms(entries);
+  const forms = storedForms(entries, formOf);
   const states = stateCtes(organizationId, entries, forms);
   const rows = await rowsPrepared(
     trx,
@@ -121,6 +123,9 @@ export class ChangeCollector {
   /** Ids of objects a write attached where they were not (a tag put on an order that did not have it). */
   readonly attached = new Set<string>();
 
+  /** The canonical form of the write's objects, each put in form once (its ETag, its entries' data). */
+  readonly formOf: FormOf = onceEach();
+
   markAttached(ids: Iterable<string>): void {
     for (const id of ids) this.attached.add(id);
   }
@@ -142,6 +147,30 @@ export class ChangeCollector {
     this.entries.push(...entries);
   }
 }
+
+/**
+ * The `changes` of a request outside a write transaction (a read, the token endpoint): one for
+ * all of them, which nothing may record into (there is no transaction whose last statement would
+ * append it).
+ */
+class NoChanges extends ChangeCollector {
+  override add(): void {
+    throw new Error('a request outside a write transaction records no feed entries');
+  }
+  override markAttached(): void {
+    this.add();
+  }
+  override markCreated(): void {
+    this.add();
+  }
+  override markRenamed(): void {
+    this.add();
+  }
+  override markUpdated(): void {
+    this.add();
+  }
+}
+export const NO_CHANGES: ChangeCollector = new NoChanges();
 
 /**
  * A refusal (an error answer) whose transaction still commits: what the request changed before it
@@ -188,7 +217,7 @@ export async function writeTransaction<T>(
         result = { refusal: err.refusal };
       }
       // The last statement: knex commits as soon as this resolves (see appendChanges).
-      await appendChanges(trx, organizationId, changes.entries, origin);
+      await appendChanges(trx, organizationId, changes.entries, origin, changes.formOf);
       return result;
     }),
   );

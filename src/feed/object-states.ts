@@ -1,4 +1,4 @@
-import { canonicalForm } from '../db/object-digest';
+import { canonicalForm, type FormOf } from '../db/object-digest';
 import type { Queryable } from '../db/knex';
 import type { ChangeEntry } from './append';
 
@@ -69,7 +69,7 @@ function stateOf(entry: ChangeEntry): unknown {
 /**
  * Objects whose read shows another object's fields without a feed entry of their own when that
  * object changes (the feed gives its own entries only to the locations listing a renamed job or
- * vendor, and to the vendors embedding a changed location: operations.ts). A change of a resource
+ * vendor, and to the vendors embedding a changed location: their declarations, src/resources/locations, jobs, vendors). A change of a resource
  * on the left owes the objects of the resources on the right that show it a rebuild of their
  * states from their reads before their digests are answered again
  * (src/resources/reconciliation/backfill.ts): a job's `groups`; an item's `taxCode`, `phase`,
@@ -128,10 +128,11 @@ export type StoredForm = { text: string; digest: string };
  * Each entry's `data` in the form the feed stores it, the canonical (RFC 8785) text: the same
  * object in fewer bytes than its read gave it and in one order of keys, and the text an object's
  * state needs anyway (its digest is that text's). The append statement sends each object once:
- * the states reuse their entries' texts (stateCtes).
+ * the states reuse their entries' texts (stateCtes). `formOf`: the write's own, which already holds
+ * the form of an object its ETag was computed from.
  */
-export function storedForms(entries: ChangeEntry[]): StoredForm[] {
-  return entries.map((e) => (e.data === undefined ? { text: 'null', digest: '' } : canonicalForm(e.data)));
+export function storedForms(entries: ChangeEntry[], formOf: FormOf = canonicalForm): StoredForm[] {
+  return entries.map((e) => (e.data === undefined ? { text: 'null', digest: '' } : formOf(e.data)));
 }
 
 /**

@@ -1,16 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/knex';
-import type { ChangeEntry } from './append';
+import { JsonStream } from '../db/json';
+import type { ChangeCollector, ChangeEntry } from './append';
 import { readObjectStates } from './object-states';
 
 /**
  * "A write that changes nothing is nothing": the one rule, applied to every write's feed entries
- * inside its transaction (src/resources/feed-emit.ts runs it after each write handler).
+ * inside its transaction (underNoOpRule, below: a step of every write that enters the feed,
+ * src/http/operation.ts).
  *
  * An entry changed nothing when its object existed before the write and every top-level field of
  * its `data` equals the object's previous state (its read as stored before the write), `updatedAt`
  * aside: that is the stamp of a change, not a change. A write none of whose entries changed
- * anything is undone (src/resources/feed-emit.ts rolls back to the savepoint taken before it ran),
+ * anything is undone (underNoOpRule rolls back to the savepoint taken before it ran),
  * records no entry and answers the objects as stored. A write that changed something records the
  * entries that did; an entry that changed nothing is dropped, unless its object's `updatedAt` was
  * stamped all the same (then it is kept with empty `changedFields`, so that the feed and the
@@ -107,4 +110,56 @@ export async function settle(db: Queryable, organizationId: string, entries: Cha
     }
   }
   return { changed, kept: changed ? kept : [], unchanged };
+}
+
+type Stored = Map<string, Data>;
+
+/** An object of the reply as stored: the write was undone, so its `updatedAt` is the one before. */
+const asStored = (value: unknown, stored: Stored): unknown => {
+  if (Array.isArray(value)) return value.map((v) => asStored(v, stored));
+  if (!value || typeof value !== 'object') return value;
+  const prior = stored.get((value as { id?: string }).id ?? '');
+  return prior && 'updatedAt' in value ? { ...value, updatedAt: prior.updatedAt } : value;
+};
+
+let savepoints = 0;
+
+/** A write's reply, as the rule sees it: its status and body. */
+interface WriteReply {
+  status: number;
+  body?: unknown;
+}
+
+/**
+ * Runs a write (its handler and the recording of its entries) under the rule, inside the request's
+ * transaction: once it has succeeded, the entries it added to `changes` go through settle: those
+ * that changed nothing are dropped; when none is left, the write is rolled back to a savepoint
+ * taken before it ran (its bumped `updatedAt`, a change order, an integration state, whatever it
+ * stored) and answers with the objects as stored (`valueOf` gives its reply as a value), with the
+ * same status. What is kept is appended as the transaction's last statement (append.ts). A write
+ * that throws records nothing, and its transaction rolls back.
+ */
+export async function underNoOpRule<R extends WriteReply>(
+  tx: Knex.Transaction,
+  organizationId: string,
+  changes: ChangeCollector,
+  write: () => Promise<R>,
+  valueOf: (reply: R) => unknown,
+): Promise<R> {
+  const savepoint = `write_${++savepoints}`;
+  await tx.raw(`SAVEPOINT ${savepoint}`);
+  const from = changes.entries.length;
+  const reply = await write();
+  if (reply.status >= 300 || reply.body instanceof JsonStream) return reply;
+  const { changed, kept, unchanged } = await settle(tx, organizationId, changes.entries.slice(from), changes.updated);
+  changes.entries.splice(from, Infinity, ...kept);
+  if (changed) {
+    await tx.raw(`RELEASE SAVEPOINT ${savepoint}`);
+    return reply;
+  }
+  // The value first: the reply may be JSON text whose parse is not to be repeated after the rollback.
+  const stored = asStored(valueOf(reply), unchanged);
+  await tx.raw(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+  await tx.raw(`RELEASE SAVEPOINT ${savepoint}`);
+  return { ...reply, body: stored };
 }

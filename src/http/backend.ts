@@ -4,50 +4,27 @@ import Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
-import type { Db } from '../db/knex';
-import type { Config } from '../config';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
-import type { Caller, HandlerMap, OperationId } from './handler';
+import type { HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
 import { byElement, toProblemItems } from './validation-errors';
-import { recordCoverage } from './coverage';
-import { JsonParts, JsonStream } from '../db/json';
-import { sendParts, sendWhole } from './send-parts';
-import { ChangeCollector, writeTransaction } from '../feed/append';
-import { idempotent } from './idempotency';
 import { contextOf } from './context';
 import { NONE_REJECTED, type RejectedElements } from '../db/batch';
-import { conditionalRequests, type ObjectsOfWrites } from './conditional';
-import { originOf } from './origin';
 import { RoutedOnceBackend } from './routed-once';
 import { malformedPathError } from './malformed-path';
+import { recordCoverage } from './coverage';
+import { operationSteps, type OperationDeps, type Reply } from './operation';
 
-const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** The reply's status and its own headers. */
-function setStatusAndHeaders(res: Response, reply: { status: number; headers?: Record<string, string> }): void {
-  res.status(reply.status);
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-}
-
-export interface BackendDeps {
-  db: Db;
-  /** The service's settings, handed to every handler. */
-  config: Config;
-  /** Validate every response against the contract (test mode). */
-  validateResponses: boolean;
+/** What the service's backend needs: the operations' steps' (operation.ts), and the batches' and validation failures'. */
+export interface BackendDeps extends OperationDeps {
   /** Answers a request whose validation failed, when an operation has its own error format. */
-  validationFailFor?: Partial<Record<OperationId, (req: Request, res: Response, errors: ErrorObject[]) => void>>;
+  validationFailFor?: Partial<Record<OperationId, ValidationFail>>;
   /**
    * The batches, by the property of their body that holds the list (`inputs`): the elements of the
    * list that the schema rejects are the operation's to report, with its own rejections, in the
    * batch format (one 400 whose `errors[0].message` has a line `Position <n>: ...` per element).
    */
   batchLists?: Partial<Record<OperationId, string>>;
-  /** The object each single-object write changes, for If-Match (src/http/conditional.ts). */
-  objects?: ObjectsOfWrites;
 }
 
 /**
@@ -139,105 +116,53 @@ export function registerRequestChecks(api: OpenAPIBackend): void {
   });
 }
 
+/** An operation's own answer to a request the contract's validation refused (the token endpoint's). */
+export type ValidationFail = (req: Request, res: Response, errors: ErrorObject[]) => void;
+
+/**
+ * What the service and the mock's front answer alike to a request the contract's validation
+ * refused: the operation's own format where it has one; for a batch, the errors of the request
+ * itself as any request's, and errors only inside elements handed to `batch`, which reports them
+ * with the elements it rejects; otherwise the 400 naming every error.
+ */
+export function registerValidationFail(
+  api: OpenAPIBackend,
+  own: Partial<Record<OperationId, ValidationFail>>,
+  batchLists: Partial<Record<OperationId, string>>,
+  batch: (c: Context, req: Request, res: Response, list: string, elements: RejectedElements) => Promise<unknown>,
+): void {
+  api.register({
+    validationFail: async (c: Context, req: Request, res: Response) => {
+      const operationId = c.operation.operationId as OperationId;
+      const errors = (c.validation.errors ?? []) as ErrorObject[];
+      const answer = own[operationId];
+      if (answer) return answer(req, res, errors);
+      const list = batchLists[operationId];
+      if (!list) throw badRequest(toProblemItems(errors));
+      const { request, elements } = byElement(errors, list);
+      if (request.length) throw badRequest(toProblemItems(request));
+      return batch(c, req, res, list, elements);
+    },
+  });
+}
+
 export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
   const api = newBackend();
 
   registerRequestChecks(api);
-  api.register({
-    validationFail: async (c: Context, req: Request, res: Response) => {
-      const operationId = c.operation.operationId as OperationId;
-      const own = deps.validationFailFor?.[operationId];
-      if (own) return own(req, res, (c.validation.errors ?? []) as ErrorObject[]);
-      const list = deps.batchLists?.[operationId];
-      if (!list) throw badRequest(toProblemItems(c.validation.errors as any));
-      // A batch: errors of the request itself are answered here, as any request's; errors only
-      // inside elements go to the operation, which reports them with the elements it rejects.
-      const { request, elements } = byElement(c.validation.errors as any, list);
-      if (request.length) throw badRequest(toProblemItems(request));
-      return operations.get(operationId)!(c, req, res, elements);
-    },
-  });
+  registerValidationFail(api, deps.validationFailFor ?? {}, deps.batchLists ?? {}, (c, req, res, _list, elements) =>
+    operations.get(c.operation.operationId as string)!(c, req, res, elements),
+  );
 
-  const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<unknown>>();
-  const conditional = conditionalRequests((id) => api.getOperation(id), handlers as any, deps.objects ?? {});
-  for (const [operationId, handler] of Object.entries(handlers)) {
-    const operation = async (c: Context, req: Request, res: Response, rejected: RejectedElements) => {
-      // Authenticated and its scopes checked before the body was read (src/http/authentication.ts).
-      const caller: Caller | undefined = contextOf(req).caller;
-      let reply!: { status: number; body?: unknown; headers?: Record<string, string> };
-      try {
-        const ctx = (db: unknown, changes: ChangeCollector) => {
-          const context = {
-            operationId,
-            db,
-            changes,
-            caller,
-            params: c.request.params ?? {},
-            query: c.request.query ?? {},
-            body: c.request.requestBody,
-            rejected,
-            config: deps.config,
-            req,
-            res,
-          };
-          return conditional.around(operationId as OperationId, context, () => (handler as any)(context));
-        };
-        // Every authenticated write runs in one transaction whose changes enter the feed as its
-        // last statement (src/feed/append.ts): a change and its feed entry commit together.
-        reply =
-          caller && isWrite(req.method)
-            ? await writeTransaction(
-                deps.db,
-                caller.organizationId,
-                (trx, changes) => idempotent(trx, caller.organizationId, req, c.request.requestBody, () => ctx(trx, changes)),
-                originOf(caller, req),
-              )
-            : await ctx(deps.db, new ChangeCollector());
-      } catch (err) {
-        if (reply?.body instanceof JsonStream) await reply.body.close();
-        throw err;
-      }
-      // In production a streamed page, or one held in parts, goes out part by part; tests validate it whole first.
-      if (!deps.validateResponses && (reply.body instanceof JsonStream || reply.body instanceof JsonParts)) {
-        setStatusAndHeaders(res, reply);
-        res.setHeader('Content-Type', JSON_TYPE);
-        return reply.body instanceof JsonStream ? sendParts(res, reply.body.parts()) : sendWhole(res, reply.body.parts);
-      }
-      const text =
-        reply.body === undefined
-          ? ''
-          : typeof reply.body === 'string'
-            ? reply.body
-            : reply.body instanceof JsonStream
-              ? await reply.body.text()
-              : reply.body instanceof JsonParts
-                ? reply.body.text()
-                : JSON.stringify(reply.body);
-      if (deps.validateResponses) {
-        const parsed = text === '' ? undefined : JSON.parse(text);
-        const result = api.validateResponse(parsed, c.operation, reply.status);
-        if (result.errors?.length) {
-          const detail = result.errors.map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
-          throw new ApiError(500, 'response-contract-violation', 'Response does not match the contract', [
-            { message: `${operationId} ${reply.status}: ${detail}` },
-          ]);
-        }
-        recordCoverage(operationId, reply.status);
-      }
-      setStatusAndHeaders(res, reply);
-      if (reply.status === 204 || text === '') return res.end();
-      res.setHeader('Content-Type', JSON_TYPE);
-      // The length, also of a HEAD answer, which sends no body (RFC 9110 9.3.2); compression
-      // (http/compression.ts) replaces it when it compresses, and would otherwise send it chunked.
-      res.setHeader('Content-Length', Buffer.byteLength(text));
-      return res.end(text);
-    };
-    operations.set(operationId, operation);
-    api.register(operationId, (c: Context, req: Request, res: Response) => operation(c, req, res, NONE_REJECTED));
+  // Each operation's steps (operation.ts), assembled once openapi-backend has read the contract.
+  const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<void>>();
+  for (const operationId of Object.keys(handlers)) {
+    api.register(operationId, (c: Context, req: Request, res: Response) => operations.get(operationId)!(c, req, res, NONE_REJECTED));
   }
 
   await api.init();
-  conditional.check(Object.keys(handlers) as OperationId[]);
+  const operation = operationSteps(api, deps, handlers as unknown as Record<string, (ctx: unknown) => Promise<Reply>>);
+  for (const operationId of Object.keys(handlers) as OperationId[]) operations.set(operationId, operation(operationId));
   // Request validators are compiled up front (no first-request stall); response validators only
   // in test mode, where every answer is validated: production does not carry them (~25 MiB).
   api.validator.preCompileRequestValidators();

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { Request } from 'express';
 import type { Operation } from 'openapi-backend';
-import { objectDigest } from '../db/object-digest';
+import { canonicalForm, type FormOf } from '../db/object-digest';
 import { ApiError, invalidField } from '../errors';
-import { JsonParts } from '../db/json';
 import { repeatedHeader } from './raw-headers';
 import type { OperationId } from './handler';
 
@@ -18,7 +17,8 @@ import type { OperationId } from './handler';
  *   handler runs, against the object as its read returns it, while holding the object's row lock
  *   (SELECT ... FOR UPDATE): every writer of the row waits for it, so of concurrent writes with the
  *   same tag one succeeds and the others see the new object and get 412. Which object and table an
- *   operation writes is said by the resources (OBJECT_WRITES, src/resources/object-writes.ts).
+ *   operation writes is said by the resources (each resource's declarations, src/resources/declarations.ts).
+ * They are steps of an operation (src/http/operation.ts).
  */
 
 /** The object a single-object write changes: its table (for the row lock) and how to read it. */
@@ -32,6 +32,9 @@ export interface ObjectOfWrite {
 }
 export type ObjectsOfWrites = Partial<Record<OperationId, ObjectOfWrite>>;
 
+/** The object a write changes: its table and its read. */
+export const objectOfWrite = (table: string, read: ObjectOfWrite['read']): ObjectOfWrite => ({ table, read });
+
 export interface Conditions {
   /** Statuses whose answer carries the ETag. */
   etagStatuses: ReadonlySet<number>;
@@ -40,21 +43,19 @@ export interface Conditions {
 }
 
 const declaresHeader = (operation: Operation, name: string) =>
-  (operation.parameters ?? []).some((p: any) => p.in === 'header' && String(p.name).toLowerCase() === name);
+  (operation.parameters ?? []).some((p) => 'in' in p && p.in === 'header' && String(p.name).toLowerCase() === name);
 
 /** What the contract declares for the operation (read once, at start). */
 export function conditionsOf(operation: Operation): Conditions {
   const etagStatuses = new Set<number>();
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (status !== '304' && (response as any)?.headers?.ETag) etagStatuses.add(Number(status));
+    if (status !== '304' && (response as { headers?: Record<string, unknown> } | undefined)?.headers?.ETag) etagStatuses.add(Number(status));
   }
   return { etagStatuses, ifMatch: declaresHeader(operation, 'if-match'), ifNoneMatch: declaresHeader(operation, 'if-none-match') };
 }
 
-/** A reply body as a value: JSON built by PostgreSQL arrives as text or parts. */
-export const bodyValue = (body: unknown): unknown => (typeof body === 'string' ? JSON.parse(body) : body instanceof JsonParts ? JSON.parse(body.text()) : body);
-
-export const etagOf = (object: unknown): string => `"${objectDigest(object)}"`;
+/** The entity tag of an object: its digest (`formOf`: the write's own canonicalForm, which puts each object in form once). */
+export const etagOf = (object: unknown, formOf: FormOf = canonicalForm): string => `"${formOf(object).digest}"`;
 
 const opaque = (tag: string) => tag.replace(/^W\//, '');
 
@@ -105,54 +106,23 @@ export async function checkIfMatch(
   throw new ApiError(412, 'precondition-failed', 'Precondition failed', [{ message, field: 'header.If-Match', rule: 'current-etag' }]);
 }
 
-type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
-type AnyHandler = (ctx: any) => Promise<Reply>;
-
 /**
- * The step around every operation's handler (src/http/backend.ts): If-Match before a write's
- * handler (inside its transaction and its Idempotency-Key, so a replay is replayed, not refused),
- * ETag and If-None-Match after. `ctxOf` builds a handler context on the request's database handle.
+ * The object a write changes, as `object` reads it: its own read, or the read operation's 200 body
+ * through `readOperation` (undefined for its 404). `valueOf` turns a reply body into a value.
  */
-export function conditionalRequests(operationOf: (id: OperationId) => Operation | undefined, handlers: Record<string, AnyHandler>, objects: ObjectsOfWrites) {
-  const known = new Map<string, Conditions>();
-  const conditions = (id: OperationId) => {
-    let found = known.get(id);
-    if (!found) {
-      const operation = operationOf(id);
-      found = operation ? conditionsOf(operation) : { etagStatuses: new Set(), ifMatch: false, ifNoneMatch: false };
-      if (found.ifMatch && !objects[id]) throw new Error(`${id} declares If-Match but OBJECT_WRITES does not say which object it writes`);
-      known.set(id, found);
-    }
-    return found;
-  };
-
-  /** Every operation that declares If-Match must say which object it writes (checked at start). */
-  const check = (ids: OperationId[]) => ids.forEach(conditions);
-
-  async function around(id: OperationId, ctx: any, run: () => Promise<Reply>): Promise<Reply> {
-    const c = conditions(id);
-    const req: Request = ctx.req;
-    if (c.ifMatch) {
-      const tags = ifMatchOf(req);
-      const object = objects[id]!;
-      if (tags !== undefined) {
-        const read = async () => {
-          if (typeof object.read === 'function') return bodyValue(await object.read(ctx.db, ctx.caller.organizationId, ctx.params));
-          try {
-            return bodyValue((await handlers[object.read]({ ...ctx, operationId: object.read, params: ctx.params, query: {}, body: undefined })).body);
-          } catch (err) {
-            if (err instanceof ApiError && err.status === 404) return undefined;
-            throw err;
-          }
-        };
-        await checkIfMatch(ctx.db, ctx.caller.organizationId, tags, object, read);
-      }
-    }
-    const reply = await run();
-    if (!c.etagStatuses.has(reply.status)) return reply;
-    const etag = etagOf(bodyValue(reply.body));
-    if (c.ifNoneMatch && notModified(req, etag)) return { status: 304, headers: { ...reply.headers, ETag: etag } };
-    return { ...reply, headers: { ...reply.headers, ETag: etag } };
+export async function readObjectOfWrite(
+  object: ObjectOfWrite,
+  db: Knex.Transaction,
+  orgId: string,
+  params: Record<string, string>,
+  readOperation: (id: OperationId) => Promise<{ body?: unknown }>,
+  valueOf: (body: unknown) => unknown,
+): Promise<unknown> {
+  if (typeof object.read === 'function') return valueOf(await object.read(db, orgId, params));
+  try {
+    return valueOf((await readOperation(object.read)).body);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
   }
-  return { around, check };
 }

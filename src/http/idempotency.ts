@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { ApiError, invalidField } from '../errors';
-import { JsonParts, JsonStream } from '../db/json';
+import { jsonText } from '../db/json';
 import { contextOf } from './context';
 
 /**
@@ -56,14 +56,6 @@ const fingerprintOf = (req: Request, body: unknown) =>
     .update(`${req.method} ${req.originalUrl}\n${JSON.stringify(body ?? null)}`)
     .digest('hex');
 
-async function bodyText(body: unknown): Promise<string> {
-  if (body === undefined) return '';
-  if (typeof body === 'string') return body;
-  if (body instanceof JsonStream) return body.text();
-  if (body instanceof JsonParts) return body.text();
-  return JSON.stringify(body);
-}
-
 export async function idempotent(
   trx: Knex.Transaction,
   orgId: string,
@@ -102,7 +94,7 @@ export async function idempotent(
     return { status: stored.status, body: stored.body === '' ? undefined : stored.body, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } };
   }
   const reply = await run();
-  const text = await bodyText(reply.body);
+  const text = await jsonText(reply.body);
   await trx.raw(
     `DELETE FROM idempotency_keys WHERE organization_id = ? AND key IN
        (SELECT key FROM idempotency_keys WHERE organization_id = ? AND expires_at <= now() LIMIT ${PRUNE_BATCH})`,

@@ -33,55 +33,65 @@ export interface PipelineDeps {
   ownProblemFormats: OwnProblemFormats;
 }
 
+/** A step of the pipeline, made when the app is assembled (false: not used with these settings). */
+export type PipelineStep = () => RequestHandler | ErrorRequestHandler | false | undefined;
+
 /**
- * Every request goes through these steps, in this order (one line each, with its reason). What a
+ * Every request goes through these steps, in this order (one line each, with its reason), by name
+ * (the mock's front, src/mock/front.ts, runs the same steps and names those it leaves out). What a
  * step learns about the request goes into the request's context (context.ts), created by the first.
  */
-export function pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats }: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
-  const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
-  const cors = corsFor(config.corsOrigins);
-  const steps: (RequestHandler | ErrorRequestHandler | false | undefined)[] = [
+export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> {
+  const { config, db, logger, api, authenticate, probes, ownProblemFormats } = deps;
+  const poolMax = () => (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
+  return {
     // The request's context and id: everything after may log it or answer with it.
-    requestId,
+    requestId: () => requestId,
     // One Host header (RFC 9112 3.2): two are a 400 before anything acts on either.
-    singleHost,
+    singleHost: () => singleHost,
     // Compression (gzip or brotli) of bodies of 1 KiB or more the client accepts: before anything writes a body.
-    compressResponses(),
+    compression: () => compressResponses(),
     // One log line per request, when it is finished or aborted.
-    requestLogger(logger),
+    requestLog: () => requestLogger(logger),
     // Request counts and durations by operation, for /metrics.
-    observeRequests,
+    observeRequests: () => observeRequests,
     // Headers every answer carries (nosniff, frame and referrer policy, ...).
-    securityHeaders(),
+    securityHeaders: () => securityHeaders(),
     // CORS for the configured browser origins (preflights answered here).
-    cors,
+    cors: () => corsFor(config.corsOrigins),
     // Probes: no credentials, cheap, before anything that could wait on the database.
-    probes,
+    probes: () => probes,
     // GET /metrics with its own bearer token (absent without METRICS_TOKEN).
-    metricsRoute(config.metricsToken),
+    metrics: () => metricsRoute(config.metricsToken),
     // Answers to credentialed requests are not stored by shared caches.
-    noStoreWithCredentials,
+    noStoreWithCredentials: () => noStoreWithCredentials,
     // The contract and the docs page, without authentication.
-    docsAndContract(),
+    docsAndContract: () => docsAndContract(),
     // The request's operation, matched once (everything after reads it from the context).
-    routeRequest(api),
+    routeRequest: () => routeRequest(api),
     // Test mode: problems answered for an operation count towards its coverage.
-    config.mode === 'test' && recordProblems(),
+    recordProblems: () => config.mode === 'test' && recordProblems(),
     // Credentials and scopes, before the body is read: a refused request sends its body for nothing.
-    authentication(authenticate),
+    authentication: () => authentication(authenticate),
     // The caller's and its organization's rate limits, before the body is read.
-    config.rateLimits && rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller: callerOf }),
+    rateLimits: () => config.rateLimits && rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller: callerOf }),
     // The body, JSON (or the form of an operation that takes one), within BODY_LIMIT.
-    jsonBody(),
+    jsonBody: () => jsonBody(),
     // Input no resource can store (NUL bytes, dropped query keys, nesting too deep).
-    inputGuard,
+    inputGuard: () => inputGuard,
     // The organization's fair share of the database pool, taken once the body has arrived: slow
     // uploads hold only their own sockets, not their organization's slots.
-    fairShare({ perOrganization: fairShareLimit(poolMax), poolSize: poolMax, maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
+    fairShare: () => fairShare({ perOrganization: fairShareLimit(poolMax()), poolSize: poolMax(), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
     // openapi-backend: security, validation, the operation's handler and its reply.
-    apiMiddleware(api),
+    api: () => apiMiddleware(api),
     // Every error, as one problem body (or the operation's own format).
-    problemResponder(ownProblemFormats),
-  ];
-  return steps.filter((s): s is RequestHandler | ErrorRequestHandler => !!s);
+    problemResponder: () => problemResponder(ownProblemFormats),
+  };
+}
+
+/** The pipeline's steps, made, in order. */
+export function pipeline(deps: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
+  return Object.values(pipelineSteps(deps))
+    .map((make) => make())
+    .filter((s): s is RequestHandler | ErrorRequestHandler => !!s);
 }

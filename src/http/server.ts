@@ -9,7 +9,7 @@ import { answerClientError, answerProblem } from './client-error';
  * express gives each incoming request and response its prototypes (`Object.setPrototypeOf(req,
  * app.request)`) as it enters the app. Changing an object's prototype after creation throws away
  * V8's inline caches for every object of that shape, node's own included: on the benchmark, as
- * much CPU per request as the rest of a `GET /jobs/:code` (README, Performance). node lets a
+ * much CPU per request as the rest of a `GET /jobs/:code` (docs/performance.md). node lets a
  * server construct its requests and responses from given classes, so the server hands it classes
  * whose prototypes are the app's request and response prototypes: express's `setPrototypeOf` finds
  * the prototype in place and changes nothing.

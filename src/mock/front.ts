@@ -1,23 +1,14 @@
 import express, { type Request, type Response } from 'express';
 import { request as httpRequest } from 'node:http';
 import type { Context } from 'openapi-backend';
-import type { ErrorObject } from 'ajv';
 import { bearerCredential, type Authentication, type Authenticator } from '../auth/credentials';
 import { FULL_ACCESS, type Caller } from '../auth/caller';
-import { authentication } from '../http/authentication';
-import { jsonBody } from '../http/body';
-import { answerInvalidTokenRequest, tokenValidationFail } from '../resources/oauth2/token';
 import { checkBatchSize, checkElements } from '../db/batch';
-import { badRequest } from '../errors';
-import { apiMiddleware, newBackend, registerRequestChecks, routeRequest } from '../http/backend';
+import { newBackend, registerRequestChecks, registerValidationFail } from '../http/backend';
 import { contractOperations } from '../http/contract';
-import type { OperationId } from '../http/handler';
-import { inputGuard } from '../http/input-guard';
-import { problemResponder } from '../http/problem';
+import { pipelineSteps, type PipelineDeps } from '../http/pipeline';
 import { parseQuery } from '../http/query';
-import { requestId } from '../http/request-id';
-import { byElement, toProblemItems } from '../http/validation-errors';
-import { BATCH_LISTS } from '../resources';
+import { BATCH_LISTS, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from '../resources';
 
 /** Whom the mock says a well-formed credential belongs to: nobody in particular, allowed everything. */
 const MOCK_CALLER: Caller = {
@@ -35,6 +26,27 @@ const mockAuthenticate = async (header: string | undefined): Promise<Authenticat
 };
 
 /**
+ * The steps of the service's pipeline (src/http/pipeline.ts) the mock's front leaves out, and why;
+ * it runs every other one, in the pipeline's order (test/unit/mock-front.test.ts holds that every
+ * name here is a step of the pipeline).
+ */
+export const MOCK_LEAVES_OUT: Readonly<Record<string, string>> = {
+  singleHost: 'Prism answers whatever Host it is given; the mock serves one developer',
+  compression: 'Prism compresses, or not, its own answers',
+  requestLog: 'the mock logs nothing per request',
+  observeRequests: 'the mock has no /metrics',
+  securityHeaders: "Prism's answers go back with Prism's headers",
+  cors: 'Prism answers preflights with its own CORS headers',
+  probes: 'the mock has no database to probe; Prism answers /healthz from the contract',
+  metrics: 'the mock has no /metrics',
+  noStoreWithCredentials: "Prism's answers go back with Prism's headers",
+  docsAndContract: 'the contract is the mock itself; the docs page is served by `npm run docs`',
+  recordProblems: 'contract coverage is counted against the service, in its test mode',
+  rateLimits: 'the mock has no database and no limits',
+  fairShare: 'the mock has no database pool',
+};
+
+/**
  * The mock's front: the service's own request checks (routing, the credential's form, the body's
  * media type and JSON, the input guard, openapi-backend's validation with the service's ajv, the
  * batches' element errors) answer a bad request exactly as the service does; a good one goes on
@@ -45,21 +57,12 @@ const mockAuthenticate = async (header: string | undefined): Promise<Authenticat
 export async function createMockFront(prism: { host: string; port: number }): Promise<express.Express> {
   const api = newBackend();
   registerRequestChecks(api);
-  api.register({
-    validationFail: async (c: Context, req: Request, res: Response) => {
-      const operationId = c.operation.operationId as OperationId;
-      const errors = (c.validation.errors ?? []) as ErrorObject[];
-      if (operationId === 'issueToken') return tokenValidationFail(req, res, errors);
-      const list = BATCH_LISTS[operationId];
-      if (!list) throw badRequest(toProblemItems(errors as any));
-      // A batch: the request's own errors as any request's, its elements' in the batch format.
-      const { request, elements } = byElement(errors as any, list);
-      if (request.length) throw badRequest(toProblemItems(request));
-      const inputs = (c.request.requestBody as Record<string, unknown[]>)[list];
-      checkBatchSize(inputs);
-      checkElements(inputs, elements).errors.throwIfAny();
-      return forward(req, res);
-    },
+  registerValidationFail(api, VALIDATION_FAIL_FOR, BATCH_LISTS, async (c, req, res, list, elements) => {
+    // A batch whose elements the schema rejects: named in the batch format, as the operation would.
+    const inputs = (c.request.requestBody as Record<string, unknown[]>)[list];
+    checkBatchSize(inputs);
+    checkElements(inputs, elements).errors.throwIfAny();
+    return forward(req, res);
   });
   for (const { operationId } of contractOperations()) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
   await api.init();
@@ -91,12 +94,12 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', parseQuery);
-  app.use(requestId);
-  app.use(routeRequest(api));
-  app.use(authentication(mockAuthenticate as Authenticator));
-  app.use(jsonBody());
-  app.use(inputGuard);
-  app.use(apiMiddleware(api));
-  app.use(problemResponder({ issueToken: answerInvalidTokenRequest }));
+  // The service's pipeline, but for the steps it leaves out (MOCK_LEAVES_OUT): those are the ones
+  // that read the settings, the database and the logger, which the mock does not have.
+  const steps = pipelineSteps({ api, authenticate: mockAuthenticate as Authenticator, ownProblemFormats: OWN_PROBLEM_FORMATS } as PipelineDeps);
+  for (const [name, make] of Object.entries(steps)) {
+    const step = !(name in MOCK_LEAVES_OUT) && make();
+    if (step) app.use(step);
+  }
   return app;
 }

@@ -1,4 +1,26 @@
-import type { HandlerMap, OperationId } from '../http/handler';
+import type { HandlerMap } from '../http/handler';
+import type { ResourceDeclarations } from './declarations';
+import { billsOfMaterialsDeclarations } from './bills-of-materials/declarations';
+import { changeOrdersDeclarations } from './change-orders/declarations';
+import { costCategoriesDeclarations } from './cost-categories/declarations';
+import { deliveryReceiptsDeclarations } from './delivery-receipts/declarations';
+import { groupsDeclarations } from './groups/declarations';
+import { invoicesDeclarations } from './invoices/declarations';
+import { itemsDeclarations } from './items/declarations';
+import { jobsDeclarations } from './jobs/declarations';
+import { locationsDeclarations } from './locations/declarations';
+import { notificationsDeclarations } from './notifications/declarations';
+import { oauth2Declarations } from './oauth2/declarations';
+import { orderTagsDeclarations } from './order-tags/declarations';
+import { ordersDeclarations } from './orders/declarations';
+import { phasesDeclarations } from './phases/declarations';
+import { requisitionsDeclarations } from './requisitions/declarations';
+import { taxCodesDeclarations } from './tax-codes/declarations';
+import { unitsOfMeasureDeclarations } from './units-of-measure/declarations';
+import { usersDeclarations } from './users/declarations';
+import { vendorsDeclarations } from './vendors/declarations';
+import { webhookEndpointsDeclarations } from './webhook-endpoints/declarations';
+
 import { tokenHandlers } from './oauth2/token';
 import { healthHandlers } from './health/handlers';
 import { taxCodeHandlers } from './tax-codes/handlers';
@@ -27,18 +49,58 @@ import { changeHandlers } from './changes/handlers';
 import { reconciliationHandlers } from './reconciliation/handlers';
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
 
-/**
- * The batches, by the body property that holds their list: elements of it that the contract's
- * schema rejects are handed to the operation (`rejected`), which names them in one 400 with the
- * elements its own checks reject, one line `Position <n>: ...` each (db/batch.ts).
- */
-export const BATCH_LISTS: Partial<Record<OperationId, string>> = {
-  upsertJobs: 'inputs',
-  upsertVendors: 'inputs',
-  upsertPhases: 'inputs',
-  updateBillOfMaterialsItems: 'inputs',
-  createBillOfMaterialsItems: 'billOfMaterialsItems',
-};
+/** Every resource's declarations (declarations.ts): the tables below are built from them alone. */
+const DECLARATIONS: readonly ResourceDeclarations[] = [
+  billsOfMaterialsDeclarations,
+  changeOrdersDeclarations,
+  costCategoriesDeclarations,
+  deliveryReceiptsDeclarations,
+  groupsDeclarations,
+  invoicesDeclarations,
+  itemsDeclarations,
+  jobsDeclarations,
+  locationsDeclarations,
+  notificationsDeclarations,
+  oauth2Declarations,
+  orderTagsDeclarations,
+  ordersDeclarations,
+  phasesDeclarations,
+  requisitionsDeclarations,
+  taxCodesDeclarations,
+  unitsOfMeasureDeclarations,
+  usersDeclarations,
+  vendorsDeclarations,
+  webhookEndpointsDeclarations,
+];
+
+/** One table of a kind of declaration, merged over every resource; an operation two resources declare is a mistake. */
+function table<K extends keyof ResourceDeclarations>(kind: K): NonNullable<ResourceDeclarations[K]> {
+  const merged: Record<string, unknown> = {};
+  for (const declared of DECLARATIONS) {
+    for (const [key, value] of Object.entries(declared[kind] ?? {})) {
+      if (key in merged) throw new Error(`${key} is declared twice in ${kind}`);
+      merged[key] = value;
+    }
+  }
+  return merged as NonNullable<ResourceDeclarations[K]>;
+}
+
+/** Which feed entries each write emits, derived from its reply (test/changes.test.ts: every write is here, in FEED_BY_HANDLER or in FEED_EXCLUDED). */
+export const FEED_OPERATIONS = table('feed');
+/** Writes whose handlers record their own entries; checked by test/orders-authoring.test.ts and test/changes.test.ts. */
+export const FEED_BY_HANDLER = table('feedByHandler');
+/** Writes that change no resource of the contract, each with its reason. */
+export const FEED_EXCLUDED = table('feedExcluded');
+/** Each feed resource's read of objects by id, for the emitters (EmitContext.read). */
+export const FEED_READS = table('reads');
+/** The object each single-object write changes, for If-Match: the backend refuses to start when an operation declares If-Match and is missing here. */
+export const OBJECT_WRITES = table('objects');
+/** The batches, by the body property that holds their list (ResourceDeclarations.batchLists). */
+export const BATCH_LISTS = table('batchLists');
+/** Operations with their own answer to a request the contract's validation refuses (the token endpoint). */
+export const VALIDATION_FAIL_FOR = table('validationFail');
+/** Operations that answer their client errors in their own format (the token endpoint). */
+export const OWN_PROBLEM_FORMATS = table('ownProblemFormats');
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing

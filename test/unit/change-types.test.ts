@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHANGE_EVENTS, CHANGE_TYPES, FEED_RESOURCES } from '../../src/feed/change-types';
-import { checkChangeTypes, isChangeType } from '../../src/feed/types';
+import { checkChangeTypes, isChangeType } from '../../src/feed/change-type-filter';
 
 const contract = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'generated', 'openapi.json'), 'utf8'));
 

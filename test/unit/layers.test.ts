@@ -52,6 +52,28 @@ function importsOf(file: string): Import[] {
   return found;
 }
 
+/**
+ * Inside src/resources/ (README "Layout"), bottom to top: the shapes every resource shares, then
+ * the resources' folders (any may import another's, never both ways), then the file that
+ * assembles them (the handler map and the tables built from each resource's declarations). A unit
+ * is a folder of src/resources/ or a file at its top.
+ */
+const RESOURCE_BASE = ['src/resources/declarations', 'src/resources/crud-handlers', 'src/resources/integration-report'];
+const RESOURCE_TOP = ['src/resources/index'];
+
+function resourceUnitOf(abs: string): string | undefined {
+  const parts = relative(ROOT, abs).split('/');
+  if (parts[0] !== 'src' || parts[1] !== 'resources' || parts.length < 3) return undefined;
+  return parts.length > 3 ? `src/resources/${parts[2]}` : `src/resources/${parts[2].replace(/\.[a-z]+$/, '')}`;
+}
+
+/** 0 for the shared shapes, 1 for a resource's folder, 2 for the assembly. */
+function resourceLevelOf(unit: string, isFolder: boolean): number | undefined {
+  if (RESOURCE_BASE.includes(unit)) return 0;
+  if (RESOURCE_TOP.includes(unit)) return 2;
+  return isFolder ? 1 : undefined;
+}
+
 const files = [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'seeds'))];
 const imports = files.flatMap(importsOf);
 
@@ -75,6 +97,38 @@ describe('layers of src/ (README "Layout")', () => {
       return a < b && edges.has(`${b} ${a}`);
     });
     expect(mutual).to.deep.equal([]);
+  });
+
+  describe('inside src/resources/', () => {
+    const inside = imports
+      .map((i) => ({ ...i, fromUnit: resourceUnitOf(i.from), toUnit: resourceUnitOf(i.to) }))
+      .filter((i): i is typeof i & { fromUnit: string; toUnit: string } => !!i.fromUnit && !!i.toUnit && i.fromUnit !== i.toUnit);
+    const folders = new Set(
+      files
+        .filter((f) => relative(ROOT, f).split('/').length > 3)
+        .map(resourceUnitOf)
+        .filter((u): u is string => !!u),
+    );
+    const level = (unit: string) => resourceLevelOf(unit, folders.has(unit));
+
+    it('every unit of src/resources/ has a level', () => {
+      const units = [...new Set(files.map(resourceUnitOf).filter((u): u is string => !!u))];
+      expect(units.filter((u) => level(u) === undefined)).to.deep.equal([]);
+    });
+
+    it('no file imports from a level above its own (a resource never imports the assembly; the shared shapes no resource)', () => {
+      const upward = inside.filter((i) => level(i.toUnit)! > level(i.fromUnit)!);
+      expect(upward.map((i) => `${relative(ROOT, i.from)} -> ${relative(ROOT, i.to)}`)).to.deep.equal([]);
+    });
+
+    it('no two folders of src/resources/ import each other', () => {
+      const edges = new Set(inside.map((i) => `${i.fromUnit} ${i.toUnit}`));
+      const mutual = [...edges].filter((e) => {
+        const [a, b] = e.split(' ');
+        return a < b && edges.has(`${b} ${a}`);
+      });
+      expect(mutual).to.deep.equal([]);
+    });
   });
 
   it('src/server.ts and everything it imports statically leave seeds/ out', () => {

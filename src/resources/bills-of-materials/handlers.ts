@@ -3,8 +3,8 @@ import { isUuid } from '../../db/columns';
 import { badRequest, notFound } from '../../errors';
 import { existsById } from '../../db/resource';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
-import { requireJob } from '../lookups';
-import { type Parent, plainHandlers } from '../plain';
+import { requireJob } from '../jobs/lookup';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 import { BomItemInput, checkBomItem } from './rules';
 

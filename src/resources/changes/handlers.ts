@@ -3,7 +3,7 @@ import type { Handlers, Schema } from '../../http/handler';
 import type { JsonParts } from '../../db/json';
 import { decodeCursor } from '../../feed/cursor';
 import { readChanges } from '../../feed/read';
-import { checkChangeTypes } from '../../feed/types';
+import { checkChangeTypes } from '../../feed/change-type-filter';
 import { resolveSelf } from '../../http/origin';
 
 /** A list parameter as given: repeated, comma-separated, or both. */

@@ -3,7 +3,8 @@ import type { Db, Queryable } from '../../db/knex';
 import { notFound } from '../../errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { ListQuery, listParams } from '../../http/list-params';
-import { requireJob, requireJobPhase } from '../lookups';
+import { requireJob } from '../jobs/lookup';
+import { requireJobPhase } from '../phases/lookup';
 import * as q from './queries';
 
 const LIST_DEFAULTS = { orderBy: 'createdAt' };

@@ -3,9 +3,9 @@ import { isUuid } from '../../db/columns';
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { requireOrder } from '../lookups';
+import { requireOrder } from '../orders/lookup';
 import { reportedMessage } from '../integration-report';
-import { type Parent, plainHandlers } from '../plain';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No delivery receipt matches ${id}.`);

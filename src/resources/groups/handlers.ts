@@ -1,6 +1,6 @@
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No group matches ${id}.`);

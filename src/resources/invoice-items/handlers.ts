@@ -1,8 +1,8 @@
 import type { Handlers, Schema } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { invoices } from '../invoices/queries';
-import { missingInvoice } from '../lookups';
-import { type Parent, plainHandlers } from '../plain';
+import { missingInvoice } from '../invoices/lookup';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const parentInvoice: Parent = { def: invoices, column: 'ii.invoice_id', missing: missingInvoice };

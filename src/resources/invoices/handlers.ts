@@ -3,7 +3,7 @@ import { existsById } from '../../db/resource';
 import { ApiError } from '../../errors';
 import { type Handlers, okOrNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { missingInvoice } from '../lookups';
+import { missingInvoice } from './lookup';
 import { reportedMessage } from '../integration-report';
 import { users } from '../users/queries';
 import * as q from './queries';

@@ -7,10 +7,10 @@ import { addItems, removeItem, updateItem } from '../orders/store';
 import { itemColumns, repriceItems } from '../orders/authoring';
 import { assertOpen } from '../orders/states';
 import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
-import { missingOrder } from '../lookups';
+import { missingOrder } from '../orders/lookup';
 import { orderRows } from '../orders/queries';
-import { type Parent, plainHandlers } from '../plain';
-import * as q from './queries';
+import { type Parent, plainHandlers } from '../crud-handlers';
+import * as q from '../orders/item-reads';
 
 const missingItem = (id: string) => notFound(`No item matches ${id}.`);
 const parentOrder: Parent = { def: orderRows, column: 'i.order_id', missing: missingOrder };

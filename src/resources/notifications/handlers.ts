@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/knex';
 import { existsById } from '../../db/resource';
 import { users } from '../users/queries';
 import { orderRows } from '../orders/queries';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const REQUIRED: Record<q.NotificationType, 'lastSyncTime' | 'resolvedAt'> = {

@@ -2,7 +2,7 @@ import { isUuid } from '../../db/columns';
 import { notFound } from '../../errors';
 import type { Handlers } from '../../http/handler';
 import { listParams } from '../../http/list-params';
-import { requireOrder } from '../lookups';
+import { requireOrder } from '../orders/lookup';
 import * as q from './queries';
 
 export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'removeOrderTag'> = {
@@ -17,7 +17,7 @@ export const orderTagHandlers: Handlers<'listOrderTags' | 'addOrderTags' | 'remo
     await requireOrder(db, orgId, params.orderId);
     const written = { created: [] as string[], recolored: [] as string[], attached: [] as string[] };
     const tags = await db.transaction((tx) => q.addOrderTags(tx, orgId, params.orderId, body, written));
-    // The feed's tag.created / tag.updated entries (src/resources/feed-operations.ts).
+    // The feed's tag.created / tag.updated entries (declarations.ts).
     changes.markCreated(written.created);
     changes.markUpdated(written.recolored);
     changes.markAttached(written.attached);

@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
 import { ApiError, notFound } from '../../errors';
 import { type Handlers, type Schema, orNotFound } from '../../http/handler';
-import { itemsByIds, itemsOfOrder } from '../items/queries';
+import { itemsByIds, itemsOfOrder } from './item-reads';
 import { createOrder, deleteOrder, type IntegrationState, setIntegrationState, updateOrder } from './store';
 import { type ChangeCollector, CommittedRefusal } from '../../feed/append';
-import { entry } from '../feed-operations';
+import { entry } from '../../feed/emit';
 import type { ResourceWith } from '../../feed/change-types';
 import { itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
 import { changeOrderWith, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
-import { missingOrder } from '../lookups';
+import { missingOrder } from './lookup';
 import { reportedMessage } from '../integration-report';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 
 const TAX_FIELDS = ['taxCodeId', 'taxExempt'];
 

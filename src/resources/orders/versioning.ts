@@ -7,7 +7,7 @@ import { recordChangeOrder, snapshotOrder } from '../change-orders/store';
 import type { OrderMode, OrderState } from './states';
 import { getOrder } from './queries';
 import { ORDER_STAMPS } from './store';
-import { itemsOfOrder } from '../items/queries';
+import { itemsOfOrder } from './item-reads';
 import { changedFieldsOf } from '../../feed/unchanged';
 
 /**

@@ -7,7 +7,7 @@ import { deliveryReceipts } from '../delivery-receipts/queries';
 import { groups } from '../groups/queries';
 import { invoiceItems } from '../invoice-items/queries';
 import { invoices } from '../invoices/queries';
-import { items } from '../items/queries';
+import { items } from '../orders/item-reads';
 import { jobs } from '../jobs/queries';
 import { locations } from '../locations/queries';
 import { notifications } from '../notifications/queries';

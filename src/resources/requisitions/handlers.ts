@@ -1,7 +1,7 @@
 import { setExternalId } from '../../db/external-id';
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
-import { type Parent, plainHandlers } from '../plain';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No requisition matches ${id}.`);

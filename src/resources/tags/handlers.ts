@@ -1,5 +1,5 @@
 import type { Handlers, Schema } from '../../http/handler';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 import { tags } from './queries';
 
 export const tagHandlers: Handlers<'listTags'> = {

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors';
 import type { Handlers, Schema } from '../../http/handler';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 import { taxCodes } from './queries';
 
 const missing = (idOrCode: string) => notFound(`No tax code matches ${idOrCode}.`);

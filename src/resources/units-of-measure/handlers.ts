@@ -1,6 +1,6 @@
 import { notFound } from '../../errors';
 import type { Handlers, Schema } from '../../http/handler';
-import { plainHandlers } from '../plain';
+import { plainHandlers } from '../crud-handlers';
 import { unitsOfMeasure } from './queries';
 
 const missing = (idOrCode: string) => notFound(`No unit of measure matches ${idOrCode}.`);

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound } from '../../http/handler';
-import { createdBy, plainHandlers } from '../plain';
+import { createdBy, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 const missing = (idOrEmail: string) => notFound(`No user matches ${idOrEmail}.`);

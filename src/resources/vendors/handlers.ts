@@ -2,7 +2,7 @@ import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { locationType } from '../locations/queries';
-import { createdBy, plainHandlers, upsertedBy } from '../plain';
+import { createdBy, plainHandlers, upsertedBy } from '../crud-handlers';
 import { upsertVendors } from './batch';
 import * as q from './queries';
 
@@ -33,7 +33,7 @@ export const vendorHandlers: Handlers<'listVendors' | 'createVendor' | 'upsertVe
         throw notFound(`body.locationId: no location ${body.locationId} exists in your organization.`);
       }
       const { vendor, previousLocationId } = await q.setVendorLocation(db, caller.organizationId, id, body.locationId);
-      // The location it leaves lists it no more: the feed reports that location too (src/resources/feed-operations.ts).
+      // The location it leaves lists it no more: the feed reports that location too (declarations.ts).
       if (previousLocationId && previousLocationId !== body.locationId) changes.markUpdated([previousLocationId]);
       return { status: 200, body: vendor };
     },

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors';
 import type { Handlers, Schema } from '../../http/handler';
-import { type Parent, plainHandlers } from '../plain';
+import { type Parent, plainHandlers } from '../crud-handlers';
 import * as q from './queries';
 
 /**

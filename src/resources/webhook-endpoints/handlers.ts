@@ -1,7 +1,7 @@
 import { invalidField, notFound } from '../../errors';
 import { type Handlers, orNotFound } from '../../http/handler';
 import { decodeCursor, encodeCursor } from '../../feed/cursor';
-import { checkChangeTypes } from '../../feed/types';
+import { checkChangeTypes } from '../../feed/change-type-filter';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
 import { webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';

@@ -1,3 +1,4 @@
+/** An order's items as their reads return them: the items operations (src/resources/items) and the order's own reads and versions use them. */
 import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { Columns, col, expr, idCol, tsCol } from '../../db/columns';
@@ -5,8 +6,8 @@ import { ListParams } from '../../db/list';
 import { ResourceDef, allJson, bulkPageJson, oneByIdJson, scoped } from '../../db/resource';
 import type { Schema } from '../../http/handler';
 import type { Json, JsonStream } from '../../db/json';
-import { glCodeBrief, taxCodeBrief } from '../orders/queries';
-import type { HeldTaxCode } from '../orders/authoring';
+import { glCodeBrief, taxCodeBrief } from './queries';
+import type { HeldTaxCode } from './authoring';
 
 type Item = Schema<'Item'>;
 type BulkItem = Schema<'BulkItem'>;

@@ -1,0 +1,12 @@
+import type { ResourceDeclarations } from '../declarations';
+import { each } from '../../feed/emit';
+
+/** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
+export const invoicesDeclarations: ResourceDeclarations = {
+  feed: {
+    markInvoicesPaid: each('invoice', 'paid'),
+  },
+  feedByHandler: {
+    updateInvoiceIntegrationState: 'invoice.integration_state_changed',
+  },
+};

@@ -1,0 +1,17 @@
+import type { ResourceDeclarations } from '../declarations';
+import { objectOfWrite } from '../../http/conditional';
+
+const item = objectOfWrite('items', 'getItem');
+
+/** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
+export const itemsDeclarations: ResourceDeclarations = {
+  feedByHandler: {
+    createOrderItems: 'change_order.created (a sent order), order.updated, item.created per line',
+    updateItem: 'change_order.created (a sent order), order.updated, item.updated',
+    deleteItem: 'change_order.created (a sent order), order.updated, item.deleted',
+  },
+  objects: {
+    updateItem: item,
+    deleteItem: item,
+  },
+};

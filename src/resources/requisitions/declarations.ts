@@ -1,0 +1,13 @@
+import type { ResourceDeclarations } from '../declarations';
+import { one } from '../../feed/emit';
+import { objectOfWrite } from '../../http/conditional';
+
+/** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
+export const requisitionsDeclarations: ResourceDeclarations = {
+  feed: {
+    updateRequisitionState: one('requisition', 'state_changed'),
+  },
+  objects: {
+    updateRequisitionState: objectOfWrite('requisitions', 'getRequisition'),
+  },
+};
