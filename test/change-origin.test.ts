@@ -160,17 +160,14 @@ describe('change origin on webhook deliveries', function () {
       const head = await db('feed_heads').where({ organization_id: org.id }).first('position');
       return { at: Number(ep.delivered_position), head: Number(head.position) };
     };
+    const atHead = async () => {
+      const s = await standing();
+      return s.at === s.head;
+    };
     // 200 entries of the endpoint's own credential: not one is sent, and the endpoint stands at the head.
     const inputs = Array.from({ length: 200 }, () => ({ code: code(), name: 'Own write' }));
     expectStatus(await org.api.post('/vendors/batch', { inputs }), 200);
-    await eventually(
-      'the endpoint stands at the head',
-      async () => {
-        const s = await standing();
-        return s.at === s.head;
-      },
-      30_000,
-    );
+    await eventually('the endpoint stands at the head', atHead, 30_000);
     expect((await standing()).head).to.be.greaterThan(200);
     // Then an entry it is sent: delivered, and the endpoint stands at the head again.
     const foreign = expectStatus(await oauth.post('/vendors', { code: code(), name: 'From the ERP' }), 201).body;
@@ -178,14 +175,7 @@ describe('change origin on webhook deliveries', function () {
     expect(receiver.accepted('/passed').map((r) => r.body.data.id)).to.deep.equal([foreign.id]);
     // The receiver answers before the deliverer logs the attempt and moves the endpoint on (one
     // statement, after the answer): the log is read once the endpoint stands at the head again.
-    await eventually(
-      'the endpoint stands at the head again',
-      async () => {
-        const s = await standing();
-        return s.at === s.head;
-      },
-      30_000,
-    );
+    await eventually('the endpoint stands at the head again', atHead, 30_000);
     expect(Number((await db('webhook_deliveries').where({ endpoint_id: created.id }).count('* as n'))[0].n)).to.equal(1);
   });
 
