@@ -551,6 +551,47 @@ describe('webhook deliveries', function () {
     }
   });
 
+  it('an entry acknowledged with 2xx is not sent again when the bookkeeping of its success fails once (its connection cut)', async () => {
+    const db = harness().db;
+    const org = await newOrg();
+    const { endpoint, start } = await createEndpoint(org, receiver, '/acknowledged', { types: ['vendor.updated'] });
+    receiver.reply = () => ({ status: 200 });
+    await emit(org, 3);
+    const expected = (await feedAfter(org, start, ['vendor.updated'])).map((e) => e.position);
+    expect(expected).to.have.length(3);
+    // The statement recording the second entry's success fails once, as one sent on a connection the
+    // server has just closed would (while the third entry is being sent); a sequence counts across
+    // its rollback.
+    await db.raw(`CREATE SEQUENCE IF NOT EXISTS test_success_record_refusals`);
+    await db.raw(`SELECT setval('test_success_record_refusals', 1, false)`);
+    await db.raw(`CREATE OR REPLACE FUNCTION test_refuse_success_record() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.endpoint_id = '${endpoint.id}' AND NEW.position = ${expected[1]}
+           AND nextval('test_success_record_refusals') = 1 THEN RAISE EXCEPTION 'success record refused'; END IF;
+        RETURN NEW;
+      END $$`);
+    await db.raw(`CREATE TRIGGER test_refuse_success_record BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION test_refuse_success_record()`);
+    const sender = new Sender(['127.0.0.1'], FAST.timeoutMs!);
+    const run = () =>
+      deliverEndpoint(
+        { db, sender, settings: { ...webhookSettings(loadConfig()), ...FAST }, workerId: 'acknowledged-test', stopping: () => false },
+        endpoint.id,
+      );
+    try {
+      // Two runs, as the worker's next job would be: the second sends only what the first did not record.
+      await run().catch(() => undefined);
+      await run();
+      const refusals = (await db.raw(`SELECT last_value FROM test_success_record_refusals`)).rows[0];
+      expect(Number(refusals.last_value), 'records of the second entry tried (the first refused)').to.be.at.least(2);
+      // Each acknowledged entry once (a failed record made the next run send the second and third again).
+      expect(positions(org, receiver.accepted('/acknowledged'))).to.deep.equal(expected);
+      expect(Number((await db('webhook_endpoints').where({ id: endpoint.id }).first('delivered_position')).delivered_position)).to.equal(expected[2]);
+    } finally {
+      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_success_record ON webhook_deliveries`);
+      sender.close();
+    }
+  });
+
   it('a run that finds the lease held by a run that died looks again when that lease lapses, not at the next sweep', async () => {
     await startWorker();
     const org = await newOrg();

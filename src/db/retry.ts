@@ -28,3 +28,19 @@ export async function retryOnConflict<T>(work: () => Promise<T>, { attempts = 5,
     }
   }
 }
+
+/**
+ * A statement the pool may hand a dead connection (after connections were cut): tried again, on a
+ * fresh connection each time, four times in all (within about a second) before it fails. Only for
+ * statements that may safely run twice (conditional on what they change).
+ */
+export async function onFreshConnections<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 4) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (attempt - 1)));
+    }
+  }
+}

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/knex';
 import { isUuid } from '../../db/columns';
+import { onFreshConnections } from '../../db/retry';
 import type { Schema } from '../../http/handler';
 import { newSecret } from '../../webhooks/signing';
 import type { SendResult } from '../../webhooks/send';
@@ -229,15 +230,9 @@ export async function leaseLapse(db: Db, endpointId: string): Promise<Date | und
  * the lease is left to lapse.
  */
 export async function releaseLease(db: Db, endpointId: string, owner: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]);
-      return;
-    } catch (err) {
-      if (attempt >= 4) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (attempt - 1)));
-    }
-  }
+  await onFreshConnections(() =>
+    db.raw('UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?', [endpointId, owner]),
+  );
 }
 
 /** Whether the enabled endpoint has an entry it is sent after its position, and no retry waiting. */
