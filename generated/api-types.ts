@@ -4160,13 +4160,6 @@ export interface components {
              */
             versionNumber: number;
             /**
-             * Format: int32
-             * @deprecated
-             * @description Deprecated: the same number as `versionNumber` (use that; this field goes away in the next major version).
-             * @example 3
-             */
-            version: number;
-            /**
              * Format: date-time
              * @description Creation time.
              * @example 2026-10-01T15:30:00.000Z
@@ -4258,12 +4251,6 @@ export interface components {
              */
             integrationMessage: string | null;
             integrationState: components["schemas"]["IntegrationState"];
-            /**
-             * @deprecated
-             * @description Deprecated; true exactly when `type` is `MAJOR`.
-             * @example false
-             */
-            isProjectPO: boolean;
             mode: components["schemas"]["OrderMode"];
             /**
              * Format: date-time
@@ -4490,10 +4477,10 @@ export interface components {
              */
             distributorContactCompany: string;
             /**
-             * @description Whether field users see the order (spelled as in the published interface).
+             * @description Whether field users see the order.
              * @example true
              */
-            isVisibileToField?: boolean | null;
+            isVisibleToField?: boolean | null;
             /**
              * @description Free notes.
              * @example Match submittal 03-300-004.
@@ -4621,10 +4608,10 @@ export interface components {
              */
             distributorContactCompany?: string;
             /**
-             * @description Whether field users see the order (spelled as in the published interface).
+             * @description Whether field users see the order.
              * @example true
              */
-            isVisibileToField?: boolean | null;
+            isVisibleToField?: boolean | null;
             /**
              * @description Free notes.
              * @example Match submittal 03-300-004.
@@ -23222,7 +23209,6 @@ export interface operations {
                      *         "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *         "integrationMessage": null,
                      *         "integrationState": "LINKED",
-                     *         "isProjectPO": false,
                      *         "mode": "ISSUE_PO",
                      *         "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *         "needByWindow": "AM",
@@ -23260,7 +23246,6 @@ export interface operations {
                      *         "distributorContactName": "Dana Whitfield",
                      *         "headerCustomFieldValue": "CC-7781",
                      *         "versionNumber": 3,
-                     *         "version": 3,
                      *         "externalId": null
                      *       },
                      *       {
@@ -23283,7 +23268,6 @@ export interface operations {
                      *         "integrationLastSync": null,
                      *         "integrationMessage": "Vendor V-GRAYBAR is not mapped in the ERP.",
                      *         "integrationState": "ERROR",
-                     *         "isProjectPO": true,
                      *         "mode": "PRE_ACKNOWLEDGED",
                      *         "needByDateDay": "2026-10-20T00:00:00.000Z",
                      *         "needByWindow": "ASAP",
@@ -23303,7 +23287,6 @@ export interface operations {
                      *         "distributorContactName": null,
                      *         "headerCustomFieldValue": null,
                      *         "versionNumber": 3,
-                     *         "version": 3,
                      *         "externalId": null
                      *       }
                      *     ]
@@ -23393,7 +23376,6 @@ export interface operations {
                      *       "integrationLastSync": null,
                      *       "integrationMessage": null,
                      *       "integrationState": "NOT_LINKED",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -23417,7 +23399,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 0,
-                     *       "version": 0,
                      *       "externalId": null
                      *     }
                      */
@@ -23521,7 +23502,6 @@ export interface operations {
                      *       "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *       "integrationMessage": null,
                      *       "integrationState": "LINKED",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -23559,7 +23539,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3,
                      *       "externalId": "PO-ERP-77120"
                      *     }
                      */
@@ -23825,7 +23804,6 @@ export interface operations {
                      *       "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *       "integrationMessage": "Vendor V-GRAYBAR is not mapped in the ERP.",
                      *       "integrationState": "ERROR",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -23863,7 +23841,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3,
                      *       "externalId": null
                      *     }
                      */
@@ -24258,7 +24235,6 @@ export interface operations {
                      *       "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *       "integrationMessage": null,
                      *       "integrationState": "LINKED",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -24296,7 +24272,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3,
                      *       "externalId": null
                      *     }
                      */

@@ -1,8 +1,11 @@
 // Builds generated/ from api/: the bundled document (YAML and JSON, filters expanded by the
-// Redocly decorator) and the TypeScript types. `--check` builds into a temporary folder and fails
-// when the committed files differ, so CI catches a stale generated/.
+// Redocly decorator) and the TypeScript types, for the newest version; the same three for every
+// older dated version in generated/versions/<version>/, derived from the newest by the
+// version-change modules (api/versions/, run here through Node's type stripping), and the
+// versions' changelog. `--check` builds into a temporary folder and fails when the committed
+// files differ, so CI catches a stale generated/.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import yaml from 'js-yaml';
@@ -18,14 +21,31 @@ const bundled = join(out, 'openapi.raw.yaml');
 execFileSync(bin('redocly'), ['bundle', 'api/openapi.yaml', '-o', bundled], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
 const doc = yaml.load(readFileSync(bundled, 'utf8'));
 rmSync(bundled);
-writeFileSync(join(out, 'openapi.yaml'), banner + yaml.dump(doc, { lineWidth: -1, noRefs: true }));
-writeFileSync(join(out, 'openapi.json'), JSON.stringify(doc, null, 2) + '\n');
-// The Node API, not the CLI: the CLI would pick up redocly.yaml and want per-API output keys.
-const ast = await openapiTS(structuredClone(doc), { alphabetize: false, defaultNonNullable: false });
-writeFileSync(join(out, 'api-types.ts'), '// GENERATED from api/ by `npm run generate`. Do not edit by hand.\n' + astToString(ast));
+
+/** One version's bundle (YAML and JSON) and TypeScript types, in `dir` (relative to generated/). */
+async function writeVersion(dir, contract) {
+  mkdirSync(join(out, dir), { recursive: true });
+  writeFileSync(join(out, dir, 'openapi.yaml'), banner + yaml.dump(contract, { lineWidth: -1, noRefs: true }));
+  writeFileSync(join(out, dir, 'openapi.json'), JSON.stringify(contract, null, 2) + '\n');
+  // The Node API, not the CLI: the CLI would pick up redocly.yaml and want per-API output keys.
+  const ast = await openapiTS(structuredClone(contract), { alphabetize: false, defaultNonNullable: false });
+  writeFileSync(join(out, dir, 'api-types.ts'), '// GENERATED from api/ by `npm run generate`. Do not edit by hand.\n' + astToString(ast));
+}
+
+const { VERSIONS } = await import('../api/versions/index.ts');
+const { versionContracts, changelog } = await import('../src/versions/derive.ts');
+const contracts = versionContracts(doc, VERSIONS);
+const files = ['openapi.yaml', 'openapi.json', 'api-types.ts', 'versions/CHANGELOG.md'];
+await writeVersion('.', doc);
+for (const { version, contract } of contracts.slice(1)) {
+  await writeVersion(join('versions', version), contract);
+  files.push(...['openapi.yaml', 'openapi.json', 'api-types.ts'].map((f) => join('versions', version, f)));
+}
+mkdirSync(join(out, 'versions'), { recursive: true });
+writeFileSync(join(out, 'versions', 'CHANGELOG.md'), '<!-- GENERATED from api/versions/ by `npm run generate`. Do not edit by hand. -->\n' + changelog(VERSIONS));
 
 if (check) {
-  const stale = ['openapi.yaml', 'openapi.json', 'api-types.ts'].filter((f) => {
+  const stale = files.filter((f) => {
     const committed = join(root, 'generated', f);
     return !existsSync(committed) || readFileSync(committed, 'utf8') !== readFileSync(join(out, f), 'utf8');
   });

@@ -55,8 +55,7 @@ describe('orders authoring', () => {
       jobId: refs.job,
       vendorId: refs.vendor,
       type: 'MAJOR',
-      isProjectPO: true,
-      version: 0,
+      versionNumber: 0,
     });
     expect(order.taxCode!.id).to.equal(refs.tax);
     const items = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
@@ -259,7 +258,7 @@ describe('orders authoring', () => {
     await expectForeignLikeMissing(other, 'PATCH', `/items/${item.id}`, `/items/${MISSING_ID}`, { notes: 'x' });
     await expectForeignLikeMissing(other, 'DELETE', `/items/${item.id}`, `/items/${MISSING_ID}`);
     await expectForeignLikeMissing(other, 'DELETE', `/orders/${order.id}`, `/orders/${MISSING_ID}`);
-    expect(expectStatus(await org.api.get(`/orders/${order.id}`), 200).body.version).to.equal(0);
+    expect(expectStatus(await org.api.get(`/orders/${order.id}`), 200).body.versionNumber).to.equal(0);
   });
 
   it('records a feed entry for every change, with the object as its read endpoint returns it', async () => {
