@@ -71,6 +71,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API versions
+         * @description Every dated version the service serves, newest first, with its status, its successor, its deprecation and sunset dates and the URL of its contract. A request runs at the version its `Api-Version` header names, else at the version its credential is pinned to (the newest at the credential's first request); every answer says which in its own `Api-Version` header. No credentials needed.
+         */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tax-codes": {
         parameters: {
             query?: never;
@@ -2568,6 +2588,44 @@ export interface components {
             requestId: string;
             /** @description Every individual problem found; at least one. */
             errors: components["schemas"]["ProblemError"][];
+        };
+        /** @description One dated version of the API (guide "Versions"). */
+        ApiVersion: {
+            /**
+             * Format: date
+             * @description The date naming the version; send it as `Api-Version` to run a request at it.
+             * @example 2026-06-01
+             */
+            version: string;
+            /**
+             * @description `current`: the newest; `supported`: an older one with no end announced; `deprecated`: its sunset is announced (`sunsetAt`).
+             * @example deprecated
+             * @enum {string}
+             */
+            status: "current" | "supported" | "deprecated";
+            /**
+             * Format: date
+             * @description The version that replaced it; null for the current one.
+             * @example 2026-12-15
+             */
+            successor: string | null;
+            /**
+             * Format: date
+             * @description When it was deprecated (the day its successor was released); null when it is not.
+             * @example 2026-12-15
+             */
+            deprecatedAt: string | null;
+            /**
+             * Format: date
+             * @description From this day requests at it are refused (400 `unsupported-api-version`); at least 12 months after `deprecatedAt`.
+             * @example 2027-12-15
+             */
+            sunsetAt: string | null;
+            /**
+             * @description The URL (on this server) of the version's bundled OpenAPI document; `.yaml` instead of `.json` for YAML.
+             * @example /openapi/2026-06-01.json
+             */
+            contract: string;
         };
         /**
          * @description Sort direction.
@@ -16469,6 +16527,80 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+        };
+    };
+    listVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "version": "2026-12-15",
+                     *         "status": "current",
+                     *         "successor": null,
+                     *         "deprecatedAt": null,
+                     *         "sunsetAt": null,
+                     *         "contract": "/openapi/2026-12-15.json"
+                     *       },
+                     *       {
+                     *         "version": "2026-06-01",
+                     *         "status": "deprecated",
+                     *         "successor": "2026-12-15",
+                     *         "deprecatedAt": "2026-12-15",
+                     *         "sunsetAt": "2027-12-15",
+                     *         "contract": "/openapi/2026-06-01.json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiVersion"][];
+                };
+            };
+            /** @description A query parameter was given (the operation takes none), or `Api-Version` names no supported version. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-api-version",
+                     *       "title": "Unsupported API version",
+                     *       "status": 400,
+                     *       "detail": "header.Api-Version: Api-Version 2025-01-01 is not a supported version; supported versions: 2026-12-15, 2026-06-01 (GET /versions)",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "header.Api-Version: Api-Version 2025-01-01 is not a supported version; supported versions: 2026-12-15, 2026-06-01 (GET /versions)",
+                     *           "field": "header.Api-Version",
+                     *           "rule": "supported-version"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTaxCodes: {

@@ -7,6 +7,7 @@ import { CredentialCache } from './auth/credential-cache';
 import { answerInvalidTokenRequest, tokenValidationFail } from './resources/oauth2/token';
 import { createBackend } from './http/backend';
 import { pipeline } from './http/pipeline';
+import { contractOf, movesOf, servedVersions } from './versions/registry';
 import { parseQuery } from './http/query';
 import { OBJECT_WRITES } from './resources/object-writes';
 import { setServerTimeouts } from './http/timeouts';
@@ -42,17 +43,20 @@ export async function createApp({
   );
   await credentials.start();
   const authenticate = makeAuthenticator(db, jwtSecret, credentials);
-  const api = await createBackend(
-    {
-      db,
-      config,
-      validateResponses: config.mode === 'test',
-      validationFailFor: { issueToken: tokenValidationFail },
-      batchLists: BATCH_LISTS,
-      objects: OBJECT_WRITES,
-    },
-    withFeed(allHandlers(jwtSecret)),
-  );
+  const backendDeps = {
+    db,
+    config,
+    validateResponses: config.mode === 'test',
+    validationFailFor: { issueToken: tokenValidationFail },
+    batchLists: BATCH_LISTS,
+    objects: OBJECT_WRITES,
+  };
+  const handlers = withFeed(allHandlers(jwtSecret));
+  const api = await createBackend(backendDeps, handlers);
+  // Every older version still served: the same handlers behind its own contract (src/versions/).
+  const olderApis = new Map<string, Awaited<ReturnType<typeof createBackend>>>();
+  for (const { version } of servedVersions().slice(1))
+    olderApis.set(version, await createBackend({ ...backendDeps, version: { contract: contractOf(version), moves: movesOf(version)! } }, handlers));
 
   const app = express();
   app.locals.close = () => credentials.close();
@@ -67,7 +71,7 @@ export async function createApp({
   app.locals.lifecycle = lifecycle;
   registerPoolMetrics(() => (db.client as { pool?: PoolStats }).pool);
   const probes = healthRoutes(db, lifecycle, config.mode === 'test');
-  app.use(pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats: { issueToken: answerInvalidTokenRequest } }));
+  app.use(pipeline({ config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats: { issueToken: answerInvalidTokenRequest } }));
   return app;
 }
 

@@ -21,6 +21,7 @@ import { conditionalRequests, type ObjectsOfWrites } from './conditional';
 import { originOf } from './origin';
 import { RoutedOnceBackend } from './routed-once';
 import { malformedPathError } from './malformed-path';
+import type { VersionMoves } from '../versions/registry';
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
@@ -48,6 +49,12 @@ export interface BackendDeps {
   batchLists?: Partial<Record<OperationId, string>>;
   /** The object each single-object write changes, for If-Match (src/http/conditional.ts). */
   objects?: ObjectsOfWrites;
+  /**
+   * An older API version's backend: its contract (requests are routed and validated, replies
+   * checked, by it) and the moves of its requests up to the newest version and of the replies
+   * down (src/versions/). Absent: the newest version, as the handlers are written.
+   */
+  version?: { contract: unknown; moves: VersionMoves };
 }
 
 /**
@@ -103,9 +110,9 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
  * The service's openapi-backend, before handlers: the contract, strict, validating and coercing
  * with our ajv, taking the match of a request routed before (routed-once.ts).
  */
-export function newBackend(): RoutedOnceBackend {
+export function newBackend(contract: unknown = loadContract()): RoutedOnceBackend {
   return new RoutedOnceBackend({
-    definition: structuredClone(loadContract()) as any,
+    definition: structuredClone(contract) as any,
     strict: true,
     // Validators are compiled as needed (createBackend precompiles). (The document itself is
     // checked by `npm run lint:api`.)
@@ -140,7 +147,8 @@ export function registerRequestChecks(api: OpenAPIBackend): void {
 }
 
 export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
-  const api = newBackend();
+  const api = newBackend(deps.version?.contract);
+  const moves = deps.version?.moves;
 
   registerRequestChecks(api);
   api.register({
@@ -173,8 +181,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
             changes,
             caller,
             params: c.request.params ?? {},
-            query: c.request.query ?? {},
-            body: c.request.requestBody,
+            query: moves ? moves.queryUp(operationId, c.request.query ?? {}) : (c.request.query ?? {}),
+            body: moves ? moves.bodyUp(operationId, c.request.requestBody) : c.request.requestBody,
             rejected,
             config: deps.config,
             req,
@@ -198,12 +206,13 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
         throw err;
       }
       // In production a streamed page, or one held in parts, goes out part by part; tests validate it whole first.
-      if (!deps.validateResponses && (reply.body instanceof JsonStream || reply.body instanceof JsonParts)) {
+      const movesDown = moves?.replyMoves(operationId, reply.status);
+      if (!deps.validateResponses && !movesDown && (reply.body instanceof JsonStream || reply.body instanceof JsonParts)) {
         setStatusAndHeaders(res, reply);
         res.setHeader('Content-Type', JSON_TYPE);
         return reply.body instanceof JsonStream ? sendParts(res, reply.body.parts()) : sendWhole(res, reply.body.parts);
       }
-      const text =
+      let text =
         reply.body === undefined
           ? ''
           : typeof reply.body === 'string'
@@ -213,6 +222,8 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
               : reply.body instanceof JsonParts
                 ? reply.body.text()
                 : JSON.stringify(reply.body);
+      // An older version's reply: the handler's, moved down to that version's shape.
+      if (movesDown && text !== '') text = JSON.stringify(moves!.replyDown(operationId, reply.status, JSON.parse(text)));
       if (deps.validateResponses) {
         const parsed = text === '' ? undefined : JSON.parse(text);
         const result = api.validateResponse(parsed, c.operation, reply.status);
@@ -289,10 +300,14 @@ export function recordProblems(): (req: Request, res: Response, next: NextFuncti
  * sends the headers without the body). openapi-backend's parse of a path value that is not valid
  * percent-encoding throws a URIError: the client's 400, naming the parameter (malformed-path.ts).
  */
-export function apiMiddleware(api: RoutedOnceBackend): (req: Request, res: Response, next: NextFunction) => void {
+export function apiMiddleware(newest: RoutedOnceBackend, olderVersions?: ReadonlyMap<string, RoutedOnceBackend>): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    const { operation } = contextOf(req);
+    const context = contextOf(req);
+    // A request at an older version goes to that version's backend, as its contract's operation.
+    const older = context.apiVersion === undefined ? undefined : olderVersions?.get(context.apiVersion);
+    const api = older ?? newest;
+    const operation = older && context.operation ? older.getOperation(context.operation.operationId!) : context.operation;
     const request = api.router.preRouted({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, operation);
     api.handleRequest(request, req, res).catch((err) => next((err instanceof URIError && malformedPathError(operation, req.path)) || err));
   };

@@ -19,6 +19,7 @@ import { fairShare, fairShareLimit } from './fair-share';
 import { problemResponder, type OwnProblemFormats } from './problem';
 import { callerOf } from './context';
 import type { RoutedOnceBackend } from './routed-once';
+import { pinnedVersion, requestedVersion, versionContracts } from './api-version';
 
 export interface PipelineDeps {
   config: Config;
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** openapi-backend with every operation's handler (http/backend.ts createBackend). */
   api: RoutedOnceBackend;
+  /** The backends of the older API versions still served, by version (src/versions/). */
+  olderApis?: ReadonlyMap<string, RoutedOnceBackend>;
   authenticate: Authenticator;
   /** GET /healthz and /readyz, answered before anything costly (resources/health). */
   probes: RequestHandler;
@@ -37,12 +40,14 @@ export interface PipelineDeps {
  * Every request goes through these steps, in this order (one line each, with its reason). What a
  * step learns about the request goes into the request's context (context.ts), created by the first.
  */
-export function pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats }: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
+export function pipeline({ config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats }: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
   const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
   const cors = corsFor(config.corsOrigins);
   const steps: (RequestHandler | ErrorRequestHandler | false | undefined)[] = [
     // The request's context and id: everything after may log it or answer with it.
     requestId,
+    // The API version the request names (Api-Version; an unknown or sunset one is a 400): every answer says its version.
+    requestedVersion(),
     // One Host header (RFC 9112 3.2): two are a 400 before anything acts on either.
     singleHost,
     // Compression (gzip or brotli) of bodies of 1 KiB or more the client accepts: before anything writes a body.
@@ -63,12 +68,16 @@ export function pipeline({ config, db, logger, api, authenticate, probes, ownPro
     noStoreWithCredentials,
     // The contract and the docs page, without authentication.
     docsAndContract(),
+    // Each version's contract, /openapi/<version>.json and .yaml.
+    versionContracts(),
     // The request's operation, matched once (everything after reads it from the context).
     routeRequest(api),
     // Test mode: problems answered for an operation count towards its coverage.
     config.mode === 'test' && recordProblems(),
     // Credentials and scopes, before the body is read: a refused request sends its body for nothing.
     authentication(authenticate),
+    // Without Api-Version, the version the credential is pinned to.
+    pinnedVersion(),
     // The caller's and its organization's rate limits, before the body is read.
     config.rateLimits && rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller: callerOf }),
     // The body, JSON (or the form of an operation that takes one), within BODY_LIMIT.
@@ -79,7 +88,7 @@ export function pipeline({ config, db, logger, api, authenticate, probes, ownPro
     // uploads hold only their own sockets, not their organization's slots.
     fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
     // openapi-backend: security, validation, the operation's handler and its reply.
-    apiMiddleware(api),
+    apiMiddleware(api, olderApis),
     // Every error, as one problem body (or the operation's own format).
     problemResponder(ownProblemFormats),
   ];

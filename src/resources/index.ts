@@ -26,6 +26,7 @@ import { invoiceItemHandlers } from './invoice-items/handlers';
 import { changeHandlers } from './changes/handlers';
 import { reconciliationHandlers } from './reconciliation/handlers';
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
+import { versionHandlers } from './versions/handlers';
 
 /**
  * The batches, by the body property that holds their list: elements of it that the contract's
@@ -79,5 +80,6 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...changeHandlers,
     ...reconciliationHandlers,
     ...webhookEndpointHandlers,
+    ...versionHandlers,
   } satisfies HandlerMap;
 }

@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import { harness } from './support/harness';
+import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
+import { insertJob, insertVendor } from './support/purchasing-fixtures';
+import { itDirect, PRISM } from './support/proxy';
+import { pinCredential } from '../src/admin/api-versions';
+
+const OLD = '2026-06-01';
+const NEW = '2026-12-15';
+const at = (version: string) => ({ headers: { 'Api-Version': version } });
+const BASE = { purchaseOrderNumber: 'PO-V-1', distributorContactEmail: 'dana@ferguson.example', distributorContactCompany: 'Ferguson' };
+
+/** The order's stored field-visibility flag (write-only in the API). */
+const visibility = async (orgId: string, id: string) =>
+  (await harness().db('orders').where({ organization_id: orgId, id }).first('is_visible_to_field')).is_visible_to_field;
+
+describe('API versions', () => {
+  let org: TestOrg;
+  let refs: { job: string; vendor: string };
+  let orderId: string;
+
+  before(async () => {
+    org = await newOrg();
+    refs = { job: await insertJob(org.id), vendor: await insertVendor(org.id) };
+    orderId = expectStatus(await org.api.post('/orders', { ...BASE, jobId: refs.job, vendorId: refs.vendor, type: 'MAJOR', isVisibleToField: true }), 201).body.id;
+  });
+
+  it('lists the versions, newest first, publicly, and serves each one contract', async () => {
+    const res = expectStatus(await anonymous().get('/versions'), 200);
+    expect(res.headers.get('api-version')).to.equal(NEW);
+    expect(res.body).to.deep.equal([
+      { version: NEW, status: 'current', successor: null, deprecatedAt: null, sunsetAt: null, contract: `/openapi/${NEW}.json` },
+      { version: OLD, status: 'deprecated', successor: NEW, deprecatedAt: NEW, sunsetAt: '2027-12-15', contract: `/openapi/${OLD}.json` },
+    ]);
+    const old = await fetch(harness().baseUrl + `/openapi/${OLD}.json`).then((r) => r.json());
+    expect(old.components.schemas.Order.required).to.include.members(['version', 'isProjectPO']);
+    expect(old.components.schemas.OrderInput.properties).to.have.property('isVisibileToField');
+    const newest = await fetch(harness().baseUrl + `/openapi/${NEW}.json`).then((r) => r.json());
+    expect(newest.components.schemas.Order.properties).to.not.have.any.keys('version', 'isProjectPO');
+    const yaml = await fetch(harness().baseUrl + `/openapi/${OLD}.yaml`);
+    expect(yaml.status).to.equal(200);
+    expect(await yaml.text()).to.contain('isVisibileToField');
+    expect((await fetch(harness().baseUrl + '/openapi/2020-01-01.json')).status).to.equal(404);
+  });
+
+  it('reads, lists and filters the same order in each version its own shape', async () => {
+    const newer = expectStatus(await org.api.get(`/orders/${orderId}`, at(NEW)), 200);
+    expect(newer.headers.get('api-version')).to.equal(NEW);
+    expect(newer.body).to.not.have.any.keys('version', 'isProjectPO');
+    const older = expectStatus(await org.api.get(`/orders/${orderId}`, at(OLD)), 200);
+    expect(older.headers.get('api-version')).to.equal(OLD);
+    expect(older.body).to.include({ version: 0, versionNumber: 0, isProjectPO: true, type: 'MAJOR' });
+    // The older shape, in the older contract's order of fields: `version` right after `versionNumber`.
+    const keys = Object.keys(older.body);
+    expect(keys[keys.indexOf('versionNumber') + 1]).to.equal('version');
+    const { version: _v, isProjectPO: _p, ...rest } = older.body as any;
+    expect(rest).to.deep.equal(newer.body);
+    const listed = expectStatus(await org.api.get(`/orders?filter[type]=MAJOR&orderBy=createdAt`, at(OLD)), 200).body as any[];
+    expect(listed.find((o) => o.id === orderId)).to.include({ version: 0, isProjectPO: true });
+    const listedNew = expectStatus(await org.api.get(`/orders?filter[type]=MAJOR`, at(NEW)), 200).body as any[];
+    expect(listedNew.find((o) => o.id === orderId)).to.not.have.any.keys('version', 'isProjectPO');
+  });
+
+  itDirect('writes in the older shape, read back in the newer; each version refuses the other name', PRISM.invalidRequest('an older-version field'), async () => {
+    const created = await org.api.unchecked.post('/orders', { ...BASE, purchaseOrderNumber: 'PO-V-2', jobId: refs.job, isVisibileToField: false }, at(OLD));
+    expect(created.status).to.equal(201);
+    expect(created.body).to.include({ version: 0, isProjectPO: false });
+    expect(await visibility(org.id, created.body.id)).to.equal(false);
+    // With a change the read shows: a write whose read changes nothing stores nothing.
+    const patched = await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true, notes: 'seen in the field' }, at(OLD));
+    expect(patched.status).to.equal(200);
+    expect(await visibility(org.id, created.body.id)).to.equal(true);
+    const read = expectStatus(await org.api.get(`/orders/${created.body.id}`, at(NEW)), 200).body;
+    expect(read).to.not.have.any.keys('version', 'isProjectPO');
+    // The newer name at the older version, and the older at the newer: unknown fields, named as each version names them.
+    const refusedOld = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibleToField: true }, at(OLD)), 400);
+    expect(refusedOld.errors.map((e: any) => e.field)).to.include('body.isVisibleToField');
+    const refusedNew = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true }, at(NEW)), 400);
+    expect(refusedNew.errors.map((e: any) => e.field)).to.include('body.isVisibileToField');
+  });
+
+  it('refuses an unknown version, naming the supported ones; never falls forward', async () => {
+    for (const version of ['2025-01-01', 'latest', `${OLD}, ${NEW}`]) {
+      const problem = problemOf(await org.api.get(`/orders/${orderId}`, at(version)), 400);
+      expect(problem.type).to.equal('/problems/unsupported-api-version');
+      expect(problem.errors[0]).to.include({ field: 'header.Api-Version', rule: 'supported-version' });
+      expect(problem.detail).to.contain(NEW).and.contain(OLD);
+    }
+    expect(problemOf(await anonymous().get('/versions', at('2025-01-01')), 400).type).to.equal('/problems/unsupported-api-version');
+  });
+
+  it('announces a deprecated version on every answer at it, and nothing at the current one', async () => {
+    const res = await org.api.get(`/orders/${orderId}`, at(OLD));
+    expect(res.headers.get('deprecation')).to.equal(`@${Date.parse(NEW + 'T00:00:00Z') / 1000}`);
+    expect(res.headers.get('sunset')).to.equal('Wed, 15 Dec 2027 00:00:00 GMT');
+    const link = res.headers.get('link') ?? '';
+    expect(link).to.contain('rel="deprecation"').and.contain(`</openapi/${NEW}.json>; rel="successor-version"`);
+    const current = await org.api.get(`/orders/${orderId}`, at(NEW));
+    expect(current.headers.get('deprecation')).to.equal(null);
+    expect(current.headers.get('sunset')).to.equal(null);
+  });
+
+  describe('pins', () => {
+    const pinOf = async (table: 'api_keys' | 'oauth_clients', where: Record<string, string>) => (await harness().db(table).where(where).first('api_version')).api_version;
+
+    it('pins an API key to the newest version at its first request; a moved pin is its default version', async () => {
+      const fresh = await newOrg();
+      const key = await harness().db('api_keys').where({ organization_id: fresh.id }).whereNull('revoked_at').first('id');
+      expect(await pinOf('api_keys', { id: key.id })).to.equal(null);
+      expect(expectStatus(await fresh.api.get('/orders'), 200).headers.get('api-version')).to.equal(NEW);
+      expect(await pinOf('api_keys', { id: key.id })).to.equal(NEW);
+      await pinCredential(harness().db, { apiKey: key.id }, OLD);
+      const res = expectStatus(await fresh.api.get('/orders'), 200);
+      expect(res.headers.get('api-version')).to.equal(OLD);
+      expect(res.headers.get('deprecation')).to.not.equal(null);
+      // The header still wins over the pin.
+      expect(expectStatus(await fresh.api.get('/orders', at(NEW)), 200).headers.get('api-version')).to.equal(NEW);
+    });
+
+    it('pins an OAuth client to the newest version at its first request', async () => {
+      const fresh = await newOrg();
+      const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: fresh.clientId, client_secret: fresh.clientSecret }).toString();
+      const token = (await anonymous().unchecked.post('/oauth2/token', undefined, { raw: body, contentType: 'application/x-www-form-urlencoded' })).body.access_token;
+      expect(await pinOf('oauth_clients', { client_id: fresh.clientId })).to.equal(null);
+      const client = new Client(token);
+      expect(expectStatus(await client.get('/orders'), 200).headers.get('api-version')).to.equal(NEW);
+      expect(await pinOf('oauth_clients', { client_id: fresh.clientId })).to.equal(NEW);
+      await pinCredential(harness().db, { client: fresh.clientId }, OLD);
+      expect(expectStatus(await client.get('/orders'), 200).headers.get('api-version')).to.equal(OLD);
+    });
+
+    it('refuses a request at a pin the service no longer serves', async () => {
+      const fresh = await newOrg();
+      // Pinned before its first request (no instance has the key cached yet) to a version past its sunset.
+      await harness().db('api_keys').where({ organization_id: fresh.id }).update({ api_version: '2020-01-01' });
+      const problem = problemOf(await fresh.api.get('/orders'), 400);
+      expect(problem.type).to.equal('/problems/unsupported-api-version');
+      expect(problem.detail).to.contain('2020-01-01').and.contain(NEW);
+    });
+  });
+});
