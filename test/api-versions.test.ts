@@ -4,6 +4,7 @@ import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './s
 import { insertJob, insertVendor } from './support/purchasing-fixtures';
 import { itDirect, PRISM } from './support/proxy';
 import { pinCredential } from '../src/admin/api-versions';
+import { headCursor } from './support/feed';
 
 const OLD = '2026-06-01';
 const NEW = '2026-12-15';
@@ -77,6 +78,22 @@ describe('API versions', () => {
     expect(refusedOld.errors.map((e: any) => e.field)).to.include('body.isVisibleToField');
     const refusedNew = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true }, at(NEW)), 400);
     expect(refusedNew.errors.map((e: any) => e.field)).to.include('body.isVisibileToField');
+  });
+
+  it('renders feed entries written at the newer version at the version of their reader, changedFields and previous included', async () => {
+    const after = await headCursor(org.api);
+    expectStatus(await org.api.patch(`/orders/${orderId}`, { type: 'STANDARD', notes: 'now standard' }, at(NEW)), 200);
+    const page = (version: string) => org.api.get(`/changes?after=${after}&resource=order`, at(version));
+    const [newer] = expectStatus(await page(NEW), 200).body.data.filter((e: any) => e.id === orderId);
+    expect(newer.data).to.not.have.any.keys('version', 'isProjectPO');
+    expect(newer.changedFields).to.have.members(['type', 'notes']);
+    const olderPage = expectStatus(await page(OLD), 200);
+    expect(olderPage.headers.get('api-version')).to.equal(OLD);
+    const [older] = olderPage.body.data.filter((e: any) => e.id === orderId);
+    expect(older.data).to.include({ version: 0, isProjectPO: false, type: 'STANDARD' });
+    expect(older.changedFields).to.have.members(['type', 'notes', 'isProjectPO']);
+    expect(older.previous).to.include({ type: 'MAJOR', isProjectPO: true });
+    expect(older.cursor).to.equal(newer.cursor);
   });
 
   it('refuses an unknown version, naming the supported ones; never falls forward', async () => {

@@ -27,7 +27,7 @@ const change: VersionChange = {
       after: 'integrationState',
       required: true,
       definition: { type: 'boolean', description: 'Deprecated; true exactly when `type` is `MAJOR`.', deprecated: true, example: false },
-      value: (order) => order.type === 'MAJOR',
+      value: (order) => (order.type === undefined ? undefined : order.type === 'MAJOR'),
     }),
     visibleToField('OrderInput'),
     visibleToField('OrderUpdate'),

@@ -50,7 +50,7 @@ export interface RetiredField {
   /** The field it followed in the older contract (its place in the schema and in replies). */
   after: string;
   required: boolean;
-  /** Its value, from the newer shape of the object. */
+  /** Its value, from the newer shape of the object; undefined when that shape lacks what it is computed from (a tombstone): then it is left out. */
   value(object: JsonObject): unknown;
 }
 
@@ -68,7 +68,10 @@ export function retiredField(schema: string, name: string, retired: RetiredField
       const { [name]: _dropped, ...rest } = value;
       return rest;
     },
-    down: (value) => withKeyAfter(value, retired.after, name, retired.value(value)),
+    down: (value) => {
+      const v = retired.value(value);
+      return v === undefined ? value : withKeyAfter(value, retired.after, name, v);
+    },
     olderName: (n) => n,
     newerName: (n) => (n === name ? null : n),
   };

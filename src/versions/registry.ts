@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSIONS } from '../../api/versions/index';
 import { GENERATED_DIR } from '../paths';
-import { loadContract } from '../http/contract';
 import type { Contract, JsonObject, VersionChange, VersionDefinition } from './types';
 import { transformsOf } from './derive';
 import { SchemaWalker } from './walk';
+import { entryDown } from './feed';
 
 /** The newest version: what api/ describes and the handlers are written at. */
 export const NEWEST = VERSIONS[0].version;
@@ -30,12 +30,12 @@ export const successorOf = (v: VersionDefinition): VersionDefinition | null => V
 
 const contracts = new Map<string, Contract>();
 
-/** A version's bundled contract (generated/, or generated/versions/<version>/ for an older one). */
+/** A version's bundled contract (generated/, or generated/versions/<version>/ for an older one), read once when an older version first needs it. */
 export function contractOf(version: string): Contract {
-  if (version === NEWEST) return loadContract() as unknown as Contract;
   let contract = contracts.get(version);
   if (!contract) {
-    contract = JSON.parse(readFileSync(join(GENERATED_DIR, 'versions', version, 'openapi.json'), 'utf8')) as Contract;
+    const dir = version === NEWEST ? GENERATED_DIR : join(GENERATED_DIR, 'versions', version);
+    contract = JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')) as Contract;
     contracts.set(version, contract);
   }
   return contract;
@@ -88,7 +88,7 @@ export class VersionMoves {
         older,
         newer,
         up: new SchemaWalker(older, transformsOf(changes, 'up')),
-        down: new SchemaWalker(newer, transformsOf(changes, 'down')),
+        down: new SchemaWalker(newer, withFeedEntries(transformsOf(changes, 'down'))),
         olderOps: operationsById(older),
         newerOps: operationsById(newer),
       });
@@ -156,6 +156,11 @@ export class VersionMoves {
       for (const f of this.steps[i].changes.flatMap((c) => c.fields)) if (f.schema === schema && n !== null) n = f.olderName(n);
     return n;
   }
+}
+
+/** The objects' moves down, and the feed entry's (ChangeEntry: its data by its resource's schema). */
+function withFeedEntries(objectDown: Map<string, (value: JsonObject) => JsonObject>): Map<string, (value: JsonObject) => JsonObject> {
+  return new Map([...objectDown, ['ChangeEntry', entryDown(objectDown)]]);
 }
 
 const moves = new Map<string, VersionMoves>();
