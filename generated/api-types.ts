@@ -7882,6 +7882,23 @@ export interface components {
              */
             excludeOrigins: string[] | null;
             /**
+             * Format: date
+             * @description The API version its payloads are rendered at (each entry's `data`, `changedFields` and `previous` as `GET /changes` returns them at that version): at creation the version the creating request ran at. Changed with a PATCH naming the cursor after which the new version applies (`apiVersionAfter`).
+             * @example 2026-12-15
+             */
+            apiVersion: string;
+            /**
+             * @description The feed cursor after which `apiVersion` applies: the entries up to it (also when replayed) are sent at `previousApiVersion`; null when the version was never changed.
+             * @example null
+             */
+            apiVersionAfter: string | null;
+            /**
+             * Format: date
+             * @description The version of the entries up to `apiVersionAfter`; null when the version was never changed.
+             * @example null
+             */
+            previousApiVersion: string | null;
+            /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
              */
@@ -8002,6 +8019,12 @@ export interface components {
              * @example true
              */
             enabled?: boolean;
+            /**
+             * Format: date
+             * @description The API version to render its payloads at (`GET /versions`); default the version of this request (its `Api-Version`, else the credential's).
+             * @example 2026-12-15
+             */
+            apiVersion?: string;
         };
         /** @description An endpoint with its signing secret, shown only in this answer. */
         WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
@@ -8056,6 +8079,17 @@ export interface components {
              * @example true
              */
             enabled?: boolean;
+            /**
+             * Format: date
+             * @description Moves its payloads to another API version (`GET /versions`) from the entry after `apiVersionAfter`: the entries up to it are sent in the version they were (none lost or sent twice, every one signed as ever).
+             * @example 2026-12-15
+             */
+            apiVersion?: string;
+            /**
+             * @description With `apiVersion`: the feed cursor (`GET /changes`) after which the new version applies; default the feed's head at this request (every entry written after it is sent at the new version).
+             * @example MTA0Mi5PMFZiZ3I1S2k0QQ
+             */
+            apiVersionAfter?: string;
         };
         /** @description One delivery attempt of one change-feed entry to an endpoint. */
         WebhookDelivery: {
@@ -28936,6 +28970,9 @@ export interface operations {
                      *         "disabledAt": null,
                      *         "disabledReason": null,
                      *         "previousSecretExpiresAt": null,
+                     *         "apiVersion": "2026-12-15",
+                     *         "apiVersionAfter": null,
+                     *         "previousApiVersion": null,
                      *         "createdAt": "2026-11-24T03:00:00.000Z",
                      *         "updatedAt": "2026-11-24T03:00:00.000Z"
                      *       }
@@ -29015,6 +29052,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T03:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -29117,6 +29157,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T03:00:00.000Z"
                      *     }
@@ -29191,6 +29234,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T03:00:00.000Z"
                      *     }
@@ -29308,6 +29354,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T04:00:00.000Z"
                      *     }
@@ -29410,6 +29459,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": "2026-11-25T04:00:00.000Z",
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T04:00:00.000Z",
                      *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"

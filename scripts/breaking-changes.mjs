@@ -142,7 +142,8 @@ function versionsOf(root) {
 }
 
 /** A version's bundled contract in a generated/ tree: the newest at its root, older ones under versions/<version>/. */
-const contractIn = (root, version, newest) => JSON.parse(readFileSync(version === newest ? join(root, 'openapi.json') : join(root, 'versions', version, 'openapi.json'), 'utf8'));
+const contractIn = (root, version, newest) =>
+  JSON.parse(readFileSync(version === newest ? join(root, 'openapi.json') : join(root, 'versions', version, 'openapi.json'), 'utf8'));
 
 /**
  * The version gate between two generated/ trees (the previous commit's and this one's): every

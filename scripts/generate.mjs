@@ -43,10 +43,18 @@ for (const { version, contract } of contracts.slice(1)) {
 }
 mkdirSync(join(out, 'versions'), { recursive: true });
 // The versions and their dates, for the CI gate (scripts/breaking-changes.mjs --versions) and tools without TypeScript.
-const index = VERSIONS.map(({ version, releasedAt, deprecatedAt, sunsetAt }) => ({ version, releasedAt, deprecatedAt: deprecatedAt ?? null, sunsetAt: sunsetAt ?? null }));
+const index = VERSIONS.map(({ version, releasedAt, deprecatedAt, sunsetAt }) => ({
+  version,
+  releasedAt,
+  deprecatedAt: deprecatedAt ?? null,
+  sunsetAt: sunsetAt ?? null,
+}));
 writeFileSync(join(out, 'versions', 'index.json'), JSON.stringify(index, null, 2) + '\n');
 files.push('versions/index.json');
-writeFileSync(join(out, 'versions', 'CHANGELOG.md'), '<!-- GENERATED from api/versions/ by `npm run generate`. Do not edit by hand. -->\n' + changelog(VERSIONS));
+writeFileSync(
+  join(out, 'versions', 'CHANGELOG.md'),
+  '<!-- GENERATED from api/versions/ by `npm run generate`. Do not edit by hand. -->\n' + changelog(VERSIONS),
+);
 
 if (check) {
   const stale = files.filter((f) => {

@@ -5,6 +5,16 @@ import { insertJob, insertVendor } from './support/purchasing-fixtures';
 import { itDirect, PRISM } from './support/proxy';
 import { pinCredential } from '../src/admin/api-versions';
 import { headCursor } from './support/feed';
+import { onlyDirect } from './support/proxy';
+import { eventually, Receiver } from './support/webhook-receiver';
+import { deliverEndpoint } from '../src/background/deliver';
+import { Sender } from '../src/webhooks/send';
+import { webhookSettings } from '../src/webhooks/settings';
+import { loadConfig } from '../src/config';
+import { decodeCursor } from '../src/feed/cursor';
+
+// The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS; the receiver is local.
+process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
 
 const OLD = '2026-06-01';
 const NEW = '2026-12-15';
@@ -23,7 +33,8 @@ describe('API versions', () => {
   before(async () => {
     org = await newOrg();
     refs = { job: await insertJob(org.id), vendor: await insertVendor(org.id) };
-    orderId = expectStatus(await org.api.post('/orders', { ...BASE, jobId: refs.job, vendorId: refs.vendor, type: 'MAJOR', isVisibleToField: true }), 201).body.id;
+    orderId = expectStatus(await org.api.post('/orders', { ...BASE, jobId: refs.job, vendorId: refs.vendor, type: 'MAJOR', isVisibleToField: true }), 201).body
+      .id;
   });
 
   it('lists the versions, newest first, publicly, and serves each one contract', async () => {
@@ -62,23 +73,27 @@ describe('API versions', () => {
     expect(listedNew.find((o) => o.id === orderId)).to.not.have.any.keys('version', 'isProjectPO');
   });
 
-  itDirect('writes in the older shape, read back in the newer; each version refuses the other name', PRISM.invalidRequest('an older-version field'), async () => {
-    const created = await org.api.unchecked.post('/orders', { ...BASE, purchaseOrderNumber: 'PO-V-2', jobId: refs.job, isVisibileToField: false }, at(OLD));
-    expect(created.status).to.equal(201);
-    expect(created.body).to.include({ version: 0, isProjectPO: false });
-    expect(await visibility(org.id, created.body.id)).to.equal(false);
-    // With a change the read shows: a write whose read changes nothing stores nothing.
-    const patched = await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true, notes: 'seen in the field' }, at(OLD));
-    expect(patched.status).to.equal(200);
-    expect(await visibility(org.id, created.body.id)).to.equal(true);
-    const read = expectStatus(await org.api.get(`/orders/${created.body.id}`, at(NEW)), 200).body;
-    expect(read).to.not.have.any.keys('version', 'isProjectPO');
-    // The newer name at the older version, and the older at the newer: unknown fields, named as each version names them.
-    const refusedOld = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibleToField: true }, at(OLD)), 400);
-    expect(refusedOld.errors.map((e: any) => e.field)).to.include('body.isVisibleToField');
-    const refusedNew = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true }, at(NEW)), 400);
-    expect(refusedNew.errors.map((e: any) => e.field)).to.include('body.isVisibileToField');
-  });
+  itDirect(
+    'writes in the older shape, read back in the newer; each version refuses the other name',
+    PRISM.invalidRequest('an older-version field'),
+    async () => {
+      const created = await org.api.unchecked.post('/orders', { ...BASE, purchaseOrderNumber: 'PO-V-2', jobId: refs.job, isVisibileToField: false }, at(OLD));
+      expect(created.status).to.equal(201);
+      expect(created.body).to.include({ version: 0, isProjectPO: false });
+      expect(await visibility(org.id, created.body.id)).to.equal(false);
+      // With a change the read shows: a write whose read changes nothing stores nothing.
+      const patched = await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true, notes: 'seen in the field' }, at(OLD));
+      expect(patched.status).to.equal(200);
+      expect(await visibility(org.id, created.body.id)).to.equal(true);
+      const read = expectStatus(await org.api.get(`/orders/${created.body.id}`, at(NEW)), 200).body;
+      expect(read).to.not.have.any.keys('version', 'isProjectPO');
+      // The newer name at the older version, and the older at the newer: unknown fields, named as each version names them.
+      const refusedOld = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibleToField: true }, at(OLD)), 400);
+      expect(refusedOld.errors.map((e: any) => e.field)).to.include('body.isVisibleToField');
+      const refusedNew = problemOf(await org.api.unchecked.patch(`/orders/${created.body.id}`, { isVisibileToField: true }, at(NEW)), 400);
+      expect(refusedNew.errors.map((e: any) => e.field)).to.include('body.isVisibileToField');
+    },
+  );
 
   it('renders feed entries written at the newer version at the version of their reader, changedFields and previous included', async () => {
     const after = await headCursor(org.api);
@@ -118,7 +133,8 @@ describe('API versions', () => {
   });
 
   describe('pins', () => {
-    const pinOf = async (table: 'api_keys' | 'oauth_clients', where: Record<string, string>) => (await harness().db(table).where(where).first('api_version')).api_version;
+    const pinOf = async (table: 'api_keys' | 'oauth_clients', where: Record<string, string>) =>
+      (await harness().db(table).where(where).first('api_version')).api_version;
 
     it('pins an API key to the newest version at its first request; a moved pin is its default version', async () => {
       const fresh = await newOrg();
@@ -137,7 +153,8 @@ describe('API versions', () => {
     it('pins an OAuth client to the newest version at its first request', async () => {
       const fresh = await newOrg();
       const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: fresh.clientId, client_secret: fresh.clientSecret }).toString();
-      const token = (await anonymous().unchecked.post('/oauth2/token', undefined, { raw: body, contentType: 'application/x-www-form-urlencoded' })).body.access_token;
+      const token = (await anonymous().unchecked.post('/oauth2/token', undefined, { raw: body, contentType: 'application/x-www-form-urlencoded' })).body
+        .access_token;
       expect(await pinOf('oauth_clients', { client_id: fresh.clientId })).to.equal(null);
       const client = new Client(token);
       expect(expectStatus(await client.get('/orders'), 200).headers.get('api-version')).to.equal(NEW);
@@ -153,6 +170,74 @@ describe('API versions', () => {
       const problem = problemOf(await fresh.api.get('/orders'), 400);
       expect(problem.type).to.equal('/problems/unsupported-api-version');
       expect(problem.detail).to.contain('2020-01-01').and.contain(NEW);
+    });
+  });
+
+  describe('webhooks', function () {
+    this.timeout(60_000);
+    let receiver: Receiver;
+    before(async function () {
+      onlyDirect(this, 'delivers from the test process to a webhook receiver in it');
+      receiver = await new Receiver().start();
+    });
+    after(async () => receiver?.stop());
+
+    /** Delivers the endpoint's entries (this process, a real sender) until the receiver has `n` on `path`. */
+    const deliver = async (endpointId: string, path: string, n: number) => {
+      const deps = {
+        db: harness().db,
+        sender: new Sender(['127.0.0.1'], 5000),
+        settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'] },
+        workerId: 'versions-test',
+        stopping: () => false,
+      };
+      await eventually(`${n} deliveries on ${path}`, async () => {
+        await deliverEndpoint(deps, endpointId);
+        return receiver.accepted(path).length >= n;
+      });
+      return receiver.accepted(path);
+    };
+    const newOrder = async (purchaseOrderNumber: string) =>
+      expectStatus(await org.api.post('/orders', { ...BASE, purchaseOrderNumber, jobId: refs.job, type: 'STANDARD' }, at(NEW)), 201).body.id as string;
+    const writeOrder = async (id: string, notes: string, type: 'MAJOR' | 'STANDARD' = 'STANDARD') =>
+      expectStatus(await org.api.patch(`/orders/${id}`, { notes, type }, at(NEW)), 200);
+
+    it('sends a change written at the newer version to an endpoint created at the older one in the older shape, signed', async () => {
+      const created = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/old'), types: ['order.updated'] }, at(OLD)), 201).body;
+      expect(created).to.include({ apiVersion: OLD, apiVersionAfter: null, previousApiVersion: null });
+      receiver.secrets.set('/old', [created.secret]);
+      const id = await newOrder('PO-V-HOOK-1');
+      await writeOrder(id, 'for the old endpoint', 'MAJOR');
+      const [received] = await deliver(created.id, '/old', 1);
+      expect(received.verifiedBy).to.deep.equal([0]);
+      expect(received.body.data.data).to.include({ id, isProjectPO: true, version: 0, notes: 'for the old endpoint' });
+      expect(received.body.data.changedFields).to.include('isProjectPO');
+    });
+
+    it('switches an endpoint to the newer version at a cursor during writes: every entry once, older shape up to it, newer after', async () => {
+      const created = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/switch'), types: ['order.updated'] }, at(OLD)), 201).body;
+      receiver.secrets.set('/switch', [created.secret]);
+      const id = await newOrder('PO-V-HOOK-2');
+      for (let i = 0; i < 3; i++) await writeOrder(id, `before ${i}`);
+      const cursor = await headCursor(org.api);
+      for (let i = 0; i < 2; i++) await writeOrder(id, `after ${i}`);
+      const patched = expectStatus(await org.api.patch(`/webhook-endpoints/${created.id}`, { apiVersion: NEW, apiVersionAfter: cursor }), 200).body;
+      expect(patched).to.include({ apiVersion: NEW, apiVersionAfter: cursor, previousApiVersion: OLD });
+      for (let i = 2; i < 4; i++) await writeOrder(id, `after ${i}`);
+      const received = await deliver(created.id, '/switch', 7);
+      expect(received.map((r) => r.body.data.data.notes)).to.deep.equal(['before 0', 'before 1', 'before 2', 'after 0', 'after 1', 'after 2', 'after 3']);
+      expect(new Set(received.map((r) => r.id)).size).to.equal(7);
+      expect(received.every((r) => r.verifiedBy.length === 1)).to.equal(true);
+      const switchedAfter = decodeCursor(org.id, cursor)!;
+      for (const r of received) {
+        const old = decodeCursor(org.id, r.body.data.cursor)! <= switchedAfter;
+        expect(r.body.data.data, r.body.data.data.notes).to.satisfy((d: any) =>
+          old ? 'isProjectPO' in d && 'version' in d : !('isProjectPO' in d) && !('version' in d),
+        );
+      }
+      expect(problemOf(await org.api.patch(`/webhook-endpoints/${created.id}`, { apiVersion: '2020-01-01' }), 400).errors[0]).to.include({
+        field: 'body.apiVersion',
+      });
     });
   });
 });

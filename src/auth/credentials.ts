@@ -57,7 +57,9 @@ export function bearerCredential(header: string | undefined): { credential: stri
  * Another instance pinning it at the same moment wins alike (the newest either way).
  */
 async function pinAtFirstUse(db: Db, table: 'api_keys' | 'oauth_clients', id: string): Promise<string> {
-  const [row] = await db(table).where({ id }).update({ api_version: db.raw('coalesce(api_version, ?)', [NEWEST]) }, ['api_version']);
+  const [row] = await db(table)
+    .where({ id })
+    .update({ api_version: db.raw('coalesce(api_version, ?)', [NEWEST]) }, ['api_version']);
   return row?.api_version ?? NEWEST;
 }
 

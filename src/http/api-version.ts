@@ -50,7 +50,7 @@ export function requestedVersion(): (req: Request, res: Response, next: NextFunc
   const newest = versionNamed(NEWEST)!;
   return (req, res, next) => {
     const given = req.headers['api-version'];
-    if (given === undefined) return runAt(res, newest), next();
+    if (given === undefined) return (runAt(res, newest), next());
     const version = versionNamed(given as string);
     if (!isServed(version)) return next(unsupportedVersion(String(given), 'header'));
     runAt(res, version);
@@ -76,7 +76,8 @@ export function versionContracts(): (req: Request, res: Response, next: NextFunc
   return (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.path.startsWith('/openapi/')) return next();
     const [, version, format] = file.exec(req.path) ?? [];
-    if (!version || !versionNamed(version)) return next(new ApiError(404, 'not-found', 'Not found', [{ message: `No contract at ${req.path}: GET /versions lists them.` }]));
+    if (!version || !versionNamed(version))
+      return next(new ApiError(404, 'not-found', 'Not found', [{ message: `No contract at ${req.path}: GET /versions lists them.` }]));
     const dir = version === NEWEST ? GENERATED_DIR : join(GENERATED_DIR, 'versions', version);
     if (format === 'yaml') res.type('application/yaml');
     res.sendFile(join(dir, `openapi.${format}`));

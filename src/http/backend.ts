@@ -300,7 +300,10 @@ export function recordProblems(): (req: Request, res: Response, next: NextFuncti
  * sends the headers without the body). openapi-backend's parse of a path value that is not valid
  * percent-encoding throws a URIError: the client's 400, naming the parameter (malformed-path.ts).
  */
-export function apiMiddleware(newest: RoutedOnceBackend, olderVersions?: ReadonlyMap<string, RoutedOnceBackend>): (req: Request, res: Response, next: NextFunction) => void {
+export function apiMiddleware(
+  newest: RoutedOnceBackend,
+  olderVersions?: ReadonlyMap<string, RoutedOnceBackend>,
+): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const context = contextOf(req);

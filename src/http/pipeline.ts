@@ -40,7 +40,16 @@ export interface PipelineDeps {
  * Every request goes through these steps, in this order (one line each, with its reason). What a
  * step learns about the request goes into the request's context (context.ts), created by the first.
  */
-export function pipeline({ config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats }: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
+export function pipeline({
+  config,
+  db,
+  logger,
+  api,
+  olderApis,
+  authenticate,
+  probes,
+  ownProblemFormats,
+}: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
   const poolMax = (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
   const cors = corsFor(config.corsOrigins);
   const steps: (RequestHandler | ErrorRequestHandler | false | undefined)[] = [

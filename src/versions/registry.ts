@@ -149,6 +149,11 @@ export class VersionMoves {
     return v;
   }
 
+  /** A feed entry (as GET /changes and webhooks carry it) in the newest shape, moved down to this version. */
+  entryDown(entry: JsonObject): JsonObject {
+    return this.objectDown('ChangeEntry', entry);
+  }
+
   /** A top-level field name of a component schema in the newest version, as this version names it (null: it has none). */
   fieldName(schema: string, name: string): string | null {
     let n: string | null = name;
@@ -171,4 +176,12 @@ export function movesOf(version: string): VersionMoves | undefined {
   let m = moves.get(version);
   if (!m) moves.set(version, (m = new VersionMoves(version)));
   return m;
+}
+
+/** A webhook body (WebhookEvent, its `data` the feed entry) at an API version: the body itself at the newest. */
+export function webhookBodyAt(version: string, body: string): string {
+  const moves = movesOf(version);
+  if (!moves) return body;
+  const event = JSON.parse(body) as JsonObject;
+  return JSON.stringify({ ...event, data: moves.entryDown(event.data as JsonObject) });
 }

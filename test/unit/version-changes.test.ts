@@ -81,7 +81,15 @@ describe('version changes (api/versions/)', () => {
 
   it('moves a feed entry down: data, changedFields and previous as the older version names them', () => {
     const order = orderExample();
-    const entry = { cursor: 'c', type: 'order.updated', resource: 'order', id: order.id, data: { ...order, type: 'STANDARD' }, changedFields: ['type'], previous: { type: 'MAJOR' } };
+    const entry = {
+      cursor: 'c',
+      type: 'order.updated',
+      resource: 'order',
+      id: order.id,
+      data: { ...order, type: 'STANDARD' },
+      changedFields: ['type'],
+      previous: { type: 'MAJOR' },
+    };
     const moved = entryDown(down)(entry) as any;
     expect(moved.data).to.include({ isProjectPO: false, type: 'STANDARD' });
     expect(moved.changedFields).to.deep.equal(['isProjectPO', 'type']);
