@@ -91,6 +91,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/deprecated-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's deprecated usage
+         * @description What the organization's credentials used in the last 30 days that is deprecated: a deprecated API version, or an operation, parameter or body field marked deprecated in the version the request ran at (each such request answered `Deprecation`, see the guide "Versions"). One line per credential, version, operation and deprecated thing, most recent first: what to change before the sunset.
+         */
+        get: operations["listDeprecatedUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tax-codes": {
         parameters: {
             query?: never;
@@ -2626,6 +2646,47 @@ export interface components {
              * @example /openapi/2026-06-01.json
              */
             contract: string;
+        };
+        /** @description The organization's requests of the last 30 days that used something deprecated, by credential, version, operation and what was deprecated. */
+        DeprecatedUsage: {
+            /**
+             * @description The credential that made the requests (an OAuth client id or an API key's id).
+             * @example cl_3efe715041c38f407e80dc83
+             */
+            credentialId: string;
+            /**
+             * Format: date
+             * @description The API version the requests ran at.
+             * @example 2026-06-01
+             */
+            version: string;
+            /**
+             * @description The operation they called.
+             * @example getOrder
+             */
+            operationId: string;
+            /**
+             * @description What was deprecated: `version` (the version itself), `operation`, or the parameter or body field used (`query.<name>`, `body.<name>`).
+             * @example version
+             */
+            deprecated: string;
+            /**
+             * Format: int64
+             * @description How many such requests in the last 30 days.
+             * @example 1204
+             */
+            count: number;
+            /**
+             * @description The `X-Request-Id` of the latest one.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            lastRequestId: string;
+            /**
+             * Format: date-time
+             * @description When the latest one was made.
+             * @example 2026-12-20T08:15:00.000Z
+             */
+            lastRequestAt: string;
         };
         /**
          * @description Sort direction.
@@ -16632,6 +16693,47 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeprecatedUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deprecated usage, most recent first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "credentialId": "cl_3efe715041c38f407e80dc83",
+                     *         "version": "2026-06-01",
+                     *         "operationId": "getOrder",
+                     *         "deprecated": "version",
+                     *         "count": 1204,
+                     *         "lastRequestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *         "lastRequestAt": "2026-12-20T08:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["DeprecatedUsage"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { harness } from './support/harness';
 import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { insertJob, insertVendor } from './support/purchasing-fixtures';
@@ -111,6 +113,20 @@ describe('API versions', () => {
     expect(older.cursor).to.equal(newer.cursor);
   });
 
+  it('answers reconciliation digests of the objects as each version reads them', async () => {
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+    for (const version of [OLD, NEW]) {
+      const orders = expectStatus(await org.api.get('/orders?limit=1000', at(version)), 200).body as any[];
+      const expected = orders.map((o) => ({ id: o.id, digest: sha256(canonicalize(o)!) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const reconciled = expectStatus(await org.api.get('/reconciliation/order', at(version)), 200).body;
+      expect(reconciled.objects, version).to.deep.equal(expected);
+      expect(reconciled.digest).to.equal(sha256(expected.map((o) => `${o.id}:${o.digest}\n`).join('')));
+      const [first] = expected;
+      const bucket = expectStatus(await org.api.get(`/reconciliation/order?prefix=${first.id.slice(0, 1)}`, at(version)), 200).body;
+      expect(bucket.objects!.find((o: any) => o.id === first.id)).to.deep.equal(first);
+    }
+  });
+
   it('refuses an unknown version, naming the supported ones; never falls forward', async () => {
     for (const version of ['2025-01-01', 'latest', `${OLD}, ${NEW}`]) {
       const problem = problemOf(await org.api.get(`/orders/${orderId}`, at(version)), 400);
@@ -130,6 +146,27 @@ describe('API versions', () => {
     const current = await org.api.get(`/orders/${orderId}`, at(NEW));
     expect(current.headers.get('deprecation')).to.equal(null);
     expect(current.headers.get('sunset')).to.equal(null);
+  });
+
+  it("lists the organization's deprecated usage of the last 30 days: version, operation, count and last request id", async () => {
+    const fresh = await newOrg();
+    expect(expectStatus(await fresh.api.get('/deprecated-usage'), 200).body).to.deep.equal([]);
+    await fresh.api.get('/orders', at(OLD));
+    const last = await fresh.api.get('/orders', at(OLD));
+    await fresh.api.get('/orders', at(NEW));
+    const key = await harness().db('api_keys').where({ organization_id: fresh.id }).whereNull('revoked_at').first('id');
+    const listed = expectStatus(await fresh.api.get('/deprecated-usage'), 200).body;
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.include({
+      credentialId: key.id,
+      version: OLD,
+      operationId: 'listOrders',
+      deprecated: 'version',
+      count: 2,
+      lastRequestId: last.headers.get('x-request-id'),
+    });
+    // Another organization sees none of it.
+    expect(expectStatus(await org.api.get('/deprecated-usage', at(NEW)), 200).body.filter((u: any) => u.credentialId === key.id)).to.deep.equal([]);
   });
 
   describe('pins', () => {

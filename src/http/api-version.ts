@@ -5,6 +5,9 @@ import { GENERATED_DIR } from '../paths';
 import { contextOf } from './context';
 import { isServed, NEWEST, servedVersions, successorOf, versionNamed } from '../versions/registry';
 import type { VersionDefinition } from '../versions/types';
+import { deprecatedUses, recordDeprecatedUsage } from '../versions/usage';
+import { deprecatedRequests } from '../metrics';
+import type { Queryable } from '../db/knex';
 
 /** The guide's section on moving to a newer version: a deprecated request's `Link rel="deprecation"`. */
 export const MIGRATION_GUIDE = '/docs#section/Versions/Moving-to-a-newer-version';
@@ -81,5 +84,37 @@ export function versionContracts(): (req: Request, res: Response, next: NextFunc
     const dir = version === NEWEST ? GENERATED_DIR : join(GENERATED_DIR, 'versions', version);
     if (format === 'yaml') res.type('application/yaml');
     res.sendFile(join(dir, `openapi.${format}`));
+  };
+}
+
+/**
+ * A request that uses something deprecated at its version (the version itself, or an operation,
+ * parameter or body field its contract marks deprecated): announced (Deprecation, Link), counted
+ * for Prometheus by version and operation, and for the organization (GET /deprecated-usage).
+ * After the body is read, before the operation.
+ */
+export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const context = contextOf(req);
+    const version = context.apiVersion ?? NEWEST;
+    const uses = deprecatedUses(version, context.operationId, (req.query ?? {}) as Record<string, unknown>, req.body);
+    if (!uses.length) return next();
+    const definition = versionNamed(version)!;
+    // A deprecated version announced itself already (runAt); a deprecated operation, parameter or field since its version's release.
+    if (!res.hasHeader('Deprecation')) {
+      res.setHeader('Deprecation', `@${unixOf(definition.releasedAt)}`);
+      res.append('Link', `<${MIGRATION_GUIDE}>; rel="deprecation"; type="text/html"`);
+    }
+    deprecatedRequests.inc({ version, operation: context.operationId ?? 'none' });
+    const caller = context.caller;
+    if (!caller || !context.operationId) return next();
+    recordDeprecatedUsage(db, {
+      organizationId: caller.organizationId,
+      credentialId: caller.credentialId,
+      version,
+      operationId: context.operationId,
+      uses,
+      requestId: context.requestId,
+    }).then(() => next(), next);
   };
 }

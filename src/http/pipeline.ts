@@ -19,7 +19,7 @@ import { fairShare, fairShareLimit } from './fair-share';
 import { problemResponder, type OwnProblemFormats } from './problem';
 import { callerOf } from './context';
 import type { RoutedOnceBackend } from './routed-once';
-import { pinnedVersion, requestedVersion, versionContracts } from './api-version';
+import { deprecatedUsageStep, pinnedVersion, requestedVersion, versionContracts } from './api-version';
 
 export interface PipelineDeps {
   config: Config;
@@ -96,6 +96,8 @@ export function pipeline({
     // The organization's fair share of the database pool, taken once the body has arrived: slow
     // uploads hold only their own sockets, not their organization's slots.
     fairShare({ perOrganization: fairShareLimit(poolMax), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
+    // Deprecated usage (a deprecated version, operation, parameter or field): announced, counted, listed.
+    deprecatedUsageStep(db),
     // openapi-backend: security, validation, the operation's handler and its reply.
     apiMiddleware(api, olderApis),
     // Every error, as one problem body (or the operation's own format).

@@ -5,7 +5,7 @@ import { GENERATED_DIR } from '../paths';
 import type { Contract, JsonObject, VersionChange, VersionDefinition } from './types';
 import { transformsOf } from './derive';
 import { SchemaWalker } from './walk';
-import { entryDown } from './feed';
+import { entryDown, FEED_SCHEMAS } from './feed';
 
 /** The newest version: what api/ describes and the handlers are written at. */
 export const NEWEST = VERSIONS[0].version;
@@ -149,6 +149,11 @@ export class VersionMoves {
     return v;
   }
 
+  /** Whether objects of a component schema differ at this version. */
+  schemaMoves(schema: string): boolean {
+    return this.steps.some((s) => s.down.touches({ $ref: `#/components/schemas/${schema}` }));
+  }
+
   /** A feed entry (as GET /changes and webhooks carry it) in the newest shape, moved down to this version. */
   entryDown(entry: JsonObject): JsonObject {
     return this.objectDown('ChangeEntry', entry);
@@ -176,6 +181,18 @@ export function movesOf(version: string): VersionMoves | undefined {
   let m = moves.get(version);
   if (!m) moves.set(version, (m = new VersionMoves(version)));
   return m;
+}
+
+/**
+ * How an object of a feed resource is moved down to an API version (its single read there), or
+ * undefined when the version reads it as the newest does (the newest version, or a resource no
+ * version changed): reconciliation digests at that version.
+ */
+export function restateAt(version: string | undefined, resource: string): ((data: JsonObject) => JsonObject) | undefined {
+  const moves = version === undefined ? undefined : movesOf(version);
+  const schema = FEED_SCHEMAS[resource];
+  if (!moves || !schema || !moves.schemaMoves(schema)) return undefined;
+  return (data) => moves.objectDown(schema, data);
 }
 
 /** A webhook body (WebhookEvent, its `data` the feed entry) at an API version: the body itself at the newest. */
