@@ -35,6 +35,15 @@ async function writeVersion(dir, contract) {
 const { VERSIONS } = await import('../api/versions/index.ts');
 const { versionContracts, changelog } = await import('../src/versions/derive.ts');
 const contracts = versionContracts(doc, VERSIONS);
+// Every version's docs end with the versions' changelog (which version changed what), and say which version they describe.
+const history = changelog(VERSIONS).replace(/^# API versions/, '# Version history');
+for (const { version, contract } of contracts) {
+  const which = version === VERSIONS[0].version ? 'the newest' : `an older one (the newest: \`/docs\`)`;
+  contract.info = {
+    ...contract.info,
+    description: `This is API version **${version}**, ${which}; see "Versions".\n\n${contract.info.description}\n${history}`,
+  };
+}
 const files = ['openapi.yaml', 'openapi.json', 'api-types.ts', 'versions/CHANGELOG.md'];
 await writeVersion('.', doc);
 for (const { version, contract } of contracts.slice(1)) {

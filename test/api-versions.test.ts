@@ -4,16 +4,17 @@ import canonicalize from 'canonicalize';
 import { harness } from './support/harness';
 import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { insertJob, insertVendor } from './support/purchasing-fixtures';
-import { itDirect, PRISM } from './support/proxy';
+import { itDirect, onlyDirect, PRISM } from './support/proxy';
 import { pinCredential } from '../src/admin/api-versions';
 import { headCursor } from './support/feed';
-import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { deliverEndpoint } from '../src/background/deliver';
 import { Sender } from '../src/webhooks/send';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 import { decodeCursor } from '../src/feed/cursor';
+import { startPrism } from './support/mock';
+import type { Child } from './support/child';
 
 // The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -32,7 +33,10 @@ describe('API versions', () => {
   let refs: { job: string; vendor: string };
   let orderId: string;
 
-  before(async () => {
+  before(async function () {
+    // Prism proxies for the newest contract only: an older version's requests and answers are checked
+    // here by the service itself (test mode validates every answer against its version's contract).
+    onlyDirect(this, 'runs requests at the older API version, which Prism (the newest contract) cannot check');
     org = await newOrg();
     refs = { job: await insertJob(org.id), vendor: await insertVendor(org.id) };
     orderId = expectStatus(await org.api.post('/orders', { ...BASE, jobId: refs.job, vendorId: refs.vendor, type: 'MAJOR', isVisibleToField: true }), 201).body
@@ -55,6 +59,8 @@ describe('API versions', () => {
     expect(yaml.status).to.equal(200);
     expect(await yaml.text()).to.contain('isVisibileToField');
     expect((await fetch(harness().baseUrl + '/openapi/2020-01-01.json')).status).to.equal(404);
+    // Like every operation, it refuses a parameter it does not take.
+    expect(problemOf(await anonymous().unchecked.get('/versions?verbose=1'), 400).errors[0].field).to.equal('query.verbose');
   });
 
   it('reads, lists and filters the same order in each version its own shape', async () => {
@@ -151,6 +157,7 @@ describe('API versions', () => {
   it("lists the organization's deprecated usage of the last 30 days: version, operation, count and last request id", async () => {
     const fresh = await newOrg();
     expect(expectStatus(await fresh.api.get('/deprecated-usage'), 200).body).to.deep.equal([]);
+    problemOf(await anonymous().get('/deprecated-usage'), 401);
     await fresh.api.get('/orders', at(OLD));
     const last = await fresh.api.get('/orders', at(OLD));
     await fresh.api.get('/orders', at(NEW));
@@ -275,6 +282,35 @@ describe('API versions', () => {
       expect(problemOf(await org.api.patch(`/webhook-endpoints/${created.id}`, { apiVersion: '2020-01-01' }), 400).errors[0]).to.include({
         field: 'body.apiVersion',
       });
+    });
+  });
+
+  describe('the mock at the older version (npm run mock -- --api-version)', function () {
+    // Prism parses the whole contract at start: on a loaded 2-core machine, well over a minute.
+    this.timeout(240_000);
+    let prism: Child;
+    let base: string;
+    before(async () => {
+      ({ prism, base } = await startPrism('--api-version', OLD));
+    });
+    after(async () => prism?.stop());
+
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(base + path, {
+        method,
+        headers: { Authorization: 'Bearer pk_mock', 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+
+    it('answers in the older shape and refuses a field of the newer one, naming it', async () => {
+      const read = await call('GET', '/orders/0b1c2d3e-4f5a-4b6c-8d9e-9f0a1b2c3d4e');
+      expect(read.status).to.equal(200);
+      expect(read.headers.get('api-version')).to.equal(OLD);
+      expect(await read.json()).to.include.keys('version', 'isProjectPO');
+      const refused = await call('POST', '/orders', { ...BASE, isVisibleToField: true });
+      expect(refused.status).to.equal(400);
+      expect((await refused.json()).errors.map((e: any) => e.field)).to.include('body.isVisibleToField');
+      expect((await call('POST', '/orders', { ...BASE, isVisibileToField: true })).status).to.equal(201);
     });
   });
 });

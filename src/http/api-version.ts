@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DOCS_CONTENT_SECURITY_POLICY } from './docs';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors';
 import { GENERATED_DIR } from '../paths';
@@ -10,7 +12,7 @@ import { deprecatedRequests } from '../metrics';
 import type { Queryable } from '../db/knex';
 
 /** The guide's section on moving to a newer version: a deprecated request's `Link rel="deprecation"`. */
-export const MIGRATION_GUIDE = '/docs#section/Versions/Moving-to-a-newer-version';
+export const MIGRATION_GUIDE = '/docs#section/versions/moving-to-a-newer-version';
 
 /** A request at a version the service does not (or no longer) serve: never a silent fall-forward. */
 export function unsupportedVersion(given: string, from: 'header' | 'pin'): ApiError {
@@ -73,11 +75,20 @@ export function pinnedVersion(): (req: Request, res: Response, next: NextFunctio
   };
 }
 
-/** `/openapi/<version>.json` and `.yaml`: each version's contract, without authentication (the newest also at /openapi.json). */
+/**
+ * `/openapi/<version>.json` and `.yaml`: each version's contract, and `/docs/<version>` an older
+ * version's Redoc page, without authentication (the newest also at /openapi.json and /docs).
+ */
 export function versionContracts(): (req: Request, res: Response, next: NextFunction) => void {
   const file = /^\/openapi\/(\d{4}-\d{2}-\d{2})\.(json|yaml)$/;
   return (req, res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.path.startsWith('/openapi/')) return next();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !(req.path.startsWith('/openapi/') || req.path.startsWith('/docs/'))) return next();
+    const page = /^\/docs\/(\d{4}-\d{2}-\d{2})$/.exec(req.path)?.[1];
+    if (page !== undefined) {
+      const html = join(GENERATED_DIR, 'docs', `${page}.html`);
+      if (page === NEWEST || !versionNamed(page) || !existsSync(html)) return next();
+      return res.set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY).sendFile(html);
+    }
     const [, version, format] = file.exec(req.path) ?? [];
     if (!version || !versionNamed(version))
       return next(new ApiError(404, 'not-found', 'Not found', [{ message: `No contract at ${req.path}: GET /versions lists them.` }]));

@@ -11,6 +11,7 @@ import { checkBatchSize, checkElements } from '../db/batch';
 import { badRequest } from '../errors';
 import { apiMiddleware, newBackend, registerRequestChecks, routeRequest } from '../http/backend';
 import { contractOperations } from '../http/contract';
+import { contractOf, NEWEST } from '../versions/registry';
 import type { OperationId } from '../http/handler';
 import { inputGuard } from '../http/input-guard';
 import { problemResponder } from '../http/problem';
@@ -42,8 +43,10 @@ const mockAuthenticate = async (header: string | undefined): Promise<Authenticat
  * its own bodies (a 422 example, a 200 for an unknown parameter), which partners would build their
  * error handling against.
  */
-export async function createMockFront(prism: { host: string; port: number }): Promise<express.Express> {
-  const api = newBackend();
+export async function createMockFront(prism: { host: string; port: number }, version: string = NEWEST): Promise<express.Express> {
+  // The checks of the version served (its own contract: fields, validation, examples).
+  const contract = contractOf(version);
+  const api = newBackend(contract);
   registerRequestChecks(api);
   api.register({
     validationFail: async (c: Context, req: Request, res: Response) => {
@@ -61,7 +64,7 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
       return forward(req, res);
     },
   });
-  for (const { operationId } of contractOperations()) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
+  for (const { operationId } of contractOperations(contract as any)) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
   await api.init();
 
   /** The request as it came (its body as parsed: JSON, or the token endpoint's form) to Prism, and Prism's answer back. */
@@ -92,6 +95,8 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestId);
+  // Every answer says the version it is of, as the service's.
+  app.use((req: Request, res: Response, next: express.NextFunction) => (res.setHeader('Api-Version', version), next()));
   app.use(routeRequest(api));
   app.use(authentication(mockAuthenticate as Authenticator));
   app.use(jsonBody());

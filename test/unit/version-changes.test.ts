@@ -102,7 +102,8 @@ describe('version changes (api/versions/)', () => {
 
   it('derives the older contract from the newer one: the schemas as they were, every example valid there', () => {
     const derived = olderContract(newest, [change]);
-    expect(derived).to.deep.equal(older);
+    // All but the description, which says which version it describes (scripts/generate.mjs).
+    expect({ ...derived, info: undefined }).to.deep.equal({ ...older, info: undefined });
     expect(derived.components.schemas.Order.required.slice(0, 3)).to.deep.equal(['id', 'versionNumber', 'version']);
     expect(derived.components.schemas.Order.properties.isProjectPO).to.include({ deprecated: true, type: 'boolean' });
     expect(derived.components.schemas.OrderInput.properties).to.have.property('isVisibileToField').that.not.has.property('nullable', false);
