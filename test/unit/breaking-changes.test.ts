@@ -119,6 +119,18 @@ describe('the breaking-change check of the contract', () => {
 
     it('takes a break of the newest that cuts a version, the previous contract kept as that version', () => {
       const before = tree(null, doc());
+      const after = tree([
+        { version: '2026-12-15', contract: broken() },
+        { version: '2026-06-01', contract: doc() },
+      ]);
+      expect(versionBreaks(before, after)).to.deep.equal([]);
+    });
+
+    it('refuses a break of any version served before, the newest or an older one, and an older version dropped before its sunset', () => {
+      const before = tree([
+        { version: '2026-12-15', contract: doc() },
+        { version: '2026-06-01', sunsetAt: '2027-12-15', contract: doc() },
+      ]);
       // The newest broken, then the older one: each named.
       for (const [newest, older, named] of [
         [broken(), doc(), '2026-12-15'],
