@@ -71,12 +71,12 @@ export const ITEMS = { first: firstPage(false), firstOfJob: firstPage(true), dee
 
 /** GET /orders ($2 limit, $3 offset), oldest first */
 export const ORDERS = `SELECT ${OK}, (SELECT coalesce(json_agg(p), '[]'::json) FROM (
-  SELECT o.id AS "id", o.version AS "versionNumber", o.external_id AS "externalId", o.version AS "version", api_ts(o.created_at) AS "createdAt", api_ts(o.updated_at) AS "updatedAt", o.created_by_id AS "createdById",
+  SELECT o.id AS "id", o.version AS "versionNumber", o.external_id AS "externalId", api_ts(o.created_at) AS "createdAt", api_ts(o.updated_at) AS "updatedAt", o.created_by_id AS "createdById",
     o.updated_by_id AS "updatedById", o.job_id AS "jobId", o.vendor_id AS "vendorId", o.delivery_location_id AS "deliveryLocationId",
     o.delivery_instructions AS "deliveryInstructions", o.discount AS "discount", o.field_contact_name AS "fieldContactName",
     o.field_contact_phone AS "fieldContactPhone", o.flagged AS "flagged", api_ts(o.flagged_at) AS "flaggedAt", o.flag_message AS "flagMessage",
     ${brief('ogl')} AS "glCode", api_ts(o.integration_last_sync) AS "integrationLastSync", o.integration_message AS "integrationMessage",
-    o.integration_state AS "integrationState", (o.type = 'MAJOR') AS "isProjectPO", o.mode AS "mode", api_ts(o.need_by_date_day) AS "needByDateDay",
+    o.integration_state AS "integrationState", o.mode AS "mode", api_ts(o.need_by_date_day) AS "needByDateDay",
     o.need_by_window AS "needByWindow", o.notes AS "notes", o.purchase_order_number AS "purchaseOrderNumber", o.shipping_cost AS "shippingCost",
     o.state AS "state", ${brief('otx', ", 'taxPercent', otx.tax_percent")} AS "taxCode",
     (SELECT coalesce(json_agg(json_build_object(

@@ -73,6 +73,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API versions
+         * @description Every dated version the service serves, newest first, with its status, its successor, its deprecation and sunset dates and the URL of its contract. A request runs at the version its `Api-Version` header names, else at the version its credential is pinned to (the newest at the credential's first request); every answer says which in its own `Api-Version` header. No credentials needed.
+         */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deprecated-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's deprecated usage
+         * @description What the organization's credentials used in the last 30 days that is deprecated: a deprecated API version, or an operation, parameter or body field marked deprecated in the version the request ran at (each such request answered `Deprecation`, see the guide "Versions"). One line per credential, version, operation and deprecated thing, most recent first: what to change before the sunset.
+         */
+        get: operations["listDeprecatedUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tax-codes": {
         parameters: {
             query?: never;
@@ -2574,6 +2614,85 @@ export interface components {
             /** @description Every individual problem found; at least one. */
             errors: components["schemas"]["ProblemError"][];
         };
+        /** @description One dated version of the API (guide "Versions"). */
+        ApiVersion: {
+            /**
+             * Format: date
+             * @description The date naming the version; send it as `Api-Version` to run a request at it.
+             * @example 2026-06-01
+             */
+            version: string;
+            /**
+             * @description `current`: the newest; `supported`: an older one with no end announced; `deprecated`: its sunset is announced (`sunsetAt`).
+             * @example deprecated
+             * @enum {string}
+             */
+            status: "current" | "supported" | "deprecated";
+            /**
+             * Format: date
+             * @description The version that replaced it; null for the current one.
+             * @example 2026-12-15
+             */
+            successor: string | null;
+            /**
+             * Format: date
+             * @description When it was deprecated (the day its successor was released); null when it is not.
+             * @example 2026-12-15
+             */
+            deprecatedAt: string | null;
+            /**
+             * Format: date
+             * @description From this day requests at it are refused (400 `unsupported-api-version`); at least 12 months after `deprecatedAt`.
+             * @example 2027-12-15
+             */
+            sunsetAt: string | null;
+            /**
+             * @description The URL (on this server) of the version's bundled OpenAPI document; `.yaml` instead of `.json` for YAML.
+             * @example /openapi/2026-06-01.json
+             */
+            contract: string;
+        };
+        /** @description The organization's requests of the last 30 days that used something deprecated, by credential, version, operation and what was deprecated. */
+        DeprecatedUsage: {
+            /**
+             * @description The credential that made the requests (an OAuth client id or an API key's id).
+             * @example cl_3efe715041c38f407e80dc83
+             */
+            credentialId: string;
+            /**
+             * Format: date
+             * @description The API version the requests ran at.
+             * @example 2026-06-01
+             */
+            version: string;
+            /**
+             * @description The operation they called.
+             * @example getOrder
+             */
+            operationId: string;
+            /**
+             * @description What was deprecated: `version` (the version itself), `operation`, or the parameter or body field used (`query.<name>`, `body.<name>`).
+             * @example version
+             */
+            deprecated: string;
+            /**
+             * Format: int64
+             * @description How many such requests in the last 30 days.
+             * @example 1204
+             */
+            count: number;
+            /**
+             * @description The `X-Request-Id` of the latest one.
+             * @example 3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11
+             */
+            lastRequestId: string;
+            /**
+             * Format: date-time
+             * @description When the latest one was made.
+             * @example 2026-12-20T08:15:00.000Z
+             */
+            lastRequestAt: string;
+        };
         /**
          * @description Sort direction.
          *     - `ASC`: ascending
@@ -4165,13 +4284,6 @@ export interface components {
              */
             versionNumber: number;
             /**
-             * Format: int32
-             * @deprecated
-             * @description Deprecated: the same number as `versionNumber` (use that; this field goes away in the next major version).
-             * @example 3
-             */
-            version: number;
-            /**
              * Format: date-time
              * @description Creation time.
              * @example 2026-10-01T15:30:00.000Z
@@ -4263,12 +4375,6 @@ export interface components {
              */
             integrationMessage: string | null;
             integrationState: components["schemas"]["IntegrationState"];
-            /**
-             * @deprecated
-             * @description Deprecated; true exactly when `type` is `MAJOR`.
-             * @example false
-             */
-            isProjectPO: boolean;
             mode: components["schemas"]["OrderMode"];
             /**
              * Format: date-time
@@ -4495,10 +4601,10 @@ export interface components {
              */
             distributorContactCompany: string;
             /**
-             * @description Whether field users see the order (spelled as in the published interface).
+             * @description Whether field users see the order.
              * @example true
              */
-            isVisibileToField?: boolean | null;
+            isVisibleToField?: boolean | null;
             /**
              * @description Free notes.
              * @example Match submittal 03-300-004.
@@ -4626,10 +4732,10 @@ export interface components {
              */
             distributorContactCompany?: string;
             /**
-             * @description Whether field users see the order (spelled as in the published interface).
+             * @description Whether field users see the order.
              * @example true
              */
-            isVisibileToField?: boolean | null;
+            isVisibleToField?: boolean | null;
             /**
              * @description Free notes.
              * @example Match submittal 03-300-004.
@@ -7844,6 +7950,23 @@ export interface components {
              */
             excludeOrigins: string[] | null;
             /**
+             * Format: date
+             * @description The API version its payloads are rendered at (each entry's `data`, `changedFields` and `previous` as `GET /changes` returns them at that version): at creation the version the creating request ran at. Changed with a PATCH naming the cursor after which the new version applies (`apiVersionAfter`).
+             * @example 2026-12-15
+             */
+            apiVersion: string;
+            /**
+             * @description The feed cursor after which `apiVersion` applies: the entries up to it (also when replayed) are sent at `previousApiVersion`; null when the version was never changed.
+             * @example null
+             */
+            apiVersionAfter: string | null;
+            /**
+             * Format: date
+             * @description The version of the entries up to `apiVersionAfter`; null when the version was never changed.
+             * @example null
+             */
+            previousApiVersion: string | null;
+            /**
              * @description Deliveries are made only while true. The service sets it to false when an entry could not be delivered for the whole retry period (24 hours by default).
              * @example true
              */
@@ -7964,6 +8087,12 @@ export interface components {
              * @example true
              */
             enabled?: boolean;
+            /**
+             * Format: date
+             * @description The API version to render its payloads at (`GET /versions`); default the version of this request (its `Api-Version`, else the credential's).
+             * @example 2026-12-15
+             */
+            apiVersion?: string;
         };
         /** @description An endpoint with its signing secret, shown only in this answer. */
         WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
@@ -8018,6 +8147,17 @@ export interface components {
              * @example true
              */
             enabled?: boolean;
+            /**
+             * Format: date
+             * @description Moves its payloads to another API version (`GET /versions`) from the entry after `apiVersionAfter`: the entries up to it are sent in the version they were (none lost or sent twice, every one signed as ever).
+             * @example 2026-12-15
+             */
+            apiVersion?: string;
+            /**
+             * @description With `apiVersion`: the feed cursor (`GET /changes`) after which the new version applies; default the feed's head at this request (every entry written after it is sent at the new version).
+             * @example MTA0Mi5PMFZiZ3I1S2k0QQ
+             */
+            apiVersionAfter?: string;
         };
         /** @description One delivery attempt of one change-feed entry to an endpoint. */
         WebhookDelivery: {
@@ -16491,6 +16631,121 @@ export interface operations {
             };
         };
     };
+    listVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "version": "2026-12-15",
+                     *         "status": "current",
+                     *         "successor": null,
+                     *         "deprecatedAt": null,
+                     *         "sunsetAt": null,
+                     *         "contract": "/openapi/2026-12-15.json"
+                     *       },
+                     *       {
+                     *         "version": "2026-06-01",
+                     *         "status": "deprecated",
+                     *         "successor": "2026-12-15",
+                     *         "deprecatedAt": "2026-12-15",
+                     *         "sunsetAt": "2027-12-15",
+                     *         "contract": "/openapi/2026-06-01.json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiVersion"][];
+                };
+            };
+            /** @description A query parameter was given (the operation takes none), or `Api-Version` names no supported version. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-api-version",
+                     *       "title": "Unsupported API version",
+                     *       "status": 400,
+                     *       "detail": "header.Api-Version: Api-Version 2025-01-01 is not a supported version; supported versions: 2026-12-15, 2026-06-01 (GET /versions)",
+                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *       "errors": [
+                     *         {
+                     *           "message": "header.Api-Version: Api-Version 2025-01-01 is not a supported version; supported versions: 2026-12-15, 2026-06-01 (GET /versions)",
+                     *           "field": "header.Api-Version",
+                     *           "rule": "supported-version"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeprecatedUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deprecated usage, most recent first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "credentialId": "cl_3efe715041c38f407e80dc83",
+                     *         "version": "2026-06-01",
+                     *         "operationId": "getOrder",
+                     *         "deprecated": "version",
+                     *         "count": 1204,
+                     *         "lastRequestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
+                     *         "lastRequestAt": "2026-12-20T08:15:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["DeprecatedUsage"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listTaxCodes: {
         parameters: {
             query?: {
@@ -23229,7 +23484,6 @@ export interface operations {
                      *         "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *         "integrationMessage": null,
                      *         "integrationState": "LINKED",
-                     *         "isProjectPO": false,
                      *         "mode": "ISSUE_PO",
                      *         "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *         "needByWindow": "AM",
@@ -23267,7 +23521,6 @@ export interface operations {
                      *         "distributorContactName": "Dana Whitfield",
                      *         "headerCustomFieldValue": "CC-7781",
                      *         "versionNumber": 3,
-                     *         "version": 3,
                      *         "externalId": null
                      *       },
                      *       {
@@ -23290,7 +23543,6 @@ export interface operations {
                      *         "integrationLastSync": null,
                      *         "integrationMessage": "Vendor V-GRAYBAR is not mapped in the ERP.",
                      *         "integrationState": "ERROR",
-                     *         "isProjectPO": true,
                      *         "mode": "PRE_ACKNOWLEDGED",
                      *         "needByDateDay": "2026-10-20T00:00:00.000Z",
                      *         "needByWindow": "ASAP",
@@ -23310,7 +23562,6 @@ export interface operations {
                      *         "distributorContactName": null,
                      *         "headerCustomFieldValue": null,
                      *         "versionNumber": 3,
-                     *         "version": 3,
                      *         "externalId": null
                      *       }
                      *     ]
@@ -23400,7 +23651,6 @@ export interface operations {
                      *       "integrationLastSync": null,
                      *       "integrationMessage": null,
                      *       "integrationState": "NOT_LINKED",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -23424,7 +23674,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 0,
-                     *       "version": 0,
                      *       "externalId": null
                      *     }
                      */
@@ -23528,7 +23777,6 @@ export interface operations {
                      *       "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *       "integrationMessage": null,
                      *       "integrationState": "LINKED",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -23566,7 +23814,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3,
                      *       "externalId": "PO-ERP-77120"
                      *     }
                      */
@@ -23832,7 +24079,6 @@ export interface operations {
                      *       "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *       "integrationMessage": "Vendor V-GRAYBAR is not mapped in the ERP.",
                      *       "integrationState": "ERROR",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -23870,7 +24116,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3,
                      *       "externalId": null
                      *     }
                      */
@@ -24265,7 +24510,6 @@ export interface operations {
                      *       "integrationLastSync": "2026-10-03T09:15:02.000Z",
                      *       "integrationMessage": null,
                      *       "integrationState": "LINKED",
-                     *       "isProjectPO": false,
                      *       "mode": "ISSUE_PO",
                      *       "needByDateDay": "2026-10-08T00:00:00.000Z",
                      *       "needByWindow": "AM",
@@ -24303,7 +24547,6 @@ export interface operations {
                      *       "distributorContactName": "Dana Whitfield",
                      *       "headerCustomFieldValue": "CC-7781",
                      *       "versionNumber": 3,
-                     *       "version": 3,
                      *       "externalId": null
                      *     }
                      */
@@ -28872,6 +29115,9 @@ export interface operations {
                      *         "disabledAt": null,
                      *         "disabledReason": null,
                      *         "previousSecretExpiresAt": null,
+                     *         "apiVersion": "2026-12-15",
+                     *         "apiVersionAfter": null,
+                     *         "previousApiVersion": null,
                      *         "createdAt": "2026-11-24T03:00:00.000Z",
                      *         "updatedAt": "2026-11-24T03:00:00.000Z"
                      *       }
@@ -28951,6 +29197,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T03:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -29053,6 +29302,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T03:00:00.000Z"
                      *     }
@@ -29127,6 +29379,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T03:00:00.000Z"
                      *     }
@@ -29244,6 +29499,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": null,
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T04:00:00.000Z"
                      *     }
@@ -29346,6 +29604,9 @@ export interface operations {
                      *       "disabledAt": null,
                      *       "disabledReason": null,
                      *       "previousSecretExpiresAt": "2026-11-25T04:00:00.000Z",
+                     *       "apiVersion": "2026-12-15",
+                     *       "apiVersionAfter": null,
+                     *       "previousApiVersion": null,
                      *       "createdAt": "2026-11-24T03:00:00.000Z",
                      *       "updatedAt": "2026-11-24T04:00:00.000Z",
                      *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"

@@ -4,10 +4,13 @@
 // required parameters, newly required request fields, removed response fields, removed enum
 // values. `node scripts/breaking-changes.mjs <old.yaml> <new.yaml>`: lists them, exit code 1 when
 // there is any (a deliberate break says "BREAKING CHANGE" in its commit message and CHANGELOG).
+// `node scripts/breaking-changes.mjs --versions <old generated/> <new generated/>`: the same for
+// every dated version (versionBreaks): what CI runs.
 // Paths are compared by their shape and path parameters by position, as HTTP sees them: renaming a
 // template variable (`/jobs/{idOrCode}` to `/jobs/{jobIdOrCode}`) changes no URL a client calls,
 // so it is not a break (only code generated from the contract sees the new name).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as yaml from 'js-yaml';
 
@@ -132,7 +135,49 @@ export function breakingChanges(before, after) {
   return found;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/** A generated/ tree's versions, newest first (generated/versions/index.json); null before versions existed. */
+function versionsOf(root) {
+  const index = join(root, 'versions', 'index.json');
+  return existsSync(index) ? JSON.parse(readFileSync(index, 'utf8')) : null;
+}
+
+/** A version's bundled contract in a generated/ tree: the newest at its root, older ones under versions/<version>/. */
+const contractIn = (root, version, newest) =>
+  JSON.parse(readFileSync(version === newest ? join(root, 'openapi.json') : join(root, 'versions', version, 'openapi.json'), 'utf8'));
+
+/**
+ * The version gate between two generated/ trees (the previous commit's and this one's): every
+ * version the previous one served still reads the same to its clients (no breaking change; additive
+ * changes reach every version) and is still served unless its sunset has passed. The newest version
+ * may only break by being cut: then the previous newest is an older version of this tree, held to
+ * the same rule, and the new one has nothing before it. Before versions existed, the previous
+ * tree's contract is the first version's.
+ */
+export function versionBreaks(before, after, now = Date.now()) {
+  const current = versionsOf(after);
+  const previous = versionsOf(before) ?? [{ version: current.at(-1).version, sunsetAt: null }];
+  const found = [];
+  for (const { version, sunsetAt } of previous) {
+    if (!current.some((v) => v.version === version)) {
+      if (!sunsetAt || Date.parse(sunsetAt + 'T00:00:00Z') > now) found.push(`version ${version}: removed before its sunset (${sunsetAt ?? 'none announced'})`);
+      continue;
+    }
+    const breaks = breakingChanges(contractIn(before, version, previous[0].version), contractIn(after, version, current[0].version));
+    found.push(...breaks.map((b) => `version ${version}: ${b}`));
+  }
+  return found;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === '--versions') {
+  const [oldRoot, newRoot] = process.argv.slice(3);
+  const found = versionBreaks(oldRoot, newRoot);
+  if (found.length) {
+    console.log(`Breaking changes to released versions (${found.length}); a breaking change is a new version (api/versions/):`);
+    for (const f of found) console.log(`  ${f}`);
+    process.exit(1);
+  }
+  console.log('No version breaks its clients.');
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [oldFile, newFile] = process.argv.slice(2);
   if (!oldFile || !newFile) {
     console.error('usage: node scripts/breaking-changes.mjs <old openapi.yaml> <new openapi.yaml>');

@@ -105,7 +105,9 @@ function typecheckedBuild() {
 
 // The Redoc page.
 const page = join(root, 'generated', 'docs', 'index.html');
-const docsInputs = Math.max(...['generated/openapi.yaml', 'redocly.yaml', 'package-lock.json', 'scripts/docs.mjs'].map((f) => mtime(join(root, f))));
+const docsInputs = Math.max(
+  ...['generated/openapi.yaml', 'generated/versions/index.json', 'redocly.yaml', 'package-lock.json', 'scripts/docs.mjs'].map((f) => mtime(join(root, f))),
+);
 if (docsInputs > mtime(page)) {
   console.log('build: building the docs page (generated/docs/index.html)');
   execFileSync(process.execPath, [join(root, 'scripts', 'docs.mjs')], { cwd: root, stdio: 'inherit' });

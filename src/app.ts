@@ -6,6 +6,7 @@ import { makeAuthenticator } from './auth/credentials';
 import { CredentialCache } from './auth/credential-cache';
 import { createBackend } from './http/backend';
 import { pipeline } from './http/pipeline';
+import { contractOf, movesOf, servedVersions } from './versions/registry';
 import { parseQuery } from './http/query';
 import { setServerTimeouts } from './http/timeouts';
 import { allHandlers, BATCH_LISTS, FEED_BY_HANDLER, FEED_OPERATIONS, FEED_READS, OBJECT_WRITES, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from './resources';
@@ -40,20 +41,23 @@ export async function createApp({
   );
   await credentials.start();
   const authenticate = makeAuthenticator(db, jwtSecret, credentials);
-  const api = await createBackend(
-    {
-      db,
-      config,
-      validateResponses: config.mode === 'test',
-      validationFailFor: VALIDATION_FAIL_FOR,
-      batchLists: BATCH_LISTS,
-      objects: OBJECT_WRITES,
-      emitters: FEED_OPERATIONS,
-      reads: FEED_READS,
-      recordedByHandler: new Set(Object.keys(FEED_BY_HANDLER) as OperationId[]),
-    },
-    allHandlers(jwtSecret),
-  );
+  const backendDeps = {
+    db,
+    config,
+    validateResponses: config.mode === 'test',
+    validationFailFor: VALIDATION_FAIL_FOR,
+    batchLists: BATCH_LISTS,
+    objects: OBJECT_WRITES,
+    emitters: FEED_OPERATIONS,
+    reads: FEED_READS,
+    recordedByHandler: new Set(Object.keys(FEED_BY_HANDLER) as OperationId[]),
+  };
+  const handlers = allHandlers(jwtSecret);
+  const api = await createBackend(backendDeps, handlers);
+  // Every older version still served: the same handlers behind its own contract (src/versions/).
+  const olderApis = new Map<string, Awaited<ReturnType<typeof createBackend>>>();
+  for (const { version } of servedVersions().slice(1))
+    olderApis.set(version, await createBackend({ ...backendDeps, version: { contract: contractOf(version), moves: movesOf(version)! } }, handlers));
 
   const app = express();
   app.locals.close = () => credentials.close();
@@ -68,7 +72,7 @@ export async function createApp({
   app.locals.lifecycle = lifecycle;
   registerPoolMetrics(() => (db.client as { pool?: PoolStats }).pool);
   const probes = healthRoutes(db, lifecycle, config.mode === 'test');
-  app.use(pipeline({ config, db, logger, api, authenticate, probes, ownProblemFormats: OWN_PROBLEM_FORMATS }));
+  app.use(pipeline({ config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats: OWN_PROBLEM_FORMATS }));
   return app;
 }
 

@@ -29,6 +29,14 @@ export const httpRequestDuration = new Histogram({
  * names of the RateLimit-Policy header: org-burst, org-hourly, credential-burst, credential-hourly,
  * token-failures; where several did, the one with the longest wait). A fixed set: no ids.
  */
+/** Requests that used something deprecated (a deprecated API version, operation, parameter or field), by API version and operationId. */
+export const deprecatedRequests = new Counter({
+  name: 'api_deprecated_requests_total',
+  help: 'Requests that used a deprecated API version, operation, parameter or field, by API version and operation.',
+  labelNames: ['version', 'operation'] as const,
+  registers: [registry],
+});
+
 export const rateLimitRejections = new Counter({
   name: 'rate_limit_rejections_total',
   help: 'Requests refused by a rate limit (429), by rate-limit policy.',

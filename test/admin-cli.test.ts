@@ -200,7 +200,7 @@ describe('admin CLI', function () {
     const shown = JSON.parse(show.stdout);
     expect(shown.organization).to.include({ id: created.organization.id, name: 'Basalt Ridge Contractors', demoData: false });
     expect(shown.apiKeys).to.have.length(1);
-    expect(shown.apiKeys[0]).to.have.keys(['id', 'createdAt', 'revoked', 'rateLimits']);
+    expect(shown.apiKeys[0]).to.have.keys(['id', 'createdAt', 'revoked', 'rateLimits', 'apiVersion']);
     expect(shown.apiKeys[0].rateLimits).to.deep.equal({ burst: 'organization', hourly: 'organization' });
     expect(shown.oauthClients.map((c: { clientId: string }) => c.clientId)).to.have.members([created.oauthClient.clientId, client.clientId]);
     for (const secret of [created.apiKey, created.oauthClient.clientSecret, client.clientSecret]) expect(show.stdout).to.not.contain(secret);

@@ -23,13 +23,13 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   it('runs the integration loop without losing an update: create, pull, LINKED, edit, OUT_OF_SYNC, stale LINKED refused, re-link', async () => {
     const created = expectStatus(await org.api.post('/orders', { ...NEW_ORDER, items: [{ lineNumber: 1, quantity: 10, unitPrice: 2 }] }), 201);
     const id = created.body.id;
-    expect(created.body).to.include({ integrationState: 'NOT_LINKED', versionNumber: 0, version: 0, state: 'FINALIZING' });
+    expect(created.body).to.include({ integrationState: 'NOT_LINKED', versionNumber: 0, state: 'FINALIZING' });
     expect(created.headers.get('etag')).to.match(/^"[0-9a-f]{64}"$/);
 
     // The integrator pulls the order (list and single read carry the version) ...
     const pulled = expectStatus(await org.api.get(`/orders/${id}`), 200);
     const listed = expectStatus(await org.api.get('/orders?filter[integrationState_in]=NOT_LINKED'), 200);
-    expect(listed.body.find((o: any) => o.id === id)!.version).to.equal(0);
+    expect(listed.body.find((o: any) => o.id === id)!.versionNumber).to.equal(0);
     const etag0 = pulled.headers.get('etag')!;
     expect(etag0).to.equal(created.headers.get('etag'));
 
@@ -38,12 +38,12 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
       await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }, { headers: { 'If-Match': etag0 } }),
       200,
     );
-    expect(linked.body).to.include({ integrationState: 'LINKED', version: 0 });
+    expect(linked.body).to.include({ integrationState: 'LINKED', versionNumber: 0 });
     expect(linked.body.integrationLastSync).to.be.a('string');
 
     // A user edits the order: version 1, OUT_OF_SYNC in the same request.
     const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'Deliver before 7 am.' }), 200);
-    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', versionNumber: 1, version: 1, notes: 'Deliver before 7 am.' });
+    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', versionNumber: 1, notes: 'Deliver before 7 am.' });
     expect(edited.headers.get('etag')).to.not.equal(etag0);
 
     // A late LINKED for version 0 is refused, naming the current version; the order stays OUT_OF_SYNC.
@@ -67,7 +67,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
       ),
       200,
     );
-    expect(relinked.body).to.include({ integrationState: 'LINKED', versionNumber: 1, version: 1 });
+    expect(relinked.body).to.include({ integrationState: 'LINKED', versionNumber: 1 });
     // The report itself is no new version (its integration fields are stored: the ETag follows them).
     const after = expectStatus(await org.api.get(`/orders/${id}`), 200);
     expect(after.body).to.include({ versionNumber: 1 });
@@ -81,15 +81,15 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
   it('turns a LINKING order edited meanwhile OUT_OF_SYNC: the stale LINKED is refused and the order is pulled again', async () => {
     const id = expectStatus(await org.api.post('/orders', NEW_ORDER), 201).body.id;
     const linking = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKING' }), 200);
-    expect(linking.body).to.include({ integrationState: 'LINKING', version: 0 });
+    expect(linking.body).to.include({ integrationState: 'LINKING', versionNumber: 0 });
     expect(await pulled()).not.to.include(id);
     // A user edits the order while the connector writes version 0.
     const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'Deliver before 7 am.' }), 200);
-    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', version: 1 });
+    expect(edited.body).to.include({ integrationState: 'OUT_OF_SYNC', versionNumber: 1 });
     const stale = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
     expect(stale.errors[0]).to.include({ field: 'body.versionNumber', rule: 'current-version' });
     expect(stale.detail).to.contain('stays OUT_OF_SYNC');
-    expect((await org.api.get(`/orders/${id}`)).body).to.include({ integrationState: 'OUT_OF_SYNC', version: 1 });
+    expect((await org.api.get(`/orders/${id}`)).body).to.include({ integrationState: 'OUT_OF_SYNC', versionNumber: 1 });
     expect(await pulled()).to.include(id);
   });
 
@@ -101,13 +101,13 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     const cursor = await headCursor(org.api);
     expect(expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKING' }), 200).body).to.include({
       integrationState: 'LINKING',
-      version: 1,
+      versionNumber: 1,
     });
     const stale = problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
     expect(stale.errors[0]).to.include({ field: 'body.versionNumber', rule: 'current-version' });
     expect(stale.detail).to.contain('version 1').and.contain('OUT_OF_SYNC');
     const now = expectStatus(await org.api.get(`/orders/${id}`), 200).body;
-    expect(now).to.include({ integrationState: 'OUT_OF_SYNC', version: 1 });
+    expect(now).to.include({ integrationState: 'OUT_OF_SYNC', versionNumber: 1 });
     expect(await pulled()).to.include(id);
     // The same refused report again changes nothing more.
     problemOf(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 409);
@@ -141,7 +141,7 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'first' }), 200);
     problemOf(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': created.headers.get('etag')! } }), 412);
     const now = expectStatus(await org.api.get(`/orders/${id}`), 200);
-    expect(now.body).to.include({ notes: 'first', version: 1 });
+    expect(now.body).to.include({ notes: 'first', versionNumber: 1 });
     expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'second' }, { headers: { 'If-Match': now.headers.get('etag')! } }), 200);
   });
 
@@ -149,12 +149,12 @@ describe('order handshake: versions, ETag, If-Match, versionNumber', () => {
     const draft = { ...NEW_ORDER, purchaseOrderNumber: 'HS-V', state: 'DRAFT' as const };
     const id = expectStatus(await org.api.post('/orders', draft), 201).body.id;
     // Edits of a draft are no versions (no change order) ...
-    expect(expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'draft edit' }), 200).body).to.include({ versionNumber: 0, version: 0 });
+    expect(expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'draft edit' }), 200).body).to.include({ versionNumber: 0 });
     expect(expectStatus(await org.api.patch(`/orders/${id}`, { state: 'FINALIZING' }), 200).body).to.include({ versionNumber: 0 });
     expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 0 }), 200);
     // ... a change to the sent order is version 1, its only change order's number, and LINKED names it.
     const edited = expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'edited' }), 200).body;
-    expect(edited).to.include({ versionNumber: 1, version: 1, integrationState: 'OUT_OF_SYNC' });
+    expect(edited).to.include({ versionNumber: 1, integrationState: 'OUT_OF_SYNC' });
     const cos = expectStatus(await org.api.get(`/changeOrders?filter[orderId]=${id}`), 200).body;
     expect(cos.map((c: any) => c.versionNumber)).to.deep.equal([1]);
     const linked = expectStatus(await org.api.post(`/orders/${id}/integrationState`, { integrationState: 'LINKED', versionNumber: 1 }), 200);

@@ -55,8 +55,7 @@ describe('orders authoring', () => {
       jobId: refs.job,
       vendorId: refs.vendor,
       type: 'MAJOR',
-      isProjectPO: true,
-      version: 0,
+      versionNumber: 0,
     });
     expect(order.taxCode!.id).to.equal(refs.tax);
     const items = expectStatus(await org.api.get(`/orders/${order.id}/items`), 200).body;
@@ -188,7 +187,7 @@ describe('orders authoring', () => {
     const drafts = (await changeOrdersOf(order.id, true)).filter((c) => c.draft);
     expect(drafts.map((c) => [c.versionNumber, c.modifiedOrderValues.deliveryInstructions])).to.deep.equal([[5, 'Draft gate']]);
     // The order's version is its latest completed change order's (the draft is not one yet).
-    expect((await org.api.get(`/orders/${order.id}`)).body).to.include({ versionNumber: 4, version: 4 });
+    expect((await org.api.get(`/orders/${order.id}`)).body).to.include({ versionNumber: 4 });
   });
 
   it('records no change order for a draft order, and turns a LINKED order OUT_OF_SYNC on item writes', async () => {
@@ -259,7 +258,7 @@ describe('orders authoring', () => {
     await expectForeignLikeMissing(other, 'PATCH', `/items/${item.id}`, `/items/${MISSING_ID}`, { notes: 'x' });
     await expectForeignLikeMissing(other, 'DELETE', `/items/${item.id}`, `/items/${MISSING_ID}`);
     await expectForeignLikeMissing(other, 'DELETE', `/orders/${order.id}`, `/orders/${MISSING_ID}`);
-    expect(expectStatus(await org.api.get(`/orders/${order.id}`), 200).body.version).to.equal(0);
+    expect(expectStatus(await org.api.get(`/orders/${order.id}`), 200).body.versionNumber).to.equal(0);
   });
 
   it('records a feed entry for every change, with the object as its read endpoint returns it', async () => {

@@ -109,7 +109,6 @@ describe('orders', () => {
       integrationLastSync: null,
       integrationMessage: null,
       integrationState: 'NOT_LINKED',
-      isProjectPO: false,
       mode: 'ISSUE_PO',
       needByDateDay: '2026-10-08T00:00:00.000Z',
       needByWindow: 'AM',
@@ -128,6 +127,8 @@ describe('orders', () => {
       distributorContactName: 'Dana Whitfield',
       headerCustomFieldValue: 'CC-7781',
     });
+    // Retired in version 2026-12-15 (test/api-versions.test.ts reads them at 2026-06-01).
+    expect(o).to.not.have.any.keys('version', 'isProjectPO');
     expect(o.createdAt).to.match(TS);
     expect(o.updatedAt).to.match(TS);
     expect(o.attachments).to.have.length(1);
@@ -136,11 +137,11 @@ describe('orders', () => {
     expect(o.attachments[0].file.createdAt).to.match(TS);
   });
 
-  it('sets isProjectPO exactly for MAJOR orders and nulls headerCustomFieldValue for requests for quote', async () => {
+  it('gives each order its type and nulls headerCustomFieldValue for requests for quote', async () => {
     const list = expectStatus(await org.api.get('/orders'), 200).body as any[];
     const byId = new Map(list.map((o) => [o.id, o]));
-    expect(byId.get(major)).to.include({ isProjectPO: true, type: 'MAJOR', headerCustomFieldValue: 'CC-1' });
-    expect(byId.get(hfr)).to.include({ isProjectPO: false, type: 'HOLD_FOR_RELEASE' });
+    expect(byId.get(major)).to.include({ type: 'MAJOR', headerCustomFieldValue: 'CC-1' });
+    expect(byId.get(hfr)).to.include({ type: 'HOLD_FOR_RELEASE' });
     expect(byId.get(rfq)).to.include({ mode: 'REQUEST_FOR_QUOTE', headerCustomFieldValue: null });
     expect(byId.get(hfr).glCode).to.equal(null);
     expect(byId.get(hfr).taxCode).to.equal(null);

@@ -6,6 +6,9 @@ import { parseScopes, type Scope } from '../auth/scopes';
 import { createDemoOrganization, loadDemoData } from './demo';
 import { linkVendor } from './vendor-link';
 import { listOrganizations, showOrganization } from './organizations';
+import { pinCredential } from './api-versions';
+import { deprecatedUsage } from '../versions/usage';
+import { isUuid } from '../db/columns';
 import { ProvisionError, createClient, createOrganization, deleteClient, rotateApiKey } from './provision';
 import { setOrganizationSettings } from './org-settings';
 
@@ -111,6 +114,30 @@ const COMMANDS: Record<string, Command> = {
     summary: 'issue a new API key (printed once); the previous one stops working at once',
     options: { org: ORG, scopes: SCOPES, ...CREDENTIAL_LIMITS },
     run: (db, o) => rotateApiKey(db, o.org, scopesOf(o.scopes), credentialLimitsOf(o)),
+  },
+  'org deprecated-usage': {
+    summary: "the organization's deprecated usage of the last 30 days (credential, API version, operation, what, count, last request id)",
+    options: { org: ORG },
+    run: async (db, o) => {
+      if (!isUuid(o.org)) throw new ProvisionError(`organization ${o.org} does not exist`);
+      return deprecatedUsage(db, o.org);
+    },
+  },
+  'api-key version': {
+    summary: 'move the API version an API key is pinned to (its requests without Api-Version run at it)',
+    options: {
+      key: { value: '<apiKeyId>', help: 'the API key id (`org show` lists them with their versions)', required: true },
+      version: { value: '<YYYY-MM-DD>', help: 'a supported API version (GET /versions)', required: true },
+    },
+    run: (db, o) => pinCredential(db, { apiKey: o.key }, o.version),
+  },
+  'client version': {
+    summary: 'move the API version an OAuth client is pinned to (its requests without Api-Version run at it)',
+    options: {
+      client: { value: '<clientId>', help: 'the client id (`org show` lists them with their versions)', required: true },
+      version: { value: '<YYYY-MM-DD>', help: 'a supported API version (GET /versions)', required: true },
+    },
+    run: (db, o) => pinCredential(db, { client: o.client }, o.version),
   },
   'demo-data': {
     summary: 'load the demo dataset into an organization',

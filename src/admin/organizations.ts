@@ -19,21 +19,31 @@ export async function showOrganization(db: Knex, id: string) {
   const org = isUuid(id) ? await db('organizations').where({ id }).first() : undefined;
   if (!org) return undefined;
   const [apiKeys, oauthClients, users] = await Promise.all([
-    db('api_keys').where({ organization_id: id }).select('id', 'created_at', 'revoked_at', 'rate_limit_burst', 'rate_limit_hourly').orderBy('created_at'),
+    db('api_keys')
+      .where({ organization_id: id })
+      .select('id', 'created_at', 'revoked_at', 'rate_limit_burst', 'rate_limit_hourly', 'api_version')
+      .orderBy('created_at'),
     db('oauth_clients')
       .where({ organization_id: id })
-      .select('client_id', 'created_at', 'deleted_at', 'rate_limit_burst', 'rate_limit_hourly')
+      .select('client_id', 'created_at', 'deleted_at', 'rate_limit_burst', 'rate_limit_hourly', 'api_version')
       .orderBy('created_at'),
     db('users').where({ organization_id: id }).count<{ count: string }[]>({ count: '*' }),
   ]);
   return {
     organization: { id: org.id, name: org.name, createdAt: new Date(org.created_at).toISOString(), demoData: org.demo_loaded_at !== null },
-    apiKeys: apiKeys.map((k) => ({ id: k.id, createdAt: new Date(k.created_at).toISOString(), revoked: k.revoked_at !== null, rateLimits: shownLimits(k) })),
+    apiKeys: apiKeys.map((k) => ({
+      id: k.id,
+      createdAt: new Date(k.created_at).toISOString(),
+      revoked: k.revoked_at !== null,
+      rateLimits: shownLimits(k),
+      apiVersion: k.api_version,
+    })),
     oauthClients: oauthClients.map((c) => ({
       clientId: c.client_id,
       createdAt: new Date(c.created_at).toISOString(),
       deleted: c.deleted_at !== null,
       rateLimits: shownLimits(c),
+      apiVersion: c.api_version,
     })),
     users: Number(users[0].count),
   };

@@ -17,6 +17,8 @@ export interface Caller {
    * credential is issued, like its scopes.
    */
   limits?: { burst: number | null; hourly: number | null };
+  /** The API version the credential is pinned to (requests without `Api-Version` run at it); set at its first authenticated request. */
+  apiVersion?: string;
 }
 
 export const FULL_ACCESS: readonly string[] = Object.freeze(['*']);

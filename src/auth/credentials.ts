@@ -6,6 +6,7 @@ import { ApiError, unauthorized } from '../errors';
 import { FULL_ACCESS, type Caller } from './caller';
 import type { CredentialCache } from './credential-cache';
 import { hashSecret } from './secrets';
+import { NEWEST } from '../versions/registry';
 
 export const TOKEN_LIFETIME_SECONDS = 3600;
 
@@ -50,6 +51,18 @@ export function bearerCredential(header: string | undefined): { credential: stri
  * until rotated). A credential found live is kept in the cache (credential-cache.ts), which forgets
  * it the moment any instance revokes a credential.
  */
+/**
+ * A credential's first authenticated request pins it to the newest API version: later requests
+ * without `Api-Version` keep running at it when newer versions come (moved with the admin CLI).
+ * Another instance pinning it at the same moment wins alike (the newest either way).
+ */
+async function pinAtFirstUse(db: Db, table: 'api_keys' | 'oauth_clients', id: string): Promise<string> {
+  const [row] = await db(table)
+    .where({ id })
+    .update({ api_version: db.raw('coalesce(api_version, ?)', [NEWEST]) }, ['api_version']);
+  return row?.api_version ?? NEWEST;
+}
+
 export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCache) {
   // Given a string, jsonwebtoken first tries it as a public key (createPublicKey, which throws) on
   // every verification; a secret KeyObject made once skips that.
@@ -76,7 +89,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       const live = await db('oauth_clients')
         .where({ id: claims.cid, organization_id: claims.org, user_id: claims.sub })
         .whereNull('deleted_at')
-        .first('id', 'client_id', 'rate_limit_burst', 'rate_limit_hourly');
+        .first('id', 'client_id', 'rate_limit_burst', 'rate_limit_hourly', 'api_version');
       if (!live) return failed(REVOKED_TOKEN);
       const caller: Caller = {
         organizationId: claims.org,
@@ -85,6 +98,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
         credentialId: live.client_id,
         scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : FULL_ACCESS,
         limits: limitsOf(live),
+        apiVersion: live.api_version ?? (await pinAtFirstUse(db, 'oauth_clients', live.id)),
       };
       // Trusted until the token itself expires, if sooner than the cache's TTL.
       cache.set(credential, caller, generation, claims.exp ? claims.exp * 1000 : undefined);
@@ -94,7 +108,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
     const key = await db('api_keys')
       .where({ key_hash: hashSecret(credential) })
       .whereNull('revoked_at')
-      .first('id', 'organization_id', 'user_id', 'scopes', 'rate_limit_burst', 'rate_limit_hourly');
+      .first('id', 'organization_id', 'user_id', 'scopes', 'rate_limit_burst', 'rate_limit_hourly', 'api_version');
     if (!key) return failed(INVALID_KEY);
     // A key's scopes, like its owner, never change: rotating with other scopes issues a new key.
     const caller: Caller = {
@@ -104,6 +118,7 @@ export function makeAuthenticator(db: Db, jwtSecret: string, cache: CredentialCa
       credentialId: key.id,
       scopes: key.scopes ?? FULL_ACCESS,
       limits: limitsOf(key),
+      apiVersion: key.api_version ?? (await pinAtFirstUse(db, 'api_keys', key.id)),
     };
     cache.set(credential, caller, generation);
     return { caller };

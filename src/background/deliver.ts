@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex';
 import { onFreshConnections } from '../db/retry';
 import { encodeCursor } from '../feed/cursor';
+import { webhookBodyAt } from '../versions/registry';
 import { CHANGED_ONE_OF, whatChanged } from '../feed/read';
 import { writeTransaction } from '../feed/append';
 import {
@@ -167,7 +168,10 @@ async function drain(deps: DeliveryDeps, ep: WebhookEndpointRow, owner: string):
         if (deps.stopping()) return;
         entry.position = Number(entry.position);
         const id = messageId(ep.id, entry.position);
-        const body = bodyOf(orgId, entry);
+        // At the endpoint's API version: the one in force before its last change up to that change's position.
+        const version =
+          ep.api_version_after !== null && entry.position <= Number(ep.api_version_after) ? (ep.previous_api_version ?? ep.api_version) : ep.api_version;
+        const body = webhookBodyAt(version, bodyOf(orgId, entry));
         const now = new Date();
         const secrets =
           ep.previous_secret && ep.previous_secret_expires_at && ep.previous_secret_expires_at > now ? [ep.previous_secret, ep.secret] : [ep.secret];

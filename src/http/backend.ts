@@ -80,9 +80,9 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
  * The service's openapi-backend, before handlers: the contract, strict, validating and coercing
  * with our ajv, taking the match of a request routed before (routed-once.ts).
  */
-export function newBackend(): RoutedOnceBackend {
+export function newBackend(contract: unknown = loadContract()): RoutedOnceBackend {
   return new RoutedOnceBackend({
-    definition: structuredClone(loadContract()) as any,
+    definition: structuredClone(contract) as any,
     strict: true,
     // Validators are compiled as needed (createBackend precompiles). (The document itself is
     // checked by `npm run lint:api`.)
@@ -147,7 +147,7 @@ export function registerValidationFail(
 }
 
 export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Promise<RoutedOnceBackend> {
-  const api = newBackend();
+  const api = newBackend(deps.version?.contract);
 
   registerRequestChecks(api);
   registerValidationFail(api, deps.validationFailFor ?? {}, deps.batchLists ?? {}, (c, req, res, _list, elements) =>
@@ -214,10 +214,17 @@ export function recordProblems(): (req: Request, res: Response, next: NextFuncti
  * sends the headers without the body). openapi-backend's parse of a path value that is not valid
  * percent-encoding throws a URIError: the client's 400, naming the parameter (malformed-path.ts).
  */
-export function apiMiddleware(api: RoutedOnceBackend): (req: Request, res: Response, next: NextFunction) => void {
+export function apiMiddleware(
+  newest: RoutedOnceBackend,
+  olderVersions?: ReadonlyMap<string, RoutedOnceBackend>,
+): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    const { operation } = contextOf(req);
+    const context = contextOf(req);
+    // A request at an older version goes to that version's backend, as its contract's operation.
+    const older = context.apiVersion === undefined ? undefined : olderVersions?.get(context.apiVersion);
+    const api = older ?? newest;
+    const operation = older && context.operation ? older.getOperation(context.operation.operationId!) : context.operation;
     const request = api.router.preRouted({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, operation);
     api.handleRequest(request, req, res).catch((err) => next((err instanceof URIError && malformedPathError(operation, req.path)) || err));
   };

@@ -14,6 +14,8 @@ export interface RequestContext {
   operation?: Operation;
   /** Its operationId, or the probe's or metrics' own name (logs and metrics label requests by it). */
   operationId?: string;
+  /** The API version the request runs at (api-version.ts): its `Api-Version` header, else the credential's pin, else the newest. */
+  apiVersion?: string;
   /** Who is calling (authentication step): organization, user, credential type and id, scopes. */
   caller?: Caller;
   /** The Idempotency-Key of a write, as sent (idempotency.ts reads and checks it). */

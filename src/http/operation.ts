@@ -18,6 +18,7 @@ import { originOf } from './origin';
 import { contextOf } from './context';
 import { recordCoverage } from './coverage';
 import { sendParts, sendWhole } from './send-parts';
+import type { VersionMoves } from '../versions/registry';
 
 /** An operation's reply: a status, a body (a value, JSON text or parts, a stream) and headers. */
 export interface Reply {
@@ -61,6 +62,12 @@ export interface OperationDeps {
   reads: Partial<Record<FeedResource, ReadInOrder>>;
   /** The writes whose handlers record their own entries (ChangeCollector.add). */
   recordedByHandler: ReadonlySet<OperationId>;
+  /**
+   * An older API version's operations: its contract (requests are routed and validated, replies
+   * checked, by it) and the moves of its requests up to the newest version and of the replies
+   * down (src/versions/). Absent: the newest version, as the handlers are written.
+   */
+  version?: { contract: unknown; moves: VersionMoves };
 }
 
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
@@ -205,6 +212,25 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       return answer;
     };
 
+  /** An older version's reply, moved down to its shape: every step below answered in the newest. */
+  const responseDown =
+    (moves: VersionMoves): Step =>
+    async (run, next) => {
+      const answer = await next();
+      if (answer.body === undefined || !moves.replyMoves(run.operationId, answer.status)) return answer;
+      const body = answer.body instanceof JsonStream ? await answer.body.text() : answer.body;
+      return { ...answer, body: JSON.stringify(moves.replyDown(run.operationId, answer.status, valueOf(run, body))) };
+    };
+
+  /** An older version's request (validated by its own contract), moved up to the newest shape the steps below are written for. */
+  const requestUp =
+    (moves: VersionMoves): Step =>
+    (run, next) => {
+      run.c.request.query = moves.queryUp(run.operationId, run.c.request.query ?? {}) as typeof run.c.request.query;
+      run.c.request.requestBody = moves.bodyUp(run.operationId, run.c.request.requestBody);
+      return next();
+    };
+
   /** The operation's handler, the last step: it answers. */
   const handler =
     (operationId: OperationId): Step =>
@@ -218,11 +244,10 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
    * that are not its kind (the feed's, for a write that does not enter the feed) are left out of
    * its list when the service starts; a read runs none of the write's.
    *
-   * Api-Version (dated versions of the contract): two more lines of this list, right below the
-   * Idempotency-Key: the response down to the caller's version (after everything below has
-   * answered; the stored Idempotency-Key reply is then the one the caller got), then the request
-   * up to the newest shape (before everything below: If-Match, the ETag, the feed and the handler
-   * see the newest shape only, so one object has one ETag and one feed entry whatever the caller's version).
+   * Api-Version (dated versions of the contract, src/versions/): two lines of this list, right below
+   * the Idempotency-Key, in an older version's backend only: the response down to the caller's
+   * version, then the request up to the newest shape (If-Match, the ETag, the feed and the handler
+   * see the newest shape only, so one object has one feed entry whatever the caller's version).
    */
   function stepsOf(operationId: OperationId): Step[] {
     const operation = api.getOperation(operationId);
@@ -235,6 +260,7 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       throw new Error(`${operationId} declares If-Match but OBJECT_WRITES does not say which object it writes`);
     const emit = deps.emitters[operationId];
     const entersFeed = !!emit || deps.recordedByHandler.has(operationId);
+    const moves = deps.version?.moves;
     const steps: (Step | false)[] = [
       // The reply, after everything below has answered (and a write has committed): checked against the contract in test mode, sent.
       reply,
@@ -242,7 +268,10 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       transaction,
       // Idempotency-Key, inside the transaction: a retried write is answered once, and its stored reply commits with the write.
       idempotencyKey,
-      // (Api-Version goes here, two lines: the response down to the caller's version, then the request up to the newest shape.)
+      // An older API version: its reply moved down to its shape, after everything below answered in the newest (the stored Idempotency-Key reply is the one the caller got).
+      !!moves && responseDown(moves),
+      // An older API version: its request moved up to the newest shape, so If-Match, the ETag, the feed and the handler see one shape only.
+      !!moves && requestUp(moves),
       // If-Match, before the handler and inside the key (a replay is replayed, not refused), on the object's row lock.
       declaresIfMatch && ifMatch(operationId),
       // ETag or 304, of the reply as the steps below leave it (after the no-op rule: an unchanged object keeps its tag).

@@ -19,6 +19,7 @@ import { fairShare, fairShareLimit } from './fair-share';
 import { problemResponder, type OwnProblemFormats } from './problem';
 import { callerOf } from './context';
 import type { RoutedOnceBackend } from './routed-once';
+import { deprecatedUsageStep, pinnedVersion, requestedVersion, versionContracts } from './api-version';
 
 export interface PipelineDeps {
   config: Config;
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** openapi-backend with every operation's handler (http/backend.ts createBackend). */
   api: RoutedOnceBackend;
+  /** The backends of the older API versions still served, by version (src/versions/). */
+  olderApis?: ReadonlyMap<string, RoutedOnceBackend>;
   authenticate: Authenticator;
   /** GET /healthz and /readyz, answered before anything costly (resources/health). */
   probes: RequestHandler;
@@ -42,11 +45,13 @@ export type PipelineStep = () => RequestHandler | ErrorRequestHandler | false | 
  * step learns about the request goes into the request's context (context.ts), created by the first.
  */
 export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> {
-  const { config, db, logger, api, authenticate, probes, ownProblemFormats } = deps;
+  const { config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats } = deps;
   const poolMax = () => (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
   return {
     // The request's context and id: everything after may log it or answer with it.
     requestId: () => requestId,
+    // The API version the request names (Api-Version; an unknown or sunset one is a 400): every answer says its version.
+    requestedVersion: () => requestedVersion(),
     // One Host header (RFC 9112 3.2): two are a 400 before anything acts on either.
     singleHost: () => singleHost,
     // Compression (gzip or brotli) of bodies of 1 KiB or more the client accepts: before anything writes a body.
@@ -67,12 +72,16 @@ export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> 
     noStoreWithCredentials: () => noStoreWithCredentials,
     // The contract and the docs page, without authentication.
     docsAndContract: () => docsAndContract(),
+    // Each version's contract, /openapi/<version>.json and .yaml.
+    versionContracts: () => versionContracts(),
     // The request's operation, matched once (everything after reads it from the context).
     routeRequest: () => routeRequest(api),
     // Test mode: problems answered for an operation count towards its coverage.
     recordProblems: () => config.mode === 'test' && recordProblems(),
     // Credentials and scopes, before the body is read: a refused request sends its body for nothing.
     authentication: () => authentication(authenticate),
+    // Without Api-Version, the version the credential is pinned to.
+    pinnedVersion: () => pinnedVersion(),
     // The caller's and its organization's rate limits, before the body is read.
     rateLimits: () => config.rateLimits && rateLimiter({ db, defaults: { burst: config.rateLimitBurst, hourly: config.rateLimitHourly }, caller: callerOf }),
     // The body, JSON (or the form of an operation that takes one), within BODY_LIMIT.
@@ -82,8 +91,10 @@ export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> 
     // The organization's fair share of the database pool, taken once the body has arrived: slow
     // uploads hold only their own sockets, not their organization's slots.
     fairShare: () => fairShare({ perOrganization: fairShareLimit(poolMax()), poolSize: poolMax(), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
-    // openapi-backend: security, validation, the operation's handler and its reply.
-    api: () => apiMiddleware(api),
+    // Deprecated usage (a deprecated version, operation, parameter or field): announced, counted, listed.
+    deprecatedUsage: () => deprecatedUsageStep(db),
+    // openapi-backend: security, validation, the operation's handler and its reply (at the request's version).
+    api: () => apiMiddleware(api, olderApis),
     // Every error, as one problem body (or the operation's own format).
     problemResponder: () => problemResponder(ownProblemFormats),
   };

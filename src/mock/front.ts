@@ -7,6 +7,7 @@ import { checkBatchSize, checkElements } from '../db/batch';
 import { newBackend, registerRequestChecks, registerValidationFail } from '../http/backend';
 import { contractOperations } from '../http/contract';
 import { pipelineSteps, type PipelineDeps } from '../http/pipeline';
+import { contractOf, NEWEST } from '../versions/registry';
 import { parseQuery } from '../http/query';
 import { BATCH_LISTS, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from '../resources';
 
@@ -44,6 +45,10 @@ export const MOCK_LEAVES_OUT: Readonly<Record<string, string>> = {
   recordProblems: 'contract coverage is counted against the service, in its test mode',
   rateLimits: 'the mock has no database and no limits',
   fairShare: 'the mock has no database pool',
+  requestedVersion: 'the mock serves one version (`npm run mock -- --api-version <date>`), which every answer names',
+  versionContracts: 'the mock serves the one contract of its version',
+  pinnedVersion: 'the mock stores no credential, so none is pinned',
+  deprecatedUsage: 'the mock has no database: nothing is counted or listed',
 };
 
 /**
@@ -54,8 +59,10 @@ export const MOCK_LEAVES_OUT: Readonly<Record<string, string>> = {
  * its own bodies (a 422 example, a 200 for an unknown parameter), which partners would build their
  * error handling against.
  */
-export async function createMockFront(prism: { host: string; port: number }): Promise<express.Express> {
-  const api = newBackend();
+export async function createMockFront(prism: { host: string; port: number }, version: string = NEWEST): Promise<express.Express> {
+  // The checks of the version served (its own contract: fields, validation, examples).
+  const contract = contractOf(version);
+  const api = newBackend(contract);
   registerRequestChecks(api);
   registerValidationFail(api, VALIDATION_FAIL_FOR, BATCH_LISTS, async (c, req, res, list, elements) => {
     // A batch whose elements the schema rejects: named in the batch format, as the operation would.
@@ -64,7 +71,7 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
     checkElements(inputs, elements).errors.throwIfAny();
     return forward(req, res);
   });
-  for (const { operationId } of contractOperations()) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
+  for (const { operationId } of contractOperations(contract as any)) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
   await api.init();
 
   /** The request as it came (its body as parsed: JSON, or the token endpoint's form) to Prism, and Prism's answer back. */
@@ -94,6 +101,8 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', parseQuery);
+  // Every answer says the version it is of, as the service's.
+  app.use((req: Request, res: Response, next: express.NextFunction) => (res.setHeader('Api-Version', version), next()));
   // The service's pipeline, but for the steps it leaves out (MOCK_LEAVES_OUT): those are the ones
   // that read the settings, the database and the logger, which the mock does not have.
   const steps = pipelineSteps({ api, authenticate: mockAuthenticate as Authenticator, ownProblemFormats: OWN_PROBLEM_FORMATS } as PipelineDeps);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run mock [-- --port 4010 --host 127.0.0.1 <prism options, e.g. -d>]`: Prism's mock of the
- * contract behind the service's request checks (front.ts). Prism runs as this process's child on a
+ * `npm run mock [-- --port 4010 --host 127.0.0.1 --api-version <date> <prism options, e.g. -d>]`:
+ * Prism's mock of the contract (the newest version's, or the one named) behind the service's request checks (front.ts). Prism runs as this process's child on a
  * free loopback port; SIGTERM or SIGINT to this process stops both and frees both ports (the npm
  * script `exec`s node, so the signal sent to npm's PID arrives here).
  */
@@ -12,18 +12,23 @@ import { join } from 'node:path';
 import { freePort } from '../free-port';
 import { GENERATED_DIR, ROOT } from '../paths';
 import { createMockFront } from './front';
+import { NEWEST, versionNamed } from '../versions/registry';
+import { VERSIONS } from '../../api/versions/index';
 
-function parseArgs(argv: string[]): { port: number; host: string; prismOptions: string[] } {
+function parseArgs(argv: string[]): { port: number; host: string; version: string; prismOptions: string[] } {
   let port = 4010;
   let host = '127.0.0.1';
+  let version = NEWEST;
   const prismOptions: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--port' || argv[i] === '-p') port = Number(argv[++i]);
     else if (argv[i] === '--host' || argv[i] === '-h') host = argv[++i];
+    else if (argv[i] === '--api-version') version = argv[++i];
     else prismOptions.push(argv[i]);
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: must be a whole number from 0 to 65535`);
-  return { port, host, prismOptions };
+  if (!versionNamed(version)) throw new Error(`--api-version: ${version} is not an API version (${VERSIONS.map((v) => v.version).join(', ')})`);
+  return { port, host, version, prismOptions };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -51,7 +56,8 @@ async function untilAnswering(url: string, exited: () => boolean): Promise<void>
 }
 
 async function main(): Promise<void> {
-  const { port, host, prismOptions } = parseArgs(process.argv.slice(2));
+  const { port, host, version, prismOptions } = parseArgs(process.argv.slice(2));
+  const contractFile = version === NEWEST ? join(GENERATED_DIR, 'openapi.yaml') : join(GENERATED_DIR, 'versions', version, 'openapi.yaml');
   const server = createServer();
   // The port first: a taken one is said at once, before Prism spends its start parsing the contract.
   const bound = await listen(server, port, host).catch((err: NodeJS.ErrnoException) => {
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
   const prismCli = realpathSync(join(ROOT, 'node_modules', '.bin', 'prism'));
   const prism = spawn(
     process.execPath,
-    [prismCli, 'mock', join(GENERATED_DIR, 'openapi.yaml'), '--port', String(prismPort), '--host', '127.0.0.1', '--verboseLevel', 'warn', ...prismOptions],
+    [prismCli, 'mock', contractFile, '--port', String(prismPort), '--host', '127.0.0.1', '--verboseLevel', 'warn', ...prismOptions],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   let stopping = false;
@@ -85,12 +91,12 @@ async function main(): Promise<void> {
 
   // Requests that arrive while Prism starts wait for it.
   const ready = untilAnswering(`http://127.0.0.1:${prismPort}/healthz`, () => prism.exitCode !== null).then(() =>
-    createMockFront({ host: '127.0.0.1', port: prismPort }),
+    createMockFront({ host: '127.0.0.1', port: prismPort }, version),
   );
   server.on('request', (req, res) => void ready.then((app) => app(req, res)));
   await ready;
   console.log(
-    `Mock of the contract on http://${host}:${bound}: Prism's examples behind the service's request checks (Prefer: code=<status> or example=<name> chooses an answer).`,
+    `Mock of the contract (API version ${version}) on http://${host}:${bound}: Prism's examples behind the service's request checks (Prefer: code=<status> or example=<name> chooses an answer).`,
   );
 }
 

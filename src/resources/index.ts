@@ -48,6 +48,7 @@ import { invoiceItemHandlers } from './invoice-items/handlers';
 import { changeHandlers } from './changes/handlers';
 import { reconciliationHandlers } from './reconciliation/handlers';
 import { webhookEndpointHandlers } from './webhook-endpoints/handlers';
+import { versionHandlers } from './versions/handlers';
 
 /** Every resource's declarations (declarations.ts): the tables below are built from them alone. */
 const DECLARATIONS: readonly ResourceDeclarations[] = [
@@ -141,5 +142,6 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...changeHandlers,
     ...reconciliationHandlers,
     ...webhookEndpointHandlers,
+    ...versionHandlers,
   } satisfies HandlerMap;
 }

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../../src/paths';
@@ -6,8 +8,9 @@ import { ROOT } from '../../src/paths';
 /** scripts/breaking-changes.mjs, as CI runs it on the previous commit's contract and this one's. */
 describe('the breaking-change check of the contract', () => {
   let breakingChanges: (before: unknown, after: unknown) => string[];
+  let versionBreaks: (before: string, after: string, now?: number) => string[];
   before(async () => {
-    ({ breakingChanges } = await import(pathToFileURL(join(ROOT, 'scripts', 'breaking-changes.mjs')).href));
+    ({ breakingChanges, versionBreaks } = await import(pathToFileURL(join(ROOT, 'scripts', 'breaking-changes.mjs')).href));
   });
 
   const doc = () => ({
@@ -92,5 +95,56 @@ describe('the breaking-change check of the contract', () => {
     const moved = withParameter('id');
     moved.paths['/jobs/{id}'].get.parameters[0].name = 'other';
     expect(breakingChanges(withParameter('id'), moved)).to.include('GET /jobs/{id}: parameter path id removed');
+  });
+
+  describe('of every dated version (CI: --versions, between two generated/ trees)', () => {
+    /** A generated/ tree: the newest version at its root, older ones under versions/<version>/. */
+    function tree(versions: { version: string; sunsetAt?: string; contract: unknown }[] | null, unversioned?: unknown): string {
+      const root = mkdtempSync(join(tmpdir(), 'versions-gate-'));
+      if (!versions) return (writeFileSync(join(root, 'openapi.json'), JSON.stringify(unversioned)), root);
+      mkdirSync(join(root, 'versions'));
+      writeFileSync(join(root, 'versions', 'index.json'), JSON.stringify(versions.map(({ version, sunsetAt }) => ({ version, sunsetAt: sunsetAt ?? null }))));
+      versions.forEach(({ version, contract }, i) => {
+        const dir = i === 0 ? root : join(root, 'versions', version);
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'openapi.json'), JSON.stringify(contract));
+      });
+      return root;
+    }
+    const broken = () => {
+      const d = doc() as any;
+      delete d.components.schemas.Job.properties.state;
+      return d;
+    };
+
+    it('takes a break of the newest that cuts a version, the previous contract kept as that version', () => {
+      const before = tree(null, doc());
+      const after = tree([
+        { version: '2026-12-15', contract: broken() },
+        { version: '2026-06-01', contract: doc() },
+      ]);
+      expect(versionBreaks(before, after)).to.deep.equal([]);
+    });
+
+    it('refuses a break of any version served before, the newest or an older one, and an older version dropped before its sunset', () => {
+      const before = tree([
+        { version: '2026-12-15', contract: doc() },
+        { version: '2026-06-01', sunsetAt: '2027-12-15', contract: doc() },
+      ]);
+      // The newest broken, then the older one: each named.
+      for (const [newest, older, named] of [
+        [broken(), doc(), '2026-12-15'],
+        [doc(), broken(), '2026-06-01'],
+      ] as const) {
+        const after = tree([
+          { version: '2026-12-15', contract: newest },
+          { version: '2026-06-01', contract: older },
+        ]);
+        expect(versionBreaks(before, after)).to.include(`version ${named}: GET /jobs: response 200 field [].state removed`);
+      }
+      const dropped = tree([{ version: '2026-12-15', contract: doc() }]);
+      expect(versionBreaks(before, dropped, Date.parse('2027-01-01'))).to.deep.equal(['version 2026-06-01: removed before its sunset (2027-12-15)']);
+      expect(versionBreaks(before, dropped, Date.parse('2027-12-16'))).to.deep.equal([]);
+    });
   });
 });

@@ -10,7 +10,7 @@ import { ROOT } from '../../src/paths';
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['generated', 'src/config', 'src/paths', 'src/errors', 'src/metrics', 'src/free-port', 'src/startup-hint', 'src/ops'],
-  ['src/db'],
+  ['src/db', 'src/versions'],
   ['src/feed', 'src/auth', 'src/mail', 'src/webhooks'],
   ['src/http'],
   ['src/resources'],

@@ -31,7 +31,7 @@ const ORDER_COLUMNS: Record<string, keyof OrderWrite | 'created_by_id'> = {
   distributorContactEmail: 'distributor_contact_email',
   distributorContactPhone: 'distributor_contact_phone',
   distributorContactCompany: 'distributor_contact_company',
-  isVisibileToField: 'is_visible_to_field',
+  isVisibleToField: 'is_visible_to_field',
   notes: 'notes',
   discount: 'discount',
   shippingCost: 'shipping_cost',

@@ -62,7 +62,7 @@ async function inTransaction<T>(db: Queryable, fn: (tx: Tx) => Promise<T>): Prom
  * The fields of an order's read that touch() stamps on every change: they say that something
  * changed, they are not the change (src/resources/orders/versioning.ts, orderChanged).
  */
-export const ORDER_STAMPS: readonly string[] = ['updatedAt', 'updatedById', 'version', 'versionNumber', 'integrationState'];
+export const ORDER_STAMPS: readonly string[] = ['updatedAt', 'updatedById', 'versionNumber', 'integrationState'];
 
 /** Marks a LINKED or LINKING order OUT_OF_SYNC and stamps who changed it and when (its version moves with its change orders). */
 async function touch(tx: Tx, orgId: string, orderId: string, userId: string | null): Promise<void> {

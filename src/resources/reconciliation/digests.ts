@@ -5,6 +5,7 @@ import { retryOnConflict } from '../../db/retry';
 import { backfillPending, backfillResource } from './backfill';
 import { capturesPending, drainCaptures } from './captures';
 import { HEX, idRange, resourceDigests } from './bucket-cache';
+import { objectDigest } from '../../db/object-digest';
 
 /** SHA-256 of the empty string: the digest of an empty set (and of an empty bucket). */
 export const EMPTY_DIGEST = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -60,6 +61,35 @@ async function objectsIn(trx: Knex.Transaction, organizationId: string, resource
   return rows;
 }
 
+/**
+ * The same digests of the objects as another shape of their read shows them (`restate`: an older
+ * API version's): each state below the prefix is read, moved and digested again, in the snapshot.
+ * Costs a read of every state in the range (the stored digests are the newest shape's).
+ */
+async function restatedDigestsIn(
+  trx: Knex.Transaction,
+  organizationId: string,
+  resource: string,
+  prefix: string,
+  restate: (data: Record<string, unknown>) => unknown,
+): Promise<Omit<Digests, 'position'>> {
+  const [low, high] = idRange(prefix);
+  const { rows } = await trx.raw(
+    `SELECT id, data::text AS data FROM feed_objects WHERE organization_id = ? AND resource = ? AND id BETWEEN ?::uuid AND ?::uuid ORDER BY id`,
+    [organizationId, resource, low, high],
+  );
+  const objects = (rows as { id: string; data: string }[]).map((r) => ({ id: r.id, digest: objectDigest(restate(JSON.parse(r.data))) }));
+  const all = createHash('sha256');
+  const buckets = HEX.map((d) => {
+    const inBucket = objects.filter((o) => o.id.replace(/-/g, '').startsWith(prefix + d));
+    const lines = inBucket.map((o) => `${o.id}:${o.digest}\n`).join('');
+    all.update(lines, 'utf8');
+    return { prefix: prefix + d, count: inBucket.length, digest: lines ? createHash('sha256').update(lines, 'utf8').digest('hex') : EMPTY_DIGEST };
+  });
+  const listed = objects.length <= MAX_OBJECTS || prefix.length >= 8;
+  return { count: objects.length, digest: all.digest('hex'), buckets, ...(listed ? { objects } : {}) };
+}
+
 /** At most this many objects are listed with their digests. */
 export const MAX_OBJECTS = 1000;
 /** How many times a backfill asked for again while this request completed it is completed again before giving up. */
@@ -74,7 +104,13 @@ const BACKFILL_ROUNDS = 3;
  * they are completed first (in their own transactions) and the snapshot taken again; undefined
  * when more arrived every time (the handler answers 503 with Retry-After).
  */
-export async function reconciliationDigests(db: Db, organizationId: string, resource: string, prefix: string): Promise<Digests | undefined> {
+export async function reconciliationDigests(
+  db: Db,
+  organizationId: string,
+  resource: string,
+  prefix: string,
+  restate?: (data: Record<string, unknown>) => unknown,
+): Promise<Digests | undefined> {
   for (let round = 0; round <= BACKFILL_ROUNDS; round++) {
     const digests = await retryOnConflict(() =>
       db.transaction(
@@ -82,6 +118,7 @@ export async function reconciliationDigests(db: Db, organizationId: string, reso
           // Changes made in the database count too: their entries first (captures.ts), then any owed rebuild.
           if ((await capturesPending(trx, organizationId)) || (await backfillPending(trx, organizationId, resource))) return undefined;
           const head = await trx.raw('SELECT position FROM feed_heads WHERE organization_id = ?', [organizationId]);
+          if (restate) return { position: Number(head.rows[0]?.position ?? 0), ...(await restatedDigestsIn(trx, organizationId, resource, prefix, restate)) };
           const found = prefix ? await digestsIn(trx, organizationId, resource, prefix) : await resourceDigests(trx, organizationId, resource);
           const listed = found.count <= MAX_OBJECTS || prefix.length >= 8;
           return {

@@ -8,6 +8,8 @@ import type { ChangeCollector } from '../../feed/append';
 import { resolveSelf } from '../../http/origin';
 import type { Caller } from '../../http/handler';
 import * as q from './queries';
+import { contextOf } from '../../http/context';
+import { isServed, NEWEST, versionNamed } from '../../versions/registry';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
 
@@ -25,6 +27,27 @@ const emit = (changes: ChangeCollector, event: 'created' | 'updated' | 'deleted'
 const withOrigins = <T extends { excludeOrigins?: string[] | null }>(caller: Caller, input: T): T =>
   input.excludeOrigins ? { ...input, excludeOrigins: resolveSelf(caller, input.excludeOrigins) } : input;
 
+/** A payload version the service serves, else a 400 naming the field. */
+function servedVersion(version: string): string {
+  if (!isServed(versionNamed(version))) throw invalidField('body.apiVersion', 'supported-version', `${version} is not a supported API version (GET /versions)`);
+  return version;
+}
+
+/** An update's version change: the version, and the feed position it applies after (a cursor of the organization's feed). */
+function versionChange(orgId: string, body: { apiVersion?: string; apiVersionAfter?: string }): Pick<q.EndpointInput, 'apiVersion' | 'apiVersionAfter'> {
+  if (body.apiVersionAfter !== undefined && body.apiVersion === undefined)
+    throw invalidField('body.apiVersionAfter', 'requires', 'is given only with apiVersion');
+  if (body.apiVersion === undefined) return {};
+  if (body.apiVersionAfter === undefined) return { apiVersion: servedVersion(body.apiVersion) };
+  const position = decodeCursor(orgId, body.apiVersionAfter);
+  if (position === undefined)
+    throw invalidField('body.apiVersionAfter', 'cursor', 'is not a cursor of this feed (use a cursor the feed or a delivery returned)');
+  return { apiVersion: servedVersion(body.apiVersion), apiVersionAfter: position };
+}
+
+/** An update's settings besides its version change. */
+const settingsOf = <T extends { apiVersion?: string; apiVersionAfter?: string }>({ apiVersion: _v, apiVersionAfter: _a, ...settings }: T) => settings;
+
 export const webhookEndpointHandlers: Handlers<
   | 'listWebhookEndpoints'
   | 'createWebhookEndpoint'
@@ -40,10 +63,12 @@ export const webhookEndpointHandlers: Handlers<
     body: await q.listEndpoints(db, caller.organizationId, query.limit ?? 100, query.offset ?? 0),
   }),
 
-  createWebhookEndpoint: async ({ db, caller, body, changes, config }) => {
+  createWebhookEndpoint: async ({ db, caller, body, changes, config, req }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
     await checkUrl(body.url, config.webhookAllowedHosts);
-    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, withOrigins(caller, body));
+    // Its payloads at the version the creating request ran at, unless it names one.
+    const apiVersion = servedVersion(body.apiVersion ?? contextOf(req).apiVersion ?? NEWEST);
+    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, { ...withOrigins(caller, body), apiVersion });
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
     return { status: 201, body: { ...endpoint, secret } };
@@ -58,7 +83,10 @@ export const webhookEndpointHandlers: Handlers<
     if (body.types) checkChangeTypes('body.types', body.types);
     if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
     const row = orNotFound(
-      await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, withOrigins(caller, body)),
+      await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, {
+        ...withOrigins(caller, settingsOf(body)),
+        ...versionChange(caller.organizationId, body),
+      }),
       missing,
       params.webhookEndpointId,
     );

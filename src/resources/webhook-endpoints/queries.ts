@@ -3,6 +3,7 @@ import { isUuid } from '../../db/columns';
 import { onFreshConnections } from '../../db/retry';
 import type { Schema } from '../../http/handler';
 import { newSecret } from '../../webhooks/signing';
+import { encodeCursor } from '../../feed/cursor';
 import type { SendResult } from '../../webhooks/send';
 
 /**
@@ -38,6 +39,11 @@ export interface WebhookEndpointRow {
   disabled_reason: string | null;
   lease_owner: string | null;
   lease_expires_at: Date | null;
+  /** API version of its payloads (migration 20261206010100). */
+  api_version: string;
+  /** A bigint feed position (as text), after which api_version applies; entries up to it go out at previous_api_version. */
+  api_version_after: string | null;
+  previous_api_version: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -65,6 +71,9 @@ export function endpointJson(r: WebhookEndpointRow): WebhookEndpoint {
     disabledAt: iso(r.disabled_at),
     disabledReason: r.disabled_reason ?? null,
     previousSecretExpiresAt: r.previous_secret ? iso(r.previous_secret_expires_at) : null,
+    apiVersion: r.api_version,
+    apiVersionAfter: r.api_version_after === null ? null : encodeCursor(r.organization_id, Number(r.api_version_after)),
+    previousApiVersion: r.previous_api_version ?? null,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
@@ -94,6 +103,10 @@ export interface EndpointInput {
   /** Credential ids (`self` already resolved to the caller's). */
   excludeOrigins?: string[] | null;
   enabled?: boolean;
+  /** The API version of its payloads (a served one). */
+  apiVersion?: string;
+  /** With apiVersion on an update: the feed position after which it applies (default: the feed's head). */
+  apiVersionAfter?: number;
 }
 
 /** A new endpoint, starting after the organization's last committed change. */
@@ -113,6 +126,7 @@ export async function createEndpoint(
       fields: input.fields ?? null,
       exclude_origins: input.excludeOrigins ?? null,
       enabled: input.enabled ?? true,
+      api_version: input.apiVersion,
       secret,
       created_by: userId,
       delivered_position: trx.raw('coalesce((SELECT position FROM feed_heads WHERE organization_id = ?), 0)', [orgId]),
@@ -136,6 +150,12 @@ export async function updateEndpoint(trx: Queryable, orgId: string, id: string, 
   if (changes.fields !== undefined) set.fields = changes.fields;
   if (changes.excludeOrigins !== undefined) set.exclude_origins = changes.excludeOrigins;
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
+  if (changes.apiVersion !== undefined && changes.apiVersion !== current.api_version) {
+    // Entries up to the cursor keep the version in force until now.
+    set.previous_api_version = current.api_version;
+    set.api_version = changes.apiVersion;
+    set.api_version_after = changes.apiVersionAfter ?? trx.raw('coalesce((SELECT position FROM feed_heads WHERE organization_id = ?), 0)', [orgId]);
+  }
   if (changes.enabled === true && !current.enabled) {
     Object.assign(set, { disabled_at: null, disabled_reason: null, failing_since: null, next_attempt_at: null, last_error: null });
   }

@@ -1,0 +1,31 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { JsonObject } from './types';
+
+/**
+ * The component schema of each feed resource's `data` (what its own read returns): a feed entry,
+ * stored once in the newest shape, is moved down to a reader's version by its resource's schema.
+ * A resource not listed here has not changed in any version yet.
+ */
+export const FEED_SCHEMAS: Readonly<Record<string, string>> = {
+  order: 'Order',
+};
+
+/**
+ * A feed entry (GET /changes, a webhook payload) moved down across one version's changes:
+ * `data` as its read at that version returns it, `changedFields` and `previous` named and valued
+ * as that version names them (a field computed from a changed one has changed too).
+ */
+export function entryDown(objectDown: ReadonlyMap<string, (value: JsonObject) => JsonObject>): (entry: JsonObject) => JsonObject {
+  return (entry) => {
+    const schema = FEED_SCHEMAS[entry.resource as string];
+    const down = schema ? objectDown.get(schema) : undefined;
+    if (!down || !entry.data || typeof entry.data !== 'object') return entry;
+    const data = down(entry.data as JsonObject);
+    if (!Array.isArray(entry.changedFields)) return { ...entry, data };
+    const before = down({ ...(entry.data as JsonObject), ...(entry.previous as JsonObject) });
+    const changedFields = Object.keys(data).filter((k) => k !== 'updatedAt' && k in before && !isDeepStrictEqual(data[k], before[k]));
+    // Only the fields the stored entry says changed (or ones computed from them): a change the read does not show stays empty.
+    const named = entry.changedFields.length ? changedFields : [];
+    return { ...entry, data, changedFields: named, previous: Object.fromEntries(named.map((k) => [k, before[k]])) };
+  };
+}

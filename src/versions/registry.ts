@@ -1,0 +1,204 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VERSIONS } from '../../api/versions/index';
+import { GENERATED_DIR } from '../paths';
+import type { Contract, JsonObject, VersionChange, VersionDefinition } from './types';
+import { transformsOf } from './derive';
+import { SchemaWalker } from './walk';
+import { entryDown, FEED_SCHEMAS } from './feed';
+
+/** The newest version: what api/ describes and the handlers are written at. */
+export const NEWEST = VERSIONS[0].version;
+
+export type VersionStatus = 'current' | 'supported' | 'deprecated';
+
+/** A version's status: the newest is `current`; one with a deprecation date is `deprecated`. */
+export const statusOf = (v: VersionDefinition): VersionStatus => (v.version === NEWEST ? 'current' : v.deprecatedAt ? 'deprecated' : 'supported');
+
+/** Whether requests may run at the version: a dated version, not past its sunset. */
+export function isServed(v: VersionDefinition | undefined, now = Date.now()): v is VersionDefinition {
+  return !!v && (!v.sunsetAt || Date.parse(v.sunsetAt + 'T00:00:00Z') > now);
+}
+
+export const versionNamed = (version: string): VersionDefinition | undefined => VERSIONS.find((v) => v.version === version);
+
+/** The versions requests may run at, newest first. */
+export const servedVersions = (now = Date.now()): VersionDefinition[] => VERSIONS.filter((v) => isServed(v, now));
+
+/** The version that replaced `v` (null for the newest). */
+export const successorOf = (v: VersionDefinition): VersionDefinition | null => VERSIONS[VERSIONS.indexOf(v) - 1] ?? null;
+
+const contracts = new Map<string, Contract>();
+
+/** A version's bundled contract (generated/, or generated/versions/<version>/ for an older one), read once when an older version first needs it. */
+export function contractOf(version: string): Contract {
+  let contract = contracts.get(version);
+  if (!contract) {
+    const dir = version === NEWEST ? GENERATED_DIR : join(GENERATED_DIR, 'versions', version);
+    contract = JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')) as Contract;
+    contracts.set(version, contract);
+  }
+  return contract;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+function operationsById(doc: Contract): Map<string, any> {
+  const out = new Map<string, any>();
+  for (const item of Object.values(doc.paths)) for (const m of METHODS) if (item[m]?.operationId) out.set(item[m].operationId, item[m]);
+  return out;
+}
+
+/** One step between two neighbouring versions: the newer's changes, with both contracts. */
+interface Step {
+  changes: VersionChange[];
+  older: Contract;
+  newer: Contract;
+  up: SchemaWalker;
+  down: SchemaWalker;
+  olderOps: Map<string, any>;
+  newerOps: Map<string, any>;
+}
+
+const json = (content: any) => content?.['application/json']?.schema;
+
+/** The schema name of a reply's objects (`Order` for an Order or an array of them). */
+function objectSchemaName(schema: any): string | undefined {
+  const ref: string | undefined = schema?.$ref ?? schema?.items?.$ref;
+  return ref?.split('/').pop();
+}
+
+/**
+ * How requests and replies move between one older version and the newest: up across each
+ * version's changes, oldest first; down newest first. The newest version has no moves at all
+ * (`movesOf` answers undefined): its requests cost nothing more.
+ */
+export class VersionMoves {
+  private readonly steps: Step[];
+
+  constructor(readonly version: string) {
+    const at = VERSIONS.findIndex((v) => v.version === version);
+    this.steps = [];
+    for (let i = at; i > 0; i--) {
+      const older = contractOf(VERSIONS[i].version);
+      const newer = contractOf(VERSIONS[i - 1].version);
+      const changes = VERSIONS[i - 1].changes;
+      this.steps.push({
+        changes,
+        older,
+        newer,
+        up: new SchemaWalker(older, transformsOf(changes, 'up')),
+        down: new SchemaWalker(newer, withFeedEntries(transformsOf(changes, 'down'))),
+        olderOps: operationsById(older),
+        newerOps: operationsById(newer),
+      });
+    }
+  }
+
+  /** A request body in this version's shape, moved to the newest. */
+  bodyUp(operationId: string, body: unknown): unknown {
+    let v = body;
+    for (const s of this.steps) v = s.up.walk(v, json(s.olderOps.get(operationId)?.requestBody?.content));
+    return v;
+  }
+
+  /**
+   * A list's query in this version's names, moved to the newest: filter keys (`field`,
+   * `field_<op>`) and `orderBy` name fields of the list's objects.
+   */
+  queryUp(operationId: string, query: Record<string, any>): Record<string, any> {
+    let q = query;
+    for (const s of this.steps) {
+      const name = objectSchemaName(json(s.olderOps.get(operationId)?.responses?.['200']?.content));
+      const fields = s.changes.flatMap((c) => c.fields).filter((f) => f.schema === name);
+      if (!fields.length) continue;
+      const newer = (field: string) => fields.reduce<string | null>((n, f) => (n === null ? null : f.newerName(n)), field);
+      q = { ...q };
+      if (typeof q.orderBy === 'string') q.orderBy = newer(q.orderBy) ?? q.orderBy;
+      if (q.filter && typeof q.filter === 'object') {
+        q.filter = Object.fromEntries(
+          Object.entries(q.filter).map(([key, value]) => {
+            const [, field, op] = /^([A-Za-z0-9]+)(_.*)?$/.exec(key) ?? [undefined, key, ''];
+            return [(newer(field!) ?? field) + (op ?? ''), value];
+          }),
+        );
+      }
+    }
+    return q;
+  }
+
+  /** Whether a reply of the operation with the status can differ at this version (else it goes out as the handler wrote it). */
+  replyMoves(operationId: string, status: number): boolean {
+    return this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content)));
+  }
+
+  /** A reply in the newest shape, moved down to this version. */
+  replyDown(operationId: string, status: number, body: unknown): unknown {
+    let v = body;
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const s = this.steps[i];
+      v = s.down.walk(v, json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content));
+    }
+    return v;
+  }
+
+  /** An object of a component schema (`Order`: a feed entry's data), moved down to this version. */
+  objectDown(schema: string, value: JsonObject): JsonObject {
+    let v = value;
+    for (let i = this.steps.length - 1; i >= 0; i--) v = this.steps[i].down.walk(v, { $ref: `#/components/schemas/${schema}` }) as JsonObject;
+    return v;
+  }
+
+  /** Whether objects of a component schema differ at this version. */
+  schemaMoves(schema: string): boolean {
+    return this.steps.some((s) => s.down.touches({ $ref: `#/components/schemas/${schema}` }));
+  }
+
+  /** A feed entry (as GET /changes and webhooks carry it) in the newest shape, moved down to this version. */
+  entryDown(entry: JsonObject): JsonObject {
+    return this.objectDown('ChangeEntry', entry);
+  }
+
+  /** A top-level field name of a component schema in the newest version, as this version names it (null: it has none). */
+  fieldName(schema: string, name: string): string | null {
+    let n: string | null = name;
+    for (let i = this.steps.length - 1; i >= 0 && n !== null; i--)
+      for (const f of this.steps[i].changes.flatMap((c) => c.fields)) if (f.schema === schema && n !== null) n = f.olderName(n);
+    return n;
+  }
+}
+
+/** The objects' moves down, and the feed entry's (ChangeEntry: its data by its resource's schema). */
+function withFeedEntries(objectDown: Map<string, (value: JsonObject) => JsonObject>): Map<string, (value: JsonObject) => JsonObject> {
+  return new Map([...objectDown, ['ChangeEntry', entryDown(objectDown)]]);
+}
+
+const moves = new Map<string, VersionMoves>();
+
+/** The moves of a served older version; undefined for the newest. */
+export function movesOf(version: string): VersionMoves | undefined {
+  if (version === NEWEST) return undefined;
+  let m = moves.get(version);
+  if (!m) moves.set(version, (m = new VersionMoves(version)));
+  return m;
+}
+
+/**
+ * How an object of a feed resource is moved down to an API version (its single read there), or
+ * undefined when the version reads it as the newest does (the newest version, or a resource no
+ * version changed): reconciliation digests at that version.
+ */
+export function restateAt(version: string | undefined, resource: string): ((data: JsonObject) => JsonObject) | undefined {
+  const moves = version === undefined ? undefined : movesOf(version);
+  const schema = FEED_SCHEMAS[resource];
+  if (!moves || !schema || !moves.schemaMoves(schema)) return undefined;
+  return (data) => moves.objectDown(schema, data);
+}
+
+/** A webhook body (WebhookEvent, its `data` the feed entry) at an API version: the body itself at the newest. */
+export function webhookBodyAt(version: string, body: string): string {
+  const moves = movesOf(version);
+  if (!moves) return body;
+  const event = JSON.parse(body) as JsonObject;
+  return JSON.stringify({ ...event, data: moves.entryDown(event.data as JsonObject) });
+}

@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VERSIONS } from '../../api/versions/index';
+import retireDeprecatedOrderFields from '../../api/versions/2026-12-15-retire-deprecated-order-fields';
+import { olderContract, transformsOf } from '../../src/versions/derive';
+import { entryDown } from '../../src/versions/feed';
+import { isServed, movesOf, NEWEST, statusOf } from '../../src/versions/registry';
+import { SchemaWalker } from '../../src/versions/walk';
+import type { Contract } from '../../src/versions/types';
+import { GENERATED_DIR } from '../../src/paths';
+
+const newest = JSON.parse(readFileSync(join(GENERATED_DIR, 'openapi.json'), 'utf8')) as Contract;
+const older = JSON.parse(readFileSync(join(GENERATED_DIR, 'versions', '2026-06-01', 'openapi.json'), 'utf8')) as Contract;
+const change = retireDeprecatedOrderFields;
+const down = transformsOf([change], 'down');
+const up = transformsOf([change], 'up');
+
+/** A validator of one component schema of a contract (OpenAPI 3.0 `nullable` as ajv reads it). */
+function validatorOf(doc: Contract, name: string) {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addFormat('int32', true).addFormat('int64', true).addFormat('float', true).addFormat('double', true);
+  const schemas = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('#/components/schemas/', 'c#/components/schemas/'));
+  ajv.addSchema({ $id: 'c', components: { schemas } } as any);
+  return ajv.compile({ $ref: `c#/components/schemas/${name}` });
+}
+
+const orderExample = () => structuredClone(newest.paths['/orders/{orderId}'].get.responses['200'].content['application/json'].example);
+
+describe('version changes (api/versions/)', () => {
+  it('lists the versions newest first; the first deprecated, its sunset at least 12 months after its successor', () => {
+    expect(VERSIONS.map((v) => v.version)).to.deep.equal(['2026-12-15', '2026-06-01']);
+    expect(NEWEST).to.equal('2026-12-15');
+    const [current, first] = VERSIONS;
+    expect([statusOf(current), statusOf(first)]).to.deep.equal(['current', 'deprecated']);
+    const months = (Date.parse(first.sunsetAt!) - Date.parse(current.releasedAt)) / (30.4 * 86_400_000);
+    expect(months).to.be.at.least(12);
+    expect(isServed(first, Date.parse('2027-12-14T23:59:59Z'))).to.equal(true);
+    expect(isServed(first, Date.parse('2027-12-15T00:00:00Z'))).to.equal(false);
+  });
+
+  it('moves an order down: the retired fields back in their places, computed from the newer ones', () => {
+    const order = orderExample();
+    expect(validatorOf(newest, 'Order')(order)).to.equal(true);
+    const moved = down.get('Order')!({ ...order, type: 'MAJOR', versionNumber: 7 });
+    expect(moved).to.include({ version: 7, isProjectPO: true });
+    const keys = Object.keys(moved);
+    expect(keys.slice(keys.indexOf('versionNumber'), keys.indexOf('versionNumber') + 2)).to.deep.equal(['versionNumber', 'version']);
+    expect(keys[keys.indexOf('integrationState') + 1]).to.equal('isProjectPO');
+    const validOld = validatorOf(older, 'Order');
+    expect(validOld(down.get('Order')!(order)), JSON.stringify(validOld.errors)).to.equal(true);
+    expect(validOld(order)).to.equal(false);
+    // A tombstone (no type, no versionNumber) gets no made-up values.
+    expect(down.get('Order')!({ id: order.id, deletedAt: order.createdAt })).to.deep.equal({ id: order.id, deletedAt: order.createdAt });
+  });
+
+  it('moves a request body up: the older spelling renamed, nothing else touched', () => {
+    expect(up.get('OrderInput')!({ notes: 'n', isVisibileToField: false })).to.deep.equal({ notes: 'n', isVisibleToField: false });
+    expect(up.get('OrderUpdate')!({ isVisibileToField: true })).to.deep.equal({ isVisibleToField: true });
+    expect(down.get('OrderUpdate')!({ isVisibleToField: true })).to.deep.equal({ isVisibileToField: true });
+    const moves = movesOf('2026-06-01')!;
+    expect(moves.bodyUp('updateOrder', { isVisibileToField: true })).to.deep.equal({ isVisibleToField: true });
+    expect(moves.bodyUp('updateVendor', { isVisibileToField: true })).to.deep.equal({ isVisibileToField: true });
+    expect(movesOf(NEWEST)).to.equal(undefined);
+  });
+
+  it('moves a whole reply down by its schema: lists, deletions, and only the objects that changed', () => {
+    const moves = movesOf('2026-06-01')!;
+    const order = orderExample();
+    const [listed] = moves.replyDown('listOrders', 200, [order]) as any[];
+    expect(listed).to.include({ isProjectPO: false, version: order.versionNumber });
+    expect(moves.replyDown('deleteOrder', 200, { ...order, deletedAt: order.createdAt })).to.include({ isProjectPO: false });
+    expect(moves.replyMoves('listOrders', 200)).to.equal(true);
+    expect(moves.replyMoves('listVendors', 200)).to.equal(false);
+    const vendor = { id: 'v' };
+    expect(moves.replyDown('getVendor', 200, vendor)).to.equal(vendor);
+  });
+
+  it('moves a feed entry down: data, changedFields and previous as the older version names them', () => {
+    const order = orderExample();
+    const entry = {
+      cursor: 'c',
+      type: 'order.updated',
+      resource: 'order',
+      id: order.id,
+      data: { ...order, type: 'STANDARD' },
+      changedFields: ['type'],
+      previous: { type: 'MAJOR' },
+    };
+    const moved = entryDown(down)(entry) as any;
+    expect(moved.data).to.include({ isProjectPO: false, type: 'STANDARD' });
+    expect(moved.changedFields).to.deep.equal(['isProjectPO', 'type']);
+    expect(moved.previous).to.deep.equal({ isProjectPO: true, type: 'MAJOR' });
+    // A change the read does not show stays empty; other resources pass as they are.
+    expect((entryDown(down)({ ...entry, changedFields: [], previous: {} }) as any).changedFields).to.deep.equal([]);
+    const vendorEntry = { ...entry, resource: 'vendor' };
+    expect(entryDown(down)(vendorEntry)).to.equal(vendorEntry);
+  });
+
+  it('derives the older contract from the newer one: the schemas as they were, every example valid there', () => {
+    const derived = olderContract(newest, [change]);
+    // All but the description, which says which version it describes (scripts/generate.mjs).
+    expect({ ...derived, info: undefined }).to.deep.equal({ ...older, info: undefined });
+    expect(derived.components.schemas.Order.required.slice(0, 3)).to.deep.equal(['id', 'versionNumber', 'version']);
+    expect(derived.components.schemas.Order.properties.isProjectPO).to.include({ deprecated: true, type: 'boolean' });
+    expect(derived.components.schemas.OrderInput.properties).to.have.property('isVisibileToField').that.not.has.property('nullable', false);
+    expect(Object.keys(derived.components.schemas.OrderInput.properties)).to.not.include('isVisibleToField');
+    const validOld = validatorOf(derived, 'Order');
+    const example = derived.paths['/orders/{orderId}'].get.responses['200'].content['application/json'].example;
+    expect(validOld(example), JSON.stringify(validOld.errors)).to.equal(true);
+    expect(validOld(derived.components.examples!.OrderUpdated.value)).to.equal(true);
+    // The newer contract is left as it was.
+    expect(newest.components.schemas.Order.properties).to.not.have.property('version');
+  });
+
+  it('walks only the schemas that can hold a changed object', () => {
+    const walker = new SchemaWalker(newest, down);
+    expect(walker.touches({ $ref: '#/components/schemas/Vendor' })).to.equal(false);
+    expect(walker.touches({ type: 'array', items: { $ref: '#/components/schemas/OrderDeleted' } })).to.equal(true);
+  });
+});
