@@ -5,8 +5,8 @@
 // another file's types, and it still type-checks everything. A file is transpiled when it is newer
 // than its output, or tsconfig.json is; removing dist/ rebuilds everything.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 
 const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
 
@@ -30,8 +30,9 @@ export async function transpileChanged(root) {
       return built < settings || built < mtime(source);
     });
   if (changed.length === 0) return 0;
-  await build({
+  const { outputFiles } = await build({
     entryPoints: changed,
+    write: false,
     outdir: join(root, 'dist'),
     outbase: root,
     tsconfig,
@@ -41,5 +42,13 @@ export async function transpileChanged(root) {
     sourcemap: true,
     logLevel: 'warning',
   });
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    // What tsc's rewriteRelativeImportExtensions does (tsconfig.json), which esbuild does not: a
+    // relative import written with its .ts extension (code Node also runs from source, e.g.
+    // src/versions/ from scripts/generate.mjs) requires the .js beside it.
+    const text = file.path.endsWith('.js') ? file.text.replace(/require\((["'])(\.{1,2}\/[^"']+)\.ts\1\)/g, 'require($1$2.js$1)') : file.text;
+    writeFileSync(file.path, text);
+  }
   return changed.length;
 }
