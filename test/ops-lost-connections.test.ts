@@ -88,14 +88,14 @@ describe('ops: lost database connections (terminated backends)', function () {
   let orgs: TestOrg[];
 
   before(async () => {
-    orgs = [await newOrg(), await newOrg(), await newOrg()];
+    orgs = [await newOrg(), await newOrg(), await newOrg(), await newOrg()];
     // Pages (about 10 MB) far larger than what the sockets buffer: a reader that stops holds the
     // page's cursor open.
     const lines = Array.from({ length: 1300 }, (_, i) => ({
       line_number: i + 1,
       description: `Line ${i + 1}: 2x4 stud, 8 ft, kiln-dried fir ${'x'.repeat(8000)}`,
     }));
-    for (const org of orgs.slice(0, 2)) await makeOrder(org, {}, lines);
+    for (const org of [orgs[0], orgs[1], orgs[3]]) await makeOrder(org, {}, lines);
     // Production mode: bulk pages stream (test mode validates them whole first). A pool of 4,
     // acquire timeout 1.5 s (test/support/instance.ts).
     instance = await startInstance({ config: { mode: 'production' } });
@@ -121,8 +121,12 @@ describe('ops: lost database connections (terminated backends)', function () {
 
   it('streamed pages cut by terminated backends give their connections back, every tenant is served again', async () => {
     for (let round = 0; round < 3; round++) {
-      // Every connection of the pool held by a stalled page (two organizations, two each: the fair share).
-      const pages = await within('the pages started', Promise.all([0, 0, 1, 1].map((i) => stalledPage(instance.baseUrl, orgs[i], '/items?limit=2500'))));
+      // Every connection of the pool held by a stalled page: the first organization alone takes its
+      // share (2), then two more one each (with three busy, the share is 1; src/http/fair-share.ts).
+      const stalled = (of: number[]) => Promise.all(of.map((i) => stalledPage(instance.baseUrl, orgs[i], '/items?limit=2500')));
+      const first = await within('the first pages started', stalled([0, 0]));
+      await eventually('the first organization holds its share', () => poolOf(instance).numUsed() === 2, 10_000);
+      const pages = [...first, ...(await within('the pages started', stalled([1, 3])))];
       let outcomes: string[];
       try {
         await eventually('the stalled pages hold the whole pool', () => poolOf(instance).numUsed() === 4, 10_000);
