@@ -18,6 +18,7 @@ import { idempotent } from './idempotency';
 import { contextOf } from './context';
 import { NONE_REJECTED, type RejectedElements } from '../db/batch';
 import { conditionalRequests, type ObjectsOfWrites } from './conditional';
+import { replyLinks } from './links';
 import { originOf } from './origin';
 import { RoutedOnceBackend } from './routed-once';
 import { malformedPathError } from './malformed-path';
@@ -160,6 +161,10 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
 
   const operations = new Map<string, (c: Context, req: Request, res: Response, rejected: RejectedElements) => Promise<unknown>>();
   const conditional = conditionalRequests((id) => api.getOperation(id), handlers as any, deps.objects ?? {});
+  const links = replyLinks(
+    (id) => api.getOperation(id),
+    () => api.getOperations(),
+  );
   for (const [operationId, handler] of Object.entries(handlers)) {
     const operation = async (c: Context, req: Request, res: Response, rejected: RejectedElements) => {
       // Authenticated and its scopes checked before the body was read (src/http/authentication.ts).
@@ -180,7 +185,9 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
             req,
             res,
           };
-          return conditional.around(operationId as OperationId, context, () => (handler as any)(context));
+          return conditional
+            .around(operationId as OperationId, context, () => (handler as any)(context))
+            .then((r) => links.add(operationId, req, context.query, r));
         };
         // Every authenticated write runs in one transaction whose changes enter the feed as its
         // last statement (src/feed/append.ts): a change and its feed entry commit together.
@@ -238,6 +245,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
 
   await api.init();
   conditional.check(Object.keys(handlers) as OperationId[]);
+  links.check(Object.keys(handlers));
   // Request validators are compiled up front (no first-request stall); response validators only
   // in test mode, where every answer is validated: production does not carry them (~25 MiB).
   api.validator.preCompileRequestValidators();

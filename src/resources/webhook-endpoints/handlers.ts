@@ -7,6 +7,7 @@ import { webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';
 import { resolveSelf } from '../../http/origin';
 import type { Caller } from '../../http/handler';
+import { etagOf } from '../../http/conditional';
 import * as q from './queries';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
@@ -46,7 +47,8 @@ export const webhookEndpointHandlers: Handlers<
     const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, withOrigins(caller, body));
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
-    return { status: 201, body: { ...endpoint, secret } };
+    // The ETag is the endpoint's as its read returns it, without the secret shown only here.
+    return { status: 201, body: { ...endpoint, secret }, headers: { ETag: etagOf(endpoint) } };
   },
 
   getWebhookEndpoint: async ({ db, caller, params }) => {
