@@ -2246,7 +2246,7 @@ export interface paths {
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
                  * @example item
                  */
                 resource: components["parameters"]["ReconciliationResource"];
@@ -3908,7 +3908,6 @@ export interface components {
             role: components["schemas"]["UserRole"];
             /**
              * @description Whether the user is an admin (default false).
-             * @default false
              * @example false
              */
             admin?: boolean;
@@ -6181,8 +6180,8 @@ export interface components {
          * @description A bill-of-materials item to create (BillOfMaterialsItemInput). The field rules
          *     (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a number >= 0 and at
          *     most 10^12; `description` not the literal string `'null'`, at most 1000 characters and not too
-         *     long in bytes for its index) are checked for every element and reported per position, so
-         *     `estimatedQuantity` and `unitPrice` accept any JSON value here and are checked by the service.
+         *     long in bytes for its index) are checked for every element and reported per position, while the
+         *     schema says only that they are numbers.
          */
         BillOfMaterialsItemCreate: {
             /**
@@ -6194,7 +6193,7 @@ export interface components {
              * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2400
              */
-            estimatedQuantity: unknown;
+            estimatedQuantity: number;
             /**
              * @description Unit; EA when omitted or null.
              * @example LF
@@ -6204,7 +6203,7 @@ export interface components {
              * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null.
              * @example 0.62
              */
-            unitPrice?: unknown;
+            unitPrice?: number | null;
             /**
              * @description The catalog item, if the line comes from the catalog.
              * @example null
@@ -6228,8 +6227,7 @@ export interface components {
          *     The field rules (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a
          *     number >= 0 and at most 10^12; `description` not the literal string `'null'`, at most 1000
          *     characters and not too long in bytes for its index) are checked by the service, which names the
-         *     field and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any
-         *     JSON value here.
+         *     field and the rule (per position in a batch).
          */
         BillOfMaterialsItemUpdate: {
             /**
@@ -6241,7 +6239,7 @@ export interface components {
              * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2600
              */
-            estimatedQuantity?: unknown;
+            estimatedQuantity?: number;
             /**
              * @description Unit.
              * @example LF
@@ -6251,7 +6249,7 @@ export interface components {
              * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null to clear it.
              * @example 0.58
              */
-            unitPrice?: unknown;
+            unitPrice?: number | null;
             /**
              * @description The catalog item, if the line comes from the catalog.
              * @example null
@@ -7905,6 +7903,14 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
+         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
+         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
+         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
+         * @example vendor.updated
+         */
+        ChangeTypeFilter: string;
         /** @description A new webhook endpoint. */
         WebhookEndpointCreate: {
             /**
@@ -7930,7 +7936,7 @@ export interface components {
              *       "vendor.deleted"
              *     ]
              */
-            types?: string[] | null;
+            types?: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
@@ -7952,8 +7958,7 @@ export interface components {
              */
             excludeOrigins?: string[] | null;
             /**
-             * @description Start delivering at once (default) or not yet.
-             * @default true
+             * @description Start delivering at once (true, the default when omitted) or not yet.
              * @example true
              */
             enabled?: boolean;
@@ -7985,7 +7990,7 @@ export interface components {
              *       "vendor.updated"
              *     ]
              */
-            types?: string[] | null;
+            types?: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
@@ -8108,11 +8113,7 @@ export interface components {
          *     `POST /webhook-endpoints/{webhookEndpointId}/replay` or `GET /changes?after=`.
          */
         WebhookEvent: {
-            /**
-             * @description Event type, `resource.event`.
-             * @example vendor.updated
-             */
-            type: string;
+            type: components["schemas"]["ChangeType"];
             /**
              * Format: date-time
              * @description When the change was committed to the feed.
@@ -16147,10 +16148,10 @@ export interface components {
         };
         /**
          * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-         *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+         *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
          * @example item
          */
-        ReconciliationResource: string;
+        ReconciliationResource: components["schemas"]["ReconciliationResource"];
         /**
          * @description The webhook endpoint's ID.
          * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
@@ -28802,7 +28803,7 @@ export interface operations {
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
                  * @example item
                  */
                 resource: components["parameters"]["ReconciliationResource"];

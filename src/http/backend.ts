@@ -9,7 +9,7 @@ import type { Config } from '../config';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
 import type { Caller, HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
-import { byElement, toProblemItems } from './validation-errors';
+import { byElement, toProblemItems, validationProblem } from './validation-errors';
 import { recordCoverage } from './coverage';
 import { JsonParts, JsonStream } from '../db/json';
 import { sendParts, sendWhole } from './send-parts';
@@ -150,7 +150,7 @@ export async function createBackend(deps: BackendDeps, handlers: HandlerMap): Pr
       const own = deps.validationFailFor?.[operationId];
       if (own) return own(req, res, (c.validation.errors ?? []) as ErrorObject[]);
       const list = deps.batchLists?.[operationId];
-      if (!list) throw badRequest(toProblemItems(c.validation.errors as any));
+      if (!list) throw validationProblem(c.validation.errors as any);
       // A batch: errors of the request itself are answered here, as any request's; errors only
       // inside elements go to the operation, which reports them with the elements it rejects.
       const { request, elements } = byElement(c.validation.errors as any, list);

@@ -16,8 +16,11 @@ import { inputGuard } from '../http/input-guard';
 import { problemResponder } from '../http/problem';
 import { parseQuery } from '../http/query';
 import { requestId } from '../http/request-id';
-import { byElement, toProblemItems } from '../http/validation-errors';
+import { byElement, toProblemItems, validationProblem } from '../http/validation-errors';
 import { BATCH_LISTS } from '../resources';
+import { notAFeedCursor } from '../resources/changes/handlers';
+import { checkUrlForm } from '../resources/webhook-endpoints/handlers';
+import { isCursorShaped } from '../feed/cursor';
 
 /** Whom the mock says a well-formed credential belongs to: nobody in particular, allowed everything. */
 const MOCK_CALLER: Caller = {
@@ -26,6 +29,21 @@ const MOCK_CALLER: Caller = {
   via: 'apiKey',
   credentialId: 'mock',
   scopes: FULL_ACCESS,
+};
+
+/**
+ * What the service refuses from the request alone, past the contract's schemas, refused alike (the
+ * same errors): a feed cursor of no feed's form, a webhook target the service never accepts. (The
+ * mock knows no organization: another organization's cursor, or a host a deployment allows with
+ * WEBHOOK_ALLOWED_HOSTS, is the service's to judge.)
+ */
+const REQUEST_RULES: Partial<Record<OperationId, (c: Context) => void>> = {
+  listChanges: (c) => {
+    const after = c.request.query.after;
+    if (typeof after === 'string' && after !== 'now' && !isCursorShaped(after)) throw notAFeedCursor();
+  },
+  createWebhookEndpoint: (c) => checkUrlForm((c.request.requestBody as { url?: string })?.url),
+  updateWebhookEndpoint: (c) => checkUrlForm((c.request.requestBody as { url?: string })?.url),
 };
 
 /** Any well-formed bearer credential passes; a missing or malformed one is the service's 401. */
@@ -51,7 +69,7 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
       const errors = (c.validation.errors ?? []) as ErrorObject[];
       if (operationId === 'issueToken') return tokenValidationFail(req, res, errors);
       const list = BATCH_LISTS[operationId];
-      if (!list) throw badRequest(toProblemItems(errors as any));
+      if (!list) throw validationProblem(errors as any);
       // A batch: the request's own errors as any request's, its elements' in the batch format.
       const { request, elements } = byElement(errors as any, list);
       if (request.length) throw badRequest(toProblemItems(request));
@@ -61,7 +79,11 @@ export async function createMockFront(prism: { host: string; port: number }): Pr
       return forward(req, res);
     },
   });
-  for (const { operationId } of contractOperations()) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
+  for (const { operationId } of contractOperations())
+    api.register(operationId, (c: Context, req: Request, res: Response) => {
+      REQUEST_RULES[operationId as OperationId]?.(c);
+      return forward(req, res);
+    });
   await api.init();
 
   /** The request as it came (its body as parsed: JSON, or the token endpoint's form) to Prism, and Prism's answer back. */

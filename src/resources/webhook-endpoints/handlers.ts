@@ -12,10 +12,21 @@ import * as q from './queries';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
 
+const refusedUrl = (url: string, problem: string) => invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
+
 /** Refuses a target that would reach our own network (see src/webhooks/ssrf.ts). */
 async function checkUrl(url: string, allowedHosts: string[]): Promise<void> {
   const problem = urlProblem(url, allowedHosts) ?? (await resolvedProblem(url, allowedHosts));
-  if (problem) throw invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
+  if (problem) throw refusedUrl(url, problem);
+}
+
+/**
+ * The mock's check of a target (src/mock/front.ts): what the service refuses on its form alone, with
+ * no host allowed (the production default: plain http and private addresses refused).
+ */
+export function checkUrlForm(url: string | undefined): void {
+  const problem = url === undefined ? undefined : urlProblem(url, []);
+  if (problem) throw refusedUrl(url!, problem);
 }
 
 /** Endpoint changes are changes of the organization's data like any other: they enter the feed. */
