@@ -7,7 +7,7 @@ import { endpointJson, wake } from '../resources/webhook-endpoints/queries';
 import { createNotification } from '../resources/notifications/queries';
 import type { Sender, SendResult } from '../webhooks/send';
 import { signatureHeader } from '../webhooks/signing';
-import type { WebhookSettings } from '../webhooks/settings';
+import { allowedHostsOf, type WebhookSettings } from '../webhooks/settings';
 
 /**
  * Delivering to one endpoint: its entries after `delivered_position`, in feed order, one at a time.
@@ -148,6 +148,8 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
     await wake(db, ep.id, ep.next_attempt_at, 'replace');
     return;
   }
+  // A development organization's receivers may be on this machine (src/webhooks/ssrf.ts).
+  const allowedHosts = await allowedHostsOf(db, orgId, settings.allowedHosts);
   let position = Number(ep.delivered_position);
   let failures: number = ep.head_attempts;
   let failingSince: Date | null = ep.failing_since;
@@ -197,7 +199,7 @@ async function drain(deps: DeliveryDeps, ep: any, owner: string): Promise<void> 
           'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
           'webhook-signature': signatureHeader(secrets, id, now, body),
         };
-        const result = await deps.sender.send(ep.url, headers, body);
+        const result = await deps.sender.send(ep.url, headers, body, allowedHosts);
         if (!(await settled())) return;
         const attempt: Attempt = { ep, owner, entry, id, number: failures + 1, result, sentAt: now };
         if (result.outcome === 'retry') {

@@ -3,7 +3,7 @@ import { type Handlers, orNotFound } from '../../http/handler';
 import { decodeCursor, encodeCursor } from '../../feed/cursor';
 import { checkChangeTypes } from '../../feed/types';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
-import { webhookSettings } from '../../webhooks/settings';
+import { allowedHostsOf, webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';
 import { resolveSelf } from '../../http/origin';
 import type { Caller } from '../../http/handler';
@@ -54,7 +54,7 @@ export const webhookEndpointHandlers: Handlers<
 
   createWebhookEndpoint: async ({ db, caller, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    await checkUrl(body.url, config.webhookAllowedHosts);
+    await checkUrl(body.url, await allowedHostsOf(db, caller.organizationId, config.webhookAllowedHosts));
     const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, withOrigins(caller, body));
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
@@ -69,7 +69,7 @@ export const webhookEndpointHandlers: Handlers<
 
   updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
+    if (body.url !== undefined) await checkUrl(body.url, await allowedHostsOf(db, caller.organizationId, config.webhookAllowedHosts));
     const row = orNotFound(
       await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, withOrigins(caller, body)),
       missing,
