@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { resolveRef } from './support/contract-refs';
 import { harness } from './support/harness';
 import { expectStatus, newOrg, TestOrg } from './support/client';
-import { fillTemplate, loadContract } from '../src/http/contract';
+import { loadContract } from '../src/http/contract';
+import { demoListPath } from './support/demo-paths';
 import { loadDemoData } from '../seeds/demo';
 
 /** The target of a `Link: <...>; rel="next"` header (RFC 8288), or undefined. */
@@ -94,17 +95,7 @@ describe('list pages link the next page (Link rel="next")', function () {
     /** A concrete path for a list's template, from the demo organization's objects (undefined: it has none). */
     function concrete(path: string): string | undefined {
       if (path.startsWith('/webhook-endpoints/')) return undefined;
-      return fillTemplate(path, (name) => {
-        if (/phase/i.test(name)) return values.phase;
-        if (path.startsWith('/jobs/')) return path.includes('{phaseIdOrCode}') ? values.phaseJob : values.job;
-        if (/^\/orders?\//.test(path)) return values.order;
-        if (path.startsWith('/billOfMaterials/')) return values.bom;
-        if (path.startsWith('/requisitions/')) return values.requisition;
-        if (/^\/warehouse[-R]/.test(path)) return values.warehouseRequest;
-        if (path.startsWith('/deliveries/')) return values.delivery;
-        if (path.startsWith('/invoices/')) return values.invoice;
-        throw new Error(`no value for ${name} in ${path}`);
-      });
+      return demoListPath(path, values);
     }
 
     it('finds the lists', () => expect(lists.length).to.be.above(30));
