@@ -100,6 +100,14 @@ describe('list pages link the next page (Link rel="next")', function () {
 
     it('finds the lists', () => expect(lists.length).to.be.above(30));
 
+    it('a list that holds limit to less (change orders: 10 a page) links the next page of what it sent', async () => {
+      const total = Number((await harness().db('change_orders').where({ organization_id: demo.id }).count({ n: '*' }))[0].n);
+      expect(total, 'the demo has more than a page of change orders').to.be.above(10);
+      const page = expectStatus(await demo.api.get('/changeOrders?limit=50'), 200);
+      expect(page.body).to.have.length(10);
+      expect(nextOf(page.headers.get('link'))).to.equal('/changeOrders?limit=50&offset=10');
+    });
+
     it('a page of one object links the page after it, which holds the next object', async () => {
       const wrong: string[] = [];
       let linked = 0;

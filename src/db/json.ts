@@ -72,6 +72,8 @@ export class JsonParts<T> {
   declare readonly __jsonOf: T;
   /** A list page's number of objects, counted by who built it (the page's `Link`, src/http/links.ts). */
   elementCount?: number;
+  /** The page size it was built with, when the list holds the client's `limit` to less (change orders: 10). */
+  pageLimit?: number;
   constructor(readonly parts: readonly string[]) {}
 
   /** `head`, the comma-joined parts of elements, `tail`: e.g. `[`, parts, `]`. */

@@ -90,6 +90,7 @@ export async function listJson<T>(
     ']',
   );
   json.elementCount = rows.reduce((n, r) => n + (r.n as number), 0);
+  json.pageLimit = params.limit;
   return json;
 }
 

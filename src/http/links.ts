@@ -48,7 +48,8 @@ function nextQuery(body: unknown, query: Record<string, unknown>, defaultLimit: 
     if (page.nextCursor !== undefined) return page.nextCursor ? { cursor: page.nextCursor } : undefined;
     return page.offset + page.limit < page.total ? { offset: String(page.offset + page.limit) } : undefined;
   }
-  const limit = query.limit === undefined ? defaultLimit : Number(query.limit);
+  // The page size the list used: the client's limit, unless the list caps it (JsonParts.pageLimit).
+  const limit = body instanceof JsonParts && body.pageLimit !== undefined ? body.pageLimit : query.limit === undefined ? defaultLimit : Number(query.limit);
   const length = pageLength(body);
   if (length === undefined || !(length > 0) || length < limit) return undefined;
   return { offset: String(Number(query.offset ?? 0) + length) };
