@@ -2288,7 +2288,7 @@ export interface paths {
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
                  * @example item
                  */
                 resource: components["parameters"]["ReconciliationResource"];
@@ -4032,7 +4032,6 @@ export interface components {
             role: components["schemas"]["UserRole"];
             /**
              * @description Whether the user is an admin (default false).
-             * @default false
              * @example false
              */
             admin?: boolean;
@@ -6292,8 +6291,8 @@ export interface components {
          * @description A bill-of-materials item to create (BillOfMaterialsItemInput). The field rules
          *     (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a number >= 0 and at
          *     most 10^12; `description` not the literal string `'null'`, at most 1000 characters and not too
-         *     long in bytes for its index) are checked for every element and reported per position, so
-         *     `estimatedQuantity` and `unitPrice` accept any JSON value here and are checked by the service.
+         *     long in bytes for its index) are checked for every element and reported per position, while the
+         *     schema says only that they are numbers.
          */
         BillOfMaterialsItemCreate: {
             /**
@@ -6305,7 +6304,7 @@ export interface components {
              * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2400
              */
-            estimatedQuantity: unknown;
+            estimatedQuantity: number;
             /**
              * @description Unit; EA when omitted or null.
              * @example LF
@@ -6315,7 +6314,7 @@ export interface components {
              * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null.
              * @example 0.62
              */
-            unitPrice?: unknown;
+            unitPrice?: number | null;
             /**
              * @description The catalog item, if the line comes from the catalog.
              * @example null
@@ -6339,8 +6338,7 @@ export interface components {
          *     The field rules (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a
          *     number >= 0 and at most 10^12; `description` not the literal string `'null'`, at most 1000
          *     characters and not too long in bytes for its index) are checked by the service, which names the
-         *     field and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any
-         *     JSON value here.
+         *     field and the rule (per position in a batch).
          */
         BillOfMaterialsItemUpdate: {
             /**
@@ -6352,7 +6350,7 @@ export interface components {
              * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2600
              */
-            estimatedQuantity?: unknown;
+            estimatedQuantity?: number;
             /**
              * @description Unit.
              * @example LF
@@ -6362,7 +6360,7 @@ export interface components {
              * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null to clear it.
              * @example 0.58
              */
-            unitPrice?: unknown;
+            unitPrice?: number | null;
             /**
              * @description The catalog item, if the line comes from the catalog.
              * @example null
@@ -8035,6 +8033,14 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
+         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
+         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
+         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
+         * @example vendor.updated
+         */
+        ChangeTypeFilter: string;
         /** @description A new webhook endpoint. */
         WebhookEndpointCreate: {
             /**
@@ -8060,7 +8066,7 @@ export interface components {
              *       "vendor.deleted"
              *     ]
              */
-            types?: string[] | null;
+            types?: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
@@ -8082,8 +8088,7 @@ export interface components {
              */
             excludeOrigins?: string[] | null;
             /**
-             * @description Start delivering at once (default) or not yet.
-             * @default true
+             * @description Start delivering at once (true, the default when omitted) or not yet.
              * @example true
              */
             enabled?: boolean;
@@ -8121,7 +8126,7 @@ export interface components {
              *       "vendor.updated"
              *     ]
              */
-            types?: string[] | null;
+            types?: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
@@ -8255,11 +8260,7 @@ export interface components {
          *     `POST /webhook-endpoints/{webhookEndpointId}/replay` or `GET /changes?after=`.
          */
         WebhookEvent: {
-            /**
-             * @description Event type, `resource.event`.
-             * @example vendor.updated
-             */
-            type: string;
+            type: components["schemas"]["ChangeType"];
             /**
              * Format: date-time
              * @description When the change was committed to the feed.
@@ -16294,10 +16295,10 @@ export interface components {
         };
         /**
          * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-         *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+         *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
          * @example item
          */
-        ReconciliationResource: string;
+        ReconciliationResource: components["schemas"]["ReconciliationResource"];
         /**
          * @description The webhook endpoint's ID.
          * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
@@ -16318,6 +16319,12 @@ export interface components {
          * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
          */
         ETag: string;
+        /**
+         * @description The created object's URL (RFC 9110 10.2.2): the path of its single read, relative to the request's
+         *     URL, e.g. `/vendors/<id>`. Read it there, or send its `ETag` back in `If-Match` when you change it.
+         * @example /vendors/3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+         */
+        Location: string;
         /**
          * @description `true` when the response is the stored response of an earlier request with the same Idempotency-Key.
          * @example true
@@ -16352,6 +16359,15 @@ export interface components {
          * @example 1
          */
         "Retry-After": number;
+        /**
+         * @description RFC 8288: on a page that has a next one, `<URL>; rel="next"`, the URL of the next page (a path
+         *     with its query, relative to the request's URL): the same query with `offset` moved past this page,
+         *     or, when paging by `cursor`, with the page's `meta.nextCursor` as `cursor`. A page is followed by
+         *     a next one when it is full (as many objects as `limit`), so the last page is the first one without
+         *     this header (when the objects end exactly at a full page, that next page is empty).
+         * @example </jobs?limit=50&offset=50>; rel="next"
+         */
+        Link: string;
     };
     pathItems: never;
 }
@@ -16784,6 +16800,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16851,6 +16868,8 @@ export interface operations {
             /** @description The created tax code. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17204,6 +17223,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17266,6 +17286,8 @@ export interface operations {
             /** @description The created unit of measure. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17520,6 +17542,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17613,6 +17636,8 @@ export interface operations {
             /** @description The created job. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18082,6 +18107,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18390,6 +18416,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18792,6 +18819,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18855,6 +18883,8 @@ export interface operations {
             /** @description The created group. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19111,6 +19141,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19218,6 +19249,8 @@ export interface operations {
             /** @description The created location. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19636,6 +19669,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19722,6 +19756,8 @@ export interface operations {
             /** @description The created vendor. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20417,6 +20453,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20485,6 +20522,8 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20986,6 +21025,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21069,6 +21109,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21133,6 +21174,8 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21506,6 +21549,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21579,6 +21623,8 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21947,6 +21993,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22053,6 +22100,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22150,6 +22198,8 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22573,6 +22623,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22668,6 +22719,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22754,6 +22806,8 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23150,6 +23204,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23224,6 +23279,8 @@ export interface operations {
             /** @description The created user. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23385,6 +23442,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23456,6 +23514,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23619,6 +23678,7 @@ export interface operations {
             /** @description The created order. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -24209,6 +24269,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24609,6 +24670,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24961,6 +25023,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25230,6 +25293,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25505,6 +25569,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25926,6 +25991,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26102,6 +26168,8 @@ export interface operations {
             /** @description The created bill of materials. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26204,6 +26272,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26912,6 +26981,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27087,6 +27157,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27323,6 +27394,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27462,6 +27534,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27616,6 +27689,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27713,6 +27787,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27877,6 +27952,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28101,6 +28177,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28184,6 +28261,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28673,6 +28751,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28756,6 +28835,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28973,7 +29053,7 @@ export interface operations {
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
                  * @example item
                  */
                 resource: components["parameters"]["ReconciliationResource"];
@@ -29089,6 +29169,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29169,6 +29250,8 @@ export interface operations {
             /** @description The endpoint, with its signing secret (shown only now). */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -29688,6 +29771,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -11,6 +11,9 @@
  * headers) are written in api/components/rate-limits.yaml and added to the bundle's components;
  * `X-Request-Id` is api/components/headers/RequestId.yaml.
  *
+ * Every list (a GET with an `offset` or `cursor` parameter) says where it goes on in a `Link` header
+ * (rel="next", api/components/headers/Link.yaml) on its 200, added here for the same reason.
+ *
  * Not under `x-webhooks`: those responses are the ones the integrator's receiver sends us, not
  * answers of this service.
  */
@@ -22,6 +25,7 @@ const load = (file) => yaml.load(readFileSync(join(__dirname, '..', 'api', 'comp
 const COMPONENTS = load('rate-limits.yaml');
 const SHARED = load('shared-responses.yaml');
 const REQUEST_ID = load('headers/RequestId.yaml');
+const LINK = load('headers/Link.yaml');
 // The names the headers take in the bundle (RequestId.yaml is bundled as `RequestId`).
 const HEADERS = { 'X-Request-Id': 'RequestId', 'RateLimit-Policy': 'RateLimit-Policy', RateLimit: 'RateLimit' };
 const header = (name) => ({ $ref: `#/components/headers/${name}` });
@@ -35,6 +39,13 @@ function withHeaders(response) {
 /** True for a node written under the document's `x-webhooks` (the receiver's side of a webhook). */
 const inWebhooks = ({ location, rawLocation }) => [location, rawLocation].some((l) => l && String(l.pointer).startsWith('#/x-webhooks/'));
 
+/** A list: a GET whose query pages (`offset`, or the bulk lists' `cursor`). */
+const isList = (operation, ctx) =>
+  (operation.parameters || []).some((p) => {
+    const param = p.$ref ? ctx.resolve(p).node : p;
+    return param && param.in === 'query' && (param.name === 'offset' || param.name === 'cursor');
+  });
+
 function responses() {
   return {
     Root: {
@@ -45,6 +56,7 @@ function responses() {
         // decorator writes never dangle. Set after the bundler named its components (Root.leave
         // comes last), so this never makes it bundle a `RequestId-2`.
         if (!root.components.headers?.RequestId) headers.RequestId = structuredClone(REQUEST_ID);
+        headers.Link = structuredClone(LINK);
         root.components.headers = { ...(root.components.headers || {}), ...headers };
         const added = structuredClone({ ...COMPONENTS.responses, ...SHARED.responses });
         for (const response of Object.values(added)) withHeaders(response);
@@ -68,6 +80,10 @@ function responses() {
         // Responses another decorator added to the operation (the 403 of procurement/scope-security)
         // are not visited as Response nodes: give them the headers here.
         for (const response of Object.values(operation.responses)) withHeaders(response);
+        if (ctx.key === 'get' && isList(operation, ctx)) {
+          const ok = operation.responses['200'];
+          if (ok && !ok.$ref) ok.headers = { ...ok.headers, Link: header('Link') };
+        }
       },
     },
     Response: {

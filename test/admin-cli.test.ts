@@ -136,13 +136,20 @@ describe('admin CLI', function () {
       organization: { id },
       poCounter: 'on',
       rateLimits: { burst: 50, hourly: 20000 },
+      loopbackWebhooks: 'off',
     });
-    expect(await settings('--rate-limit-hourly', 'default')).to.deep.equal({
+    expect(await settings('--rate-limit-hourly', 'default', '--loopback-webhooks', 'on')).to.deep.equal({
       organization: { id },
       poCounter: 'on',
       rateLimits: { burst: 50, hourly: 'default' },
+      loopbackWebhooks: 'on',
     });
-    expect(await settings('--po-counter', 'off')).to.deep.equal({ organization: { id }, poCounter: 'off', rateLimits: { burst: 50, hourly: 'default' } });
+    expect(await settings('--po-counter', 'off', '--loopback-webhooks', 'off')).to.deep.equal({
+      organization: { id },
+      poCounter: 'off',
+      rateLimits: { burst: 50, hourly: 'default' },
+      loopbackWebhooks: 'off',
+    });
     const row = await harness().db('organizations').where({ id }).first('po_counter_enabled', 'rate_limit_burst', 'rate_limit_hourly');
     expect(row).to.deep.equal({ po_counter_enabled: false, rate_limit_burst: 50, rate_limit_hourly: null });
 

@@ -527,7 +527,7 @@ describe('change feed', () => {
     });
 
     itDirect('rejects an unknown type, a limit above 1000 and a malformed cursor with 400', PRISM.invalidRequest('limit=1001'), async () => {
-      expect(problemOf(await org.api.get('/changes?types=spaceship.created'), 400).errors[0].field).to.equal('query.types');
+      expect(problemOf(await org.api.get('/changes?types=spaceship.created'), 400).errors[0].field).to.equal('query.types[0]');
       // An event the feed does not know (a misspelling would otherwise match nothing, silently).
       for (const misspelt of ['vendor.update', 'vendor.exploded', 'order.state_change']) {
         expect(problemOf(await org.api.get(`/changes?types=vendor.created,${misspelt}`), 400).errors[0].message).to.include(`${misspelt} is not a change type`);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { harness } from './support/harness';
 import { newOrg, TestOrg } from './support/client';
-import { fillTemplate, loadContract } from '../src/http/contract';
+import { loadContract } from '../src/http/contract';
+import { demoListPath } from './support/demo-paths';
 import { loadDemoData } from '../seeds/demo';
 import type { ResourceDef } from '../src/db/resource';
 
@@ -49,17 +50,7 @@ describe('contract: every accepted filter and orderBy has a column', function ()
 
   /** A concrete path for a list's template, from the demo organization's objects. */
   function concrete(path: string): string {
-    return fillTemplate(path, (name) => {
-      if (/phase/i.test(name)) return values.phase;
-      if (path.startsWith('/jobs/')) return values.job;
-      if (/^\/orders?\//.test(path)) return values.order;
-      if (path.startsWith('/billOfMaterials/')) return values.bom;
-      if (path.startsWith('/requisitions/')) return values.requisition;
-      if (/^\/warehouse[-R]/.test(path)) return values.warehouseRequest;
-      if (path.startsWith('/deliveries/')) return values.delivery;
-      if (path.startsWith('/invoices/')) return values.invoice;
-      throw new Error(`no value for ${name} in ${path}`);
-    });
+    return demoListPath(path, values);
   }
 
   /** A value the schema accepts (the list may well be empty for it). */

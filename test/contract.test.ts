@@ -62,6 +62,27 @@ describe('contract coverage of the spec', () => {
     expect(problems).to.deep.equal([]);
   });
 
+  it('gives no request-body property a default: openapi-typescript (defaultNonNullable, its default) would make it required', () => {
+    const doc = loadContract() as any;
+    const withDefault: string[] = [];
+    const visit = (schema: any, at: string, seen: Set<unknown>) => {
+      if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+      seen.add(schema);
+      if (schema.$ref) return visit(resolveRef(doc, schema), schema.$ref, seen);
+      for (const [name, property] of Object.entries<any>(schema.properties ?? {})) {
+        const p = property?.$ref ? resolveRef(doc, property) : property;
+        if (p && 'default' in p) withDefault.push(`${at}.${name}`);
+        visit(p, `${at}.${name}`, seen);
+      }
+      for (const key of ['items', 'additionalProperties']) visit(schema[key], `${at}[]`, seen);
+      for (const key of ['allOf', 'oneOf', 'anyOf']) (schema[key] ?? []).forEach((s: unknown) => visit(s, at, seen));
+    };
+    for (const [path, item] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(item))
+        visit(op?.requestBody?.content?.['application/json']?.schema, `${method.toUpperCase()} ${path}`, new Set());
+    expect(withDefault).to.deep.equal([]);
+  });
+
   it('has unique operationIds', () => {
     const ids = contractOperations().map((o) => o.operationId);
     expect(ids.length).to.equal(new Set(ids).size);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { onlyDirect } from './support/proxy';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { harness } from './support/harness';
 import { newOrg, TestOrg } from './support/client';
@@ -36,6 +37,23 @@ const BAD_REQUESTS: BadRequest[] = [
   { what: 'a malformed bearer credential', method: 'GET', path: '/jobs', authorization: 'Bearer a b' },
   { what: 'a path no operation has', method: 'GET', path: '/jobz' },
   { what: 'a method the path does not allow', method: 'PUT', path: '/jobs' },
+  // Closed sets and rules of the service the contract states (issue #43 point 8).
+  { what: 'a misspelt change type', method: 'GET', path: '/changes?types=vendor.update' },
+  { what: 'a feed cursor of no feed', method: 'GET', path: '/changes?after=garbage' },
+  { what: 'a resource that cannot be reconciled', method: 'GET', path: '/reconciliation/vendors' },
+  { what: 'a plain http webhook target on a private address', method: 'POST', path: '/webhook-endpoints', body: '{"url":"http://10.0.0.5/hooks"}' },
+  {
+    what: 'a misspelt webhook event type',
+    method: 'POST',
+    path: '/webhook-endpoints',
+    body: '{"url":"https://erp.example.com/hooks","types":["vendor.update"]}',
+  },
+  {
+    what: 'a bill-of-materials quantity that is not a number',
+    method: 'PATCH',
+    path: '/billOfMaterialsItem/7d1c2f5e-4b8a-4c1e-9f3d-2a6b8c0e1f42',
+    body: '{"input":{"estimatedQuantity":"ten"}}',
+  },
 ];
 
 /**
@@ -88,6 +106,12 @@ describe('npm run mock and SIGTERM', function () {
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
+
+  it('lists its options with --help (exit 0, nothing started)', () => {
+    const help = spawnSync(process.execPath, [join(ROOT, 'dist', 'src', 'mock', 'main.js'), '--help'], { encoding: 'utf8', timeout: 60_000 });
+    expect(help.status, help.stderr).to.equal(0);
+    for (const option of ['--port', '--host', '--help', '-d', 'Prefer: code=']) expect(help.stdout).to.include(option);
+  });
 
   it('frees the port when npm is sent SIGTERM', async () => {
     const port = await freePort();

@@ -217,7 +217,12 @@ describe('rate limits', function () {
     const cli = adminCli;
     const set = await cli('org', 'setting', '--org', org.id, '--rate-limit-burst', '5', '--rate-limit-hourly', '700');
     expect(set.code, set.stderr).to.equal(0);
-    expect(JSON.parse(set.stdout)).to.deep.equal({ organization: { id: org.id }, poCounter: 'off', rateLimits: { burst: 5, hourly: 700 } });
+    expect(JSON.parse(set.stdout)).to.deep.equal({
+      organization: { id: org.id },
+      poCounter: 'off',
+      rateLimits: { burst: 5, hourly: 700 },
+      loopbackWebhooks: 'off',
+    });
     const row = await harness().db('organizations').where({ id: org.id }).first('rate_limit_burst', 'rate_limit_hourly');
     expect(row).to.deep.equal({ rate_limit_burst: 5, rate_limit_hourly: 700 });
     const cleared = await cli('org', 'setting', '--org', org.id, '--rate-limit-hourly', 'default');

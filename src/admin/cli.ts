@@ -90,6 +90,11 @@ const COMMANDS: Record<string, Command> = {
       'po-counter': { value: '<on|off>', help: 'enable POST /jobs/{jobIdOrCode}/nextPurchaseOrderNumber', choices: ['on', 'off'] },
       'rate-limit-burst': { ...RATE, help: "the organization's requests per second (`default`: RATE_LIMIT_BURST)" },
       'rate-limit-hourly': { ...RATE, help: "the organization's requests per hour (`default`: RATE_LIMIT_HOURLY)" },
+      'loopback-webhooks': {
+        value: '<on|off>',
+        help: 'webhook receivers on this machine (localhost, 127.0.0.1, ::1), also plain http: for development',
+        choices: ['on', 'off'],
+      },
     },
     atLeastOne: true,
     // Every setting given, in one statement; prints the organization's settings after the change.
@@ -98,6 +103,7 @@ const COMMANDS: Record<string, Command> = {
         poCounter: o['po-counter'] === undefined ? undefined : o['po-counter'] === 'on',
         rateLimitBurst: limitOf(o, 'rate-limit-burst'),
         rateLimitHourly: limitOf(o, 'rate-limit-hourly'),
+        loopbackWebhooks: o['loopback-webhooks'] === undefined ? undefined : o['loopback-webhooks'] === 'on',
       }),
   },
   'client create': {

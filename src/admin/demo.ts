@@ -1,5 +1,6 @@
 import type { Db } from '../db/knex';
 import { createOrganization, type ProvisionedOrganization } from './provision';
+import { setOrganizationSettings } from './org-settings';
 
 /** The demo organization's name and its administrator. */
 export const DEMO_ORGANIZATION = { name: 'Summit Ridge Construction', adminEmail: 'ava.martinez@summitridge.example' };
@@ -21,9 +22,24 @@ export async function createDemoOrganization(db: Db): Promise<ProvisionedOrganiz
   return org;
 }
 
-/** Creates the demo organization when the database holds no organization yet; undefined otherwise. */
+/**
+ * What the demo organization of `npm start` (on the embedded database, a developer's machine) gets
+ * besides the production defaults: room for a script that loops over every list (RATE_LIMIT_BURST
+ * is 20 a second, RATE_LIMIT_HOURLY 3,600 an hour), and webhook receivers on this machine. Any
+ * other organization keeps the defaults; `admin org setting` changes either.
+ */
+export const DEVELOPMENT_SETTINGS = { rateLimitBurst: 200, rateLimitHourly: 100_000, loopbackWebhooks: true } as const;
+
+/** The demo organization of a developer's machine: the demo dataset and the development settings. */
+export async function createDevelopmentDemo(db: Db): Promise<ProvisionedOrganization> {
+  const org = await createDemoOrganization(db);
+  await setOrganizationSettings(db, org.organization.id, DEVELOPMENT_SETTINGS);
+  return org;
+}
+
+/** Creates the development demo organization when the database holds no organization yet; undefined otherwise. */
 export async function ensureDemoOrganization(db: Db, loading: () => void = () => undefined): Promise<ProvisionedOrganization | undefined> {
   if (await db('organizations').first('id')) return undefined;
   loading();
-  return createDemoOrganization(db);
+  return createDevelopmentDemo(db);
 }

@@ -23,7 +23,7 @@ import { createNotification } from '../resources/notifications/queries';
 import { entry as feedEntry } from '../feed/emit';
 import type { Sender, SendResult } from '../webhooks/send';
 import { signatureHeader } from '../webhooks/signing';
-import type { WebhookSettings } from '../webhooks/settings';
+import { allowedHostsOf, type WebhookSettings } from '../webhooks/settings';
 
 /**
  * Delivering to one endpoint: its entries after `delivered_position`, in feed order, one at a time.
@@ -124,6 +124,8 @@ async function drain(deps: DeliveryDeps, ep: WebhookEndpointRow, owner: string):
     await wake(db, ep.id, ep.next_attempt_at, 'replace');
     return;
   }
+  // A development organization's receivers may be on this machine (src/webhooks/ssrf.ts).
+  const allowedHosts = await allowedHostsOf(db, orgId, settings.allowedHosts);
   let position = Number(ep.delivered_position);
   let failures = ep.head_attempts;
   let failingSince = ep.failing_since;
@@ -180,7 +182,7 @@ async function drain(deps: DeliveryDeps, ep: WebhookEndpointRow, owner: string):
           'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
           'webhook-signature': signatureHeader(secrets, id, now, body),
         };
-        const result = await deps.sender.send(ep.url, headers, body);
+        const result = await deps.sender.send(ep.url, headers, body, allowedHosts);
         if (!(await settled())) return;
         const attempt: Attempt = { ep, owner, position: entry.position, type: entry.type, id, number: failures + 1, result, sentAt: now };
         if (result.outcome === 'retry') {

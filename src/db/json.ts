@@ -18,6 +18,8 @@ export const ROWS_OF_X_AS_JSON_ARRAY = "coalesce('[' || string_agg(row_to_json(x
  */
 export class JsonStream<T> {
   declare readonly __jsonOf: T;
+  /** A bulk page's `meta`, known before its rows stream (the page's `Link`, src/http/links.ts). */
+  page?: { total: number; limit: number; offset: number; nextCursor?: string | null };
   constructor(
     private readonly head: string,
     private readonly elements: AsyncIterator<string, void>,
@@ -68,6 +70,10 @@ export const PART_BYTES = 32 * 1024;
  */
 export class JsonParts<T> {
   declare readonly __jsonOf: T;
+  /** A list page's number of objects, counted by who built it (the page's `Link`, src/http/links.ts). */
+  elementCount?: number;
+  /** The page size it was built with, when the list holds the client's `limit` to less (change orders: 10). */
+  pageLimit?: number;
   constructor(readonly parts: readonly string[]) {}
 
   /** `head`, the comma-joined parts of elements, `tail`: e.g. `[`, parts, `]`. */

@@ -77,18 +77,21 @@ export async function listJson<T>(
   const rows = await rowsPrepared(
     db,
     db.raw(
-      `SELECT string_agg(j, ',' ORDER BY rn) AS part
+      `SELECT string_agg(j, ',' ORDER BY rn) AS part, count(*)::int AS n
          FROM (SELECT j, rn, (sum(octet_length(j)) OVER (ORDER BY rn) - octet_length(j)) / ${PART_BYTES} AS part_no
                  FROM (SELECT row_to_json(x)::text AS j, row_number() OVER () AS rn FROM ? AS x) AS numbered) AS sized
         GROUP BY part_no ORDER BY part_no`,
       [page],
     ),
   );
-  return JsonParts.of<T[]>(
+  const json = JsonParts.of<T[]>(
     '[',
     rows.map((r) => r.part as string),
     ']',
   );
+  json.elementCount = rows.reduce((n, r) => n + (r.n as number), 0);
+  json.pageLimit = params.limit;
+  return json;
 }
 
 /** All rows of the query as a JSON array in the given order (for unpaged lists). */
@@ -284,7 +287,9 @@ export async function pageWithTotalJson<T>(
       return { done: true, value: undefined };
     },
   };
-  return new JsonStream(`{"meta":${JSON.stringify(meta)},"data":[`, elements, ']}');
+  const json = new JsonStream<{ meta: PageMeta; data: T[] }>(`{"meta":${JSON.stringify(meta)},"data":[`, elements, ']}');
+  json.page = meta;
+  return json;
 }
 
 /** `cursor=start` begins a cursor-paged export (the first page, with `meta.nextCursor`). */

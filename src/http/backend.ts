@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
 import type { HandlerMap, OperationId } from './handler';
 import { loadContract, HTTP_METHODS } from './contract';
-import { byElement, toProblemItems } from './validation-errors';
+import { byElement, toProblemItems, validationProblem } from './validation-errors';
 import { contextOf } from './context';
 import { NONE_REJECTED, type RejectedElements } from '../db/batch';
 import { RoutedOnceBackend } from './routed-once';
@@ -138,7 +138,7 @@ export function registerValidationFail(
       const answer = own[operationId];
       if (answer) return answer(req, res, errors);
       const list = batchLists[operationId];
-      if (!list) throw badRequest(toProblemItems(errors));
+      if (!list) throw validationProblem(errors);
       const { request, elements } = byElement(errors, list);
       if (request.length) throw badRequest(toProblemItems(request));
       return batch(c, req, res, list, elements);

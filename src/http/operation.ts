@@ -15,6 +15,7 @@ import type { Caller, OperationId } from './handler';
 import { idempotent } from './idempotency';
 import { checkIfMatch, conditionsOf, etagOf, ifMatchOf, notModified, readObjectOfWrite, type ObjectsOfWrites } from './conditional';
 import { originOf } from './origin';
+import { replyLinks } from './links';
 import { contextOf } from './context';
 import { recordCoverage } from './coverage';
 import { sendParts, sendWhole } from './send-parts';
@@ -180,7 +181,8 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
     async (run, next) => {
       const answer = await next();
       if (!etagStatuses.has(answer.status)) return answer;
-      const etag = etagOf(valueOf(run, answer.body), run.changes?.formOf);
+      // A reply whose body is more than the object's read (a webhook endpoint with its new secret) gives its own.
+      const etag = answer.headers?.ETag ?? etagOf(valueOf(run, answer.body), run.changes?.formOf);
       if (ifNoneMatch && notModified(run.req, etag)) return { status: 304, headers: { ...answer.headers, ETag: etag } };
       return { ...answer, headers: { ...answer.headers, ETag: etag } };
     };
@@ -231,6 +233,13 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       return next();
     };
 
+  /** Location of a create's object and Link rel="next" of a list page, as the operation declares them (links.ts). */
+  const links = replyLinks(
+    (id) => api.getOperation(id),
+    () => api.getOperations(),
+  );
+  const replyLinksStep: Step = async (run, next) => links.add(run.operationId, run.req, run.c.request.query ?? {}, await next(), (body) => valueOf(run, body));
+
   /** The operation's handler, the last step: it answers. */
   const handler =
     (operationId: OperationId): Step =>
@@ -272,6 +281,8 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       !!moves && responseDown(moves),
       // An older API version: its request moved up to the newest shape, so If-Match, the ETag, the feed and the handler see one shape only.
       !!moves && requestUp(moves),
+      // Location of a created object, Link rel="next" of a list page: inside the key, so a replayed create carries them too.
+      links.applies(operationId) && replyLinksStep,
       // If-Match, before the handler and inside the key (a replay is replayed, not refused), on the object's row lock.
       declaresIfMatch && ifMatch(operationId),
       // ETag or 304, of the reply as the steps below leave it (after the no-op rule: an unchanged object keeps its tag).
@@ -300,5 +311,6 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
 /** The reply's status and its own headers. */
 function setStatusAndHeaders(res: Response, reply: Reply): void {
   res.status(reply.status);
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  // Link is added to (the pipeline's deprecation links, src/versions/usage.ts, come first); the others are set.
+  for (const [k, v] of Object.entries(reply.headers ?? {})) k === 'Link' ? res.append(k, v) : res.setHeader(k, v);
 }

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { ProblemItem, Violation } from '../errors';
+import { badRequest, notFound, type ApiError, type ProblemItem, type Violation } from '../errors';
 
 /**
  * ajv errors -> problem items that name the field and the rule, e.g.
@@ -41,6 +41,12 @@ function describe(err: ErrorObject): { field: string; message: string } {
       const given = 'data' in err ? ` (got ${JSON.stringify(err.data)?.slice(0, 100)})` : '';
       return { field: base, message: `must be one of ${(p.allowedValues as unknown[]).join(', ')}${given}` };
     }
+    case 'pattern': {
+      // A pattern that stands for a closed set says what the value is not (`x-pattern-message`).
+      const own = (err.parentSchema as Record<string, unknown> | undefined)?.['x-pattern-message'];
+      if (typeof own === 'string' && 'data' in err) return { field: base, message: `${String(err.data).slice(0, 100)} ${own}` };
+      return { field: base, message: err.message ?? 'fails pattern' };
+    }
     case 'type':
       return { field: base, message: `must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${p.type}` };
     case 'format':
@@ -66,6 +72,20 @@ function violationsOf(errors: ErrorObject[]): Violation[] {
     out.push({ field, rule, message });
   }
   return out;
+}
+
+/**
+ * The answer to a request that failed validation (the service's and the mock's alike): a path
+ * parameter outside its closed set names nothing, a 404 (`GET /reconciliation/vendors`); anything
+ * else is a 400 naming every problem.
+ */
+export function validationProblem(errors: ErrorObject[] | null | undefined): ApiError {
+  const path = (errors ?? []).find((e) => e.keyword === 'enum' && e.instancePath.startsWith('/path/'));
+  if (path) {
+    const allowed = ((path.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ');
+    return notFound(`${fieldOf(path)}: ${String(path.data).slice(0, 100)} names nothing here (one of ${allowed}).`);
+  }
+  return badRequest(toProblemItems(errors));
 }
 
 export function toProblemItems(errors: ErrorObject[] | null | undefined): ProblemItem[] {

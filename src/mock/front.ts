@@ -10,6 +10,10 @@ import { pipelineSteps, type PipelineDeps } from '../http/pipeline';
 import { contractOf, NEWEST } from '../versions/registry';
 import { parseQuery } from '../http/query';
 import { BATCH_LISTS, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from '../resources';
+import type { OperationId } from '../http/handler';
+import { notAFeedCursor } from '../resources/changes/handlers';
+import { checkUrlForm } from '../resources/webhook-endpoints/handlers';
+import { isCursorShaped } from '../feed/cursor';
 
 /** Whom the mock says a well-formed credential belongs to: nobody in particular, allowed everything. */
 const MOCK_CALLER: Caller = {
@@ -18,6 +22,21 @@ const MOCK_CALLER: Caller = {
   via: 'apiKey',
   credentialId: 'mock',
   scopes: FULL_ACCESS,
+};
+
+/**
+ * What the service refuses from the request alone, past the contract's schemas, refused alike (the
+ * same errors): a feed cursor of no feed's form, a webhook target the service never accepts. (The
+ * mock knows no organization: another organization's cursor, or a host a deployment allows with
+ * WEBHOOK_ALLOWED_HOSTS, is the service's to judge.)
+ */
+const REQUEST_RULES: Partial<Record<OperationId, (c: Context) => void>> = {
+  listChanges: (c) => {
+    const after = c.request.query.after;
+    if (typeof after === 'string' && after !== 'now' && !isCursorShaped(after)) throw notAFeedCursor();
+  },
+  createWebhookEndpoint: (c) => checkUrlForm((c.request.requestBody as { url?: string })?.url),
+  updateWebhookEndpoint: (c) => checkUrlForm((c.request.requestBody as { url?: string })?.url),
 };
 
 /** Any well-formed bearer credential passes; a missing or malformed one is the service's 401. */
@@ -71,7 +90,11 @@ export async function createMockFront(prism: { host: string; port: number }, ver
     checkElements(inputs, elements).errors.throwIfAny();
     return forward(req, res);
   });
-  for (const { operationId } of contractOperations(contract as any)) api.register(operationId, (c: Context, req: Request, res: Response) => forward(req, res));
+  for (const { operationId } of contractOperations(contract as any))
+    api.register(operationId, (c: Context, req: Request, res: Response) => {
+      REQUEST_RULES[operationId as OperationId]?.(c);
+      return forward(req, res);
+    });
   await api.init();
 
   /** The request as it came (its body as parsed: JSON, or the token endpoint's form) to Prism, and Prism's answer back. */

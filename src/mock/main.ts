@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run mock [-- --port 4010 --host 127.0.0.1 --api-version <date> <prism options, e.g. -d>]`:
+ * `npm run mock [-- --port 4010 --host 127.0.0.1 --api-version <date> <prism options, e.g. -d>]` (`-- --help` lists them):
  * Prism's mock of the contract (the newest version's, or the one named) behind the service's request checks (front.ts). Prism runs as this process's child on a
  * free loopback port; SIGTERM or SIGINT to this process stops both and frees both ports (the npm
  * script `exec`s node, so the signal sent to npm's PID arrives here).
@@ -15,7 +15,25 @@ import { createMockFront } from './front';
 import { NEWEST, versionNamed } from '../versions/registry';
 import { VERSIONS } from '../../api/versions/index';
 
+const USAGE = `Usage: npm run mock [-- options]
+
+A mock of the contract (generated/openapi.yaml) on http://127.0.0.1:4010, offline: the service's own
+request checks, then Prism's answers from the contract's examples.
+
+Options:
+  --port, -p <port>   port to listen on (default 4010; 0: any free port)
+  --host, -h <host>   address to listen on (default 127.0.0.1)
+  --api-version <date>  the API version to serve (default the newest; GET /versions lists them)
+  --help              this text
+  any other option    passed to Prism's mock as is, e.g. -d (dynamic: values invented from the schemas)
+
+Per request: Prefer: code=<status> chooses the documented status, Prefer: example=<name> a named example.`;
+
 function parseArgs(argv: string[]): { port: number; host: string; version: string; prismOptions: string[] } {
+  if (argv.includes('--help')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   let port = 4010;
   let host = '127.0.0.1';
   let version = NEWEST;

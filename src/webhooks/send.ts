@@ -37,10 +37,21 @@ export class Sender {
     private readonly timeoutMs: number,
   ) {}
 
-  send(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  /**
+   * Sockets to hosts allowed only for the sending organization (a development organization's
+   * loopback receivers): kept apart, so that no other organization's request reuses one of them
+   * past the guarded lookup.
+   */
+  private readonly ownAgents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 8 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 8 }),
+  };
+
+  /** `allowedHosts`: the sending organization's (settings.ts allowedHostsOf); WEBHOOK_ALLOWED_HOSTS by default. */
+  send(target: string, headers: Record<string, string>, body: string, allowedHosts: string[] = this.allowedHosts): Promise<SendResult> {
     const started = process.hrtime.bigint();
     const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-    const refused = urlProblem(target, this.allowedHosts);
+    const refused = urlProblem(target, allowedHosts);
     // A refused target is retried like a network error: the setting or the URL may be fixed.
     if (refused) return Promise.resolve({ outcome: 'retry', status: null, durationMs: 0, error: `The URL ${refused}.` });
     const url = new URL(target);
@@ -58,8 +69,8 @@ export class Sender {
         url,
         {
           method: 'POST',
-          agent: secure ? this.agents.https : this.agents.http,
-          lookup: isAllowedHost(url, this.allowedHosts) ? undefined : guardedLookup,
+          agent: (isAllowedHost(url, allowedHosts) && !isAllowedHost(url, this.allowedHosts) ? this.ownAgents : this.agents)[secure ? 'https' : 'http'],
+          lookup: isAllowedHost(url, allowedHosts) ? undefined : guardedLookup,
           headers: {
             ...headers,
             'content-type': 'application/json',
@@ -97,7 +108,6 @@ export class Sender {
   }
 
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const agent of [this.agents.http, this.agents.https, this.ownAgents.http, this.ownAgents.https]) agent.destroy();
   }
 }

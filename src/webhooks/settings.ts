@@ -1,4 +1,12 @@
 import type { Config } from '../config';
+import type { Queryable } from '../db/knex';
+import { hostsAllowedFor } from './ssrf';
+
+/** The hosts the organization's endpoints may use: WEBHOOK_ALLOWED_HOSTS, and this machine for a development organization. */
+export async function allowedHostsOf(db: Queryable, orgId: string, allowedHosts: string[]): Promise<string[]> {
+  const org = await db('organizations').where({ id: orgId }).first('loopback_webhooks');
+  return hostsAllowedFor(allowedHosts, Boolean(org?.loopback_webhooks));
+}
 
 /**
  * Webhook settings as the worker and the endpoint operations use them, from the WEBHOOK_* settings

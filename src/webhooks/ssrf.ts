@@ -27,6 +27,13 @@ export const hostOf = (url: URL) => url.hostname.toLowerCase().replace(/^\[(.*)\
 
 export const isAllowedHost = (url: URL, allowedHosts: string[]) => allowedHosts.includes(hostOf(url));
 
+/** This machine: what an organization with `loopback_webhooks` may also reach (a local receiver while developing). */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1'];
+
+/** The hosts an organization's endpoints may use besides public https ones. */
+export const hostsAllowedFor = (allowedHosts: string[], loopbackWebhooks: boolean): string[] =>
+  loopbackWebhooks ? [...new Set([...allowedHosts, ...LOOPBACK_HOSTS])] : allowedHosts;
+
 /** Why a URL may not be a webhook target, judged without DNS; undefined when it may. */
 export function urlProblem(raw: string, allowedHosts: string[]): string | undefined {
   let url: URL;

@@ -38,4 +38,23 @@ describe('unit: change types (one list for the feed, the filters and the contrac
     expect(() => checkChangeTypes('query.types', ['vendor.updated', 'vendor.update'])).to.throw('vendor.update is not a change type');
     expect(() => checkChangeTypes('query.types', ['vendor.updated', 'item.deleted'])).not.to.throw();
   });
+
+  it('ChangeTypeFilter in the contract accepts exactly what the filters accept (the mock refuses the rest, as the service)', () => {
+    const pattern = new RegExp(contract.components.schemas.ChangeTypeFilter.pattern);
+    const events = [...new Set(Object.values(CHANGE_EVENTS).flat())];
+    for (const resource of [...FEED_RESOURCES, 'vendors', 'VENDOR', 'spaceship'])
+      for (const event of [...events, 'update', 'exploded', 'created.x', ''])
+        expect(pattern.test(`${resource}.${event}`), `${resource}.${event}`).to.equal(isChangeType(`${resource}.${event}`));
+    // The feed's query parameter also takes them joined by commas.
+    const one = contract.components.schemas.ChangeTypeFilter.pattern.slice(1, -1);
+    const query = contract.paths['/changes'].get.parameters.find((p: { name: string }) => p.name === 'types').schema.items;
+    expect(query.pattern).to.equal(`^${one}(,${one})*$`);
+    const filters = [
+      contract.components.schemas.WebhookEndpointCreate.properties.types.items,
+      contract.components.schemas.WebhookEndpointUpdate.properties.types.items,
+    ];
+    for (const items of filters) expect(items).to.deep.equal({ $ref: '#/components/schemas/ChangeTypeFilter' });
+    // A webhook delivery's type is one the feed writes.
+    expect(contract.components.schemas.WebhookEvent.properties.type).to.deep.equal({ $ref: '#/components/schemas/ChangeType' });
+  });
 });

@@ -2288,7 +2288,7 @@ export interface paths {
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
                  * @example item
                  */
                 resource: components["parameters"]["ReconciliationResource"];
@@ -4032,7 +4032,6 @@ export interface components {
             role: components["schemas"]["UserRole"];
             /**
              * @description Whether the user is an admin (default false).
-             * @default false
              * @example false
              */
             admin?: boolean;
@@ -6305,8 +6304,8 @@ export interface components {
          * @description A bill-of-materials item to create (BillOfMaterialsItemInput). The field rules
          *     (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a number >= 0 and at
          *     most 10^12; `description` not the literal string `'null'`, at most 1000 characters and not too
-         *     long in bytes for its index) are checked for every element and reported per position, so
-         *     `estimatedQuantity` and `unitPrice` accept any JSON value here and are checked by the service.
+         *     long in bytes for its index) are checked for every element and reported per position, while the
+         *     schema says only that they are numbers.
          */
         BillOfMaterialsItemCreate: {
             /**
@@ -6318,7 +6317,7 @@ export interface components {
              * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2400
              */
-            estimatedQuantity: unknown;
+            estimatedQuantity: number;
             /**
              * @description Unit; EA when omitted or null.
              * @example LF
@@ -6328,7 +6327,7 @@ export interface components {
              * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null.
              * @example 0.62
              */
-            unitPrice?: unknown;
+            unitPrice?: number | null;
             /**
              * @description The catalog item, if the line comes from the catalog.
              * @example null
@@ -6352,8 +6351,7 @@ export interface components {
          *     The field rules (`estimatedQuantity` a number, >= 0, whole and at most 10^12; `unitPrice` a
          *     number >= 0 and at most 10^12; `description` not the literal string `'null'`, at most 1000
          *     characters and not too long in bytes for its index) are checked by the service, which names the
-         *     field and the rule (per position in a batch), so `estimatedQuantity` and `unitPrice` accept any
-         *     JSON value here.
+         *     field and the rule (per position in a batch).
          */
         BillOfMaterialsItemUpdate: {
             /**
@@ -6365,7 +6363,7 @@ export interface components {
              * @description Estimated quantity; a number, >= 0, a whole number and at most 10^12. Stored as given.
              * @example 2600
              */
-            estimatedQuantity?: unknown;
+            estimatedQuantity?: number;
             /**
              * @description Unit.
              * @example LF
@@ -6375,7 +6373,7 @@ export interface components {
              * @description Estimated unit price; a number >= 0 and at most 10^12, stored as given (not rounded), or null to clear it.
              * @example 0.58
              */
-            unitPrice?: unknown;
+            unitPrice?: number | null;
             /**
              * @description The catalog item, if the line comes from the catalog.
              * @example null
@@ -8048,6 +8046,14 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
+         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
+         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
+         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
+         * @example vendor.updated
+         */
+        ChangeTypeFilter: string;
         /** @description A new webhook endpoint. */
         WebhookEndpointCreate: {
             /**
@@ -8073,7 +8079,7 @@ export interface components {
              *       "vendor.deleted"
              *     ]
              */
-            types?: string[] | null;
+            types?: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
@@ -8095,8 +8101,7 @@ export interface components {
              */
             excludeOrigins?: string[] | null;
             /**
-             * @description Start delivering at once (default) or not yet.
-             * @default true
+             * @description Start delivering at once (true, the default when omitted) or not yet.
              * @example true
              */
             enabled?: boolean;
@@ -8134,7 +8139,7 @@ export interface components {
              *       "vendor.updated"
              *     ]
              */
-            types?: string[] | null;
+            types?: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
@@ -8268,11 +8273,7 @@ export interface components {
          *     `POST /webhook-endpoints/{webhookEndpointId}/replay` or `GET /changes?after=`.
          */
         WebhookEvent: {
-            /**
-             * @description Event type, `resource.event`.
-             * @example vendor.updated
-             */
-            type: string;
+            type: components["schemas"]["ChangeType"];
             /**
              * Format: date-time
              * @description When the change was committed to the feed.
@@ -16307,10 +16308,10 @@ export interface components {
         };
         /**
          * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-         *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+         *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
          * @example item
          */
-        ReconciliationResource: string;
+        ReconciliationResource: components["schemas"]["ReconciliationResource"];
         /**
          * @description The webhook endpoint's ID.
          * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
@@ -16331,6 +16332,12 @@ export interface components {
          * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
          */
         ETag: string;
+        /**
+         * @description The created object's URL (RFC 9110 10.2.2): the path of its single read, relative to the request's
+         *     URL, e.g. `/vendors/<id>`. Read it there, or send its `ETag` back in `If-Match` when you change it.
+         * @example /vendors/3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f
+         */
+        Location: string;
         /**
          * @description `true` when the response is the stored response of an earlier request with the same Idempotency-Key.
          * @example true
@@ -16365,6 +16372,15 @@ export interface components {
          * @example 1
          */
         "Retry-After": number;
+        /**
+         * @description RFC 8288: on a page that has a next one, `<URL>; rel="next"`, the URL of the next page (a path
+         *     with its query, relative to the request's URL): the same query with `offset` moved past this page,
+         *     or, when paging by `cursor`, with the page's `meta.nextCursor` as `cursor`. A page is followed by
+         *     a next one when it is full (as many objects as `limit`), so the last page is the first one without
+         *     this header (when the objects end exactly at a full page, that next page is empty).
+         * @example </jobs?limit=50&offset=50>; rel="next"
+         */
+        Link: string;
     };
     pathItems: never;
 }
@@ -16797,6 +16813,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16864,6 +16881,8 @@ export interface operations {
             /** @description The created tax code. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17217,6 +17236,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17279,6 +17299,8 @@ export interface operations {
             /** @description The created unit of measure. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -17533,6 +17555,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17626,6 +17649,8 @@ export interface operations {
             /** @description The created job. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -18095,6 +18120,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18403,6 +18429,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18805,6 +18832,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18868,6 +18896,8 @@ export interface operations {
             /** @description The created group. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19124,6 +19154,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19231,6 +19262,8 @@ export interface operations {
             /** @description The created location. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -19649,6 +19682,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19735,6 +19769,8 @@ export interface operations {
             /** @description The created vendor. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20430,6 +20466,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20498,6 +20535,8 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -20999,6 +21038,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21082,6 +21122,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21146,6 +21187,8 @@ export interface operations {
             /** @description The created phase. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21519,6 +21562,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21592,6 +21636,8 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -21960,6 +22006,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22066,6 +22113,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22163,6 +22211,8 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -22586,6 +22636,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22681,6 +22732,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22767,6 +22819,8 @@ export interface operations {
             /** @description The created cost category. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23163,6 +23217,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23237,6 +23292,8 @@ export interface operations {
             /** @description The created user. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -23398,6 +23455,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23469,6 +23527,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23636,6 +23695,7 @@ export interface operations {
             /** @description The created order. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -24232,6 +24292,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24634,6 +24695,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24986,6 +25048,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25255,6 +25318,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25530,6 +25594,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25951,6 +26016,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26127,6 +26193,8 @@ export interface operations {
             /** @description The created bill of materials. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -26229,6 +26297,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26937,6 +27006,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27112,6 +27182,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27348,6 +27419,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27487,6 +27559,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27641,6 +27714,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27738,6 +27812,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27902,6 +27977,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28126,6 +28202,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28209,6 +28286,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28698,6 +28776,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28781,6 +28860,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28998,7 +29078,7 @@ export interface operations {
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
-                 *     `id` (see `ReconciliationResource`). Any other value is a `404`.
+                 *     `id` (`ReconciliationResource`). Any other value is a `404` (no such resource).
                  * @example item
                  */
                 resource: components["parameters"]["ReconciliationResource"];
@@ -29114,6 +29194,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29194,6 +29275,8 @@ export interface operations {
             /** @description The endpoint, with its signing secret (shown only now). */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -29713,6 +29796,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -19,6 +19,10 @@ function parseTypes(given: string[] | undefined): string[] | undefined {
   return types;
 }
 
+/** A value of `after` that is not a cursor of the caller's feed (also the mock's answer to one of no feed's form). */
+export const notAFeedCursor = () =>
+  invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
+
 const gone = (retentionDays: number) => {
   const message = `The changes after this cursor are no longer kept (entries are kept ${retentionDays} days); resynchronize with a full export, then follow the feed from after=now taken before it.`;
   return new ApiError(410, 'cursor-expired', 'Gone', [{ message, field: 'query.after' }]);
@@ -31,8 +35,7 @@ export const changeHandlers: Handlers<'listChanges'> = {
     if (query.after === 'now') after = 'now';
     else if (query.after !== undefined) {
       after = decodeCursor(orgId, query.after);
-      if (after === undefined)
-        throw invalidField('query.after', 'cursor', 'is not a cursor of this feed (use a cursor or nextCursor the feed returned, or now)');
+      if (after === undefined) throw notAFeedCursor();
     }
     const excluded = listOf(query.excludeOrigins);
     const page = await readChanges(db, orgId, {

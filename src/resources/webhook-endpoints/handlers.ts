@@ -3,20 +3,32 @@ import { type Handlers, orNotFound } from '../../http/handler';
 import { decodeCursor, encodeCursor } from '../../feed/cursor';
 import { checkChangeTypes } from '../../feed/change-type-filter';
 import { resolvedProblem, urlProblem } from '../../webhooks/ssrf';
-import { webhookSettings } from '../../webhooks/settings';
+import { allowedHostsOf, webhookSettings } from '../../webhooks/settings';
 import type { ChangeCollector } from '../../feed/append';
 import { resolveSelf } from '../../http/origin';
 import type { Caller } from '../../http/handler';
+import { etagOf } from '../../http/conditional';
 import * as q from './queries';
 import { contextOf } from '../../http/context';
 import { isServed, NEWEST, versionNamed } from '../../versions/registry';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
 
+const refusedUrl = (url: string, problem: string) => invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
+
 /** Refuses a target that would reach our own network (see src/webhooks/ssrf.ts). */
 async function checkUrl(url: string, allowedHosts: string[]): Promise<void> {
   const problem = urlProblem(url, allowedHosts) ?? (await resolvedProblem(url, allowedHosts));
-  if (problem) throw invalidField('body.url', 'webhookUrl', `${url} ${problem}.`);
+  if (problem) throw refusedUrl(url, problem);
+}
+
+/**
+ * The mock's check of a target (src/mock/front.ts): what the service refuses on its form alone, with
+ * no host allowed (the production default: plain http and private addresses refused).
+ */
+export function checkUrlForm(url: string | undefined): void {
+  const problem = url === undefined ? undefined : urlProblem(url, []);
+  if (problem) throw refusedUrl(url!, problem);
 }
 
 /** Endpoint changes are changes of the organization's data like any other: they enter the feed. */
@@ -65,13 +77,14 @@ export const webhookEndpointHandlers: Handlers<
 
   createWebhookEndpoint: async ({ db, caller, body, changes, config, req }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    await checkUrl(body.url, config.webhookAllowedHosts);
+    await checkUrl(body.url, await allowedHostsOf(db, caller.organizationId, config.webhookAllowedHosts));
     // Its payloads at the version the creating request ran at, unless it names one.
     const apiVersion = servedVersion(body.apiVersion ?? contextOf(req).apiVersion ?? NEWEST);
     const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, { ...withOrigins(caller, body), apiVersion });
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
-    return { status: 201, body: { ...endpoint, secret } };
+    // The ETag is the endpoint's as its read returns it, without the secret shown only here.
+    return { status: 201, body: { ...endpoint, secret }, headers: { ETag: etagOf(endpoint) } };
   },
 
   getWebhookEndpoint: async ({ db, caller, params }) => {
@@ -81,7 +94,7 @@ export const webhookEndpointHandlers: Handlers<
 
   updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
-    if (body.url !== undefined) await checkUrl(body.url, config.webhookAllowedHosts);
+    if (body.url !== undefined) await checkUrl(body.url, await allowedHostsOf(db, caller.organizationId, config.webhookAllowedHosts));
     const row = orNotFound(
       await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, {
         ...withOrigins(caller, settingsOf(body)),
