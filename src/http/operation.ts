@@ -312,5 +312,8 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
 function setStatusAndHeaders(res: Response, reply: Reply): void {
   res.status(reply.status);
   // Link is added to (the pipeline's deprecation links, src/versions/usage.ts, come first); the others are set.
-  for (const [k, v] of Object.entries(reply.headers ?? {})) k === 'Link' ? res.append(k, v) : res.setHeader(k, v);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) {
+    if (k === 'Link') res.append(k, v);
+    else res.setHeader(k, v);
+  }
 }
