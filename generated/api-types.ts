@@ -8331,6 +8331,7 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8364,6 +8365,7 @@ export interface components {
                  * @example Bearer error="invalid_token"
                  */
                 "WWW-Authenticate"?: string;
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8390,6 +8392,7 @@ export interface components {
         TaxCodeConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8418,6 +8421,7 @@ export interface components {
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8447,6 +8451,7 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8457,6 +8462,7 @@ export interface components {
         TaxCodeNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8483,6 +8489,7 @@ export interface components {
         IdempotencyKeyInUse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8511,6 +8518,7 @@ export interface components {
         PreconditionFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8539,6 +8547,7 @@ export interface components {
         UnitOfMeasureConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8567,6 +8576,7 @@ export interface components {
         UnitOfMeasureNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8593,6 +8603,7 @@ export interface components {
         JobInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8619,6 +8630,7 @@ export interface components {
         JobConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8647,6 +8659,7 @@ export interface components {
         JobNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8673,6 +8686,7 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8699,6 +8713,7 @@ export interface components {
         GroupConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8727,6 +8742,7 @@ export interface components {
         GroupNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8753,6 +8769,7 @@ export interface components {
         LocationInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8779,6 +8796,7 @@ export interface components {
         LocationNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8805,6 +8823,7 @@ export interface components {
         VendorConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8833,6 +8852,7 @@ export interface components {
         VendorNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8859,6 +8879,7 @@ export interface components {
         GlobalPhaseConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8887,6 +8908,7 @@ export interface components {
         PhaseNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8913,6 +8935,7 @@ export interface components {
         PhaseConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8941,6 +8964,7 @@ export interface components {
         CostCategoryConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8969,6 +8993,7 @@ export interface components {
         CostCategoryNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8995,6 +9020,7 @@ export interface components {
         UserConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9023,6 +9049,7 @@ export interface components {
         UserNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9049,6 +9076,7 @@ export interface components {
         OrderInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9076,6 +9104,7 @@ export interface components {
         OrderCreateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9088,6 +9117,7 @@ export interface components {
         OrderNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9114,6 +9144,7 @@ export interface components {
         OrderOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9140,6 +9171,7 @@ export interface components {
         OrderConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9152,6 +9184,7 @@ export interface components {
         OrderIntegrationStateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9164,6 +9197,7 @@ export interface components {
         ItemCreateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9176,6 +9210,7 @@ export interface components {
         SellerOrderNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9202,6 +9237,7 @@ export interface components {
         ItemNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9228,6 +9264,7 @@ export interface components {
         ItemConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9240,6 +9277,7 @@ export interface components {
         ItemOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9266,6 +9304,7 @@ export interface components {
         TagConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9294,6 +9333,7 @@ export interface components {
         OrderTagNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9320,6 +9360,7 @@ export interface components {
         NotificationInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9346,6 +9387,7 @@ export interface components {
         ChangeOrderNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9372,6 +9414,7 @@ export interface components {
         ChangeOrderIntegrationStateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9384,6 +9427,7 @@ export interface components {
         BillOfMaterialsNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9410,6 +9454,7 @@ export interface components {
         BillOfMaterialsItemNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9436,6 +9481,7 @@ export interface components {
         RequisitionNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9462,6 +9508,7 @@ export interface components {
         WarehouseRequestNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9488,6 +9535,7 @@ export interface components {
         DeliveryReceiptNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9514,6 +9562,7 @@ export interface components {
         InvoiceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9540,6 +9589,7 @@ export interface components {
         WebhookEndpointNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9573,6 +9623,7 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -9603,6 +9654,7 @@ export interface components {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9629,6 +9681,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9657,6 +9710,7 @@ export interface components {
         RequestHeaderFieldsTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -16304,6 +16358,14 @@ export interface components {
          * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
          */
         WebhookEndpointId: string;
+        /**
+         * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+         *     version the credential is pinned to (the newest at the credential's first request). An unknown
+         *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+         *     version (guide, "Versions").
+         * @example 2026-12-15
+         */
+        ApiVersion: string;
     };
     requestBodies: never;
     headers: {
@@ -16368,6 +16430,12 @@ export interface components {
          * @example </jobs?limit=50&offset=50>; rel="next"
          */
         Link: string;
+        /**
+         * @description The API version the answer was made at (`YYYY-MM-DD`): the request's `Api-Version`, else the
+         *     version its credential is pinned to (guide, "Versions"); `GET /versions` lists them.
+         * @example 2026-12-15
+         */
+        ApiVersion: string;
     };
     pathItems: never;
 }
@@ -16376,7 +16444,16 @@ export interface operations {
     issueToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16407,6 +16484,7 @@ export interface operations {
                      * @example no-cache
                      */
                     Pragma?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16427,6 +16505,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16450,6 +16529,7 @@ export interface operations {
                      * @example Basic realm="oauth2"
                      */
                     "WWW-Authenticate"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16472,7 +16552,16 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16482,6 +16571,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16499,6 +16589,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16534,6 +16625,7 @@ export interface operations {
                      */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16561,7 +16653,16 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16571,6 +16672,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16588,6 +16690,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16623,6 +16726,7 @@ export interface operations {
                      */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16650,7 +16754,16 @@ export interface operations {
     listVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16660,6 +16773,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16692,6 +16806,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16724,7 +16839,16 @@ export interface operations {
     listDeprecatedUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16734,6 +16858,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16788,7 +16913,16 @@ export interface operations {
                 /** @description Conditions on tax codes; see "Filters and pagination". */
                 filter?: components["parameters"]["TaxCodeFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16798,6 +16932,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -16847,6 +16982,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -16871,6 +17014,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16902,6 +17046,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16941,6 +17086,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -16958,6 +17111,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17001,6 +17155,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17018,6 +17180,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17049,6 +17212,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17094,6 +17258,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17122,6 +17294,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17153,6 +17326,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17211,7 +17385,16 @@ export interface operations {
                 /** @description Conditions on units of measure; see "Filters and pagination". */
                 filter?: components["parameters"]["UnitOfMeasureFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17221,6 +17404,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -17266,6 +17450,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -17289,6 +17481,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17318,6 +17511,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17357,6 +17551,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17374,6 +17576,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17415,6 +17618,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17443,6 +17654,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17472,6 +17684,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17530,7 +17743,16 @@ export interface operations {
                 /** @description Conditions on jobs; see "Filters and pagination". */
                 filter?: components["parameters"]["JobFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17540,6 +17762,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -17603,6 +17826,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -17639,6 +17870,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17682,6 +17914,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17722,6 +17955,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -17763,6 +18004,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17813,6 +18055,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17845,6 +18088,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17884,6 +18128,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17901,6 +18153,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17956,6 +18209,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17988,6 +18249,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18031,6 +18293,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18089,7 +18352,16 @@ export interface operations {
                 /** @description Conditions on locations; see "Filters and pagination". */
                 filter?: components["parameters"]["LocationFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18105,6 +18377,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -18172,6 +18445,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18188,6 +18469,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18231,6 +18513,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18281,6 +18564,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18298,6 +18589,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18341,6 +18633,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18398,7 +18691,16 @@ export interface operations {
                 /** @description Conditions on users; see "Filters and pagination". */
                 filter?: components["parameters"]["UserFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18414,6 +18716,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -18463,6 +18766,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18479,6 +18790,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18522,6 +18834,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18572,6 +18885,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18589,6 +18910,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18632,6 +18954,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18672,6 +18995,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18689,6 +19020,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18720,6 +19052,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18745,6 +19085,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18807,7 +19148,16 @@ export interface operations {
                 /** @description Conditions on groups; see "Filters and pagination". */
                 filter?: components["parameters"]["GroupFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18817,6 +19167,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -18864,6 +19215,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -18886,6 +19245,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18916,6 +19276,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18955,6 +19316,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18972,6 +19341,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19014,6 +19384,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19041,6 +19419,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19071,6 +19450,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19129,7 +19509,16 @@ export interface operations {
                 /** @description Conditions on locations; see "Filters and pagination". */
                 filter?: components["parameters"]["LocationFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -19139,6 +19528,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -19220,6 +19610,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -19252,6 +19650,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19293,6 +19692,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19333,6 +19733,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19350,6 +19758,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19409,6 +19818,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19426,6 +19843,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19474,6 +19892,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19519,6 +19938,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19547,6 +19974,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19594,6 +20022,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19657,7 +20086,16 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -19667,6 +20105,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -19737,6 +20176,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -19759,6 +20206,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19790,6 +20238,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19829,6 +20278,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -19857,6 +20314,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19914,6 +20372,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19946,6 +20405,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19991,6 +20451,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20008,6 +20476,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20072,6 +20541,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20089,6 +20566,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20141,6 +20619,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20186,6 +20665,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20214,6 +20701,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20266,6 +20754,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20307,6 +20796,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20332,6 +20829,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20384,6 +20882,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20441,7 +20940,16 @@ export interface operations {
                 /** @description Conditions on phases; see "Filters and pagination". */
                 filter?: components["parameters"]["PhaseFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -20451,6 +20959,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -20502,6 +21011,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -20525,6 +21042,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20557,6 +21075,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20596,6 +21115,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -20626,6 +21153,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20664,6 +21192,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20696,6 +21225,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20741,6 +21271,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20758,6 +21296,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20802,6 +21341,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20819,6 +21366,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20851,6 +21399,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20896,6 +21445,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20923,6 +21480,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20955,6 +21513,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21013,7 +21572,16 @@ export interface operations {
                 /** @description Conditions on phases; see "Filters and pagination". */
                 filter?: components["parameters"]["PhaseFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21023,6 +21591,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -21091,7 +21660,16 @@ export interface operations {
                 /** @description Conditions on phases; see "Filters and pagination". */
                 filter?: components["parameters"]["PhaseFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21107,6 +21685,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -21148,6 +21727,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21177,6 +21764,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21209,6 +21797,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21249,6 +21838,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21271,6 +21868,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21315,6 +21913,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21337,6 +21943,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21369,6 +21976,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21414,6 +22022,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21447,6 +22063,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21479,6 +22096,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21537,7 +22155,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21547,6 +22174,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -21604,6 +22232,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -21626,6 +22262,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21661,6 +22298,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21700,6 +22338,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21717,6 +22363,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21764,6 +22411,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21781,6 +22436,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21816,6 +22472,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21861,6 +22518,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21888,6 +22553,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21923,6 +22589,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21981,7 +22648,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21991,6 +22667,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22077,7 +22754,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -22098,6 +22784,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22168,6 +22855,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22201,6 +22896,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22242,6 +22938,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22282,6 +22979,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22309,6 +23014,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22362,6 +23068,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22389,6 +23103,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22430,6 +23145,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22475,6 +23191,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22512,6 +23236,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22553,6 +23278,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22611,7 +23337,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -22621,6 +23356,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22701,7 +23437,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -22717,6 +23462,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22781,6 +23527,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22809,6 +23563,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22847,6 +23602,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22887,6 +23643,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22909,6 +23673,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22959,6 +23724,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22981,6 +23754,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23019,6 +23793,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23064,6 +23839,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23096,6 +23879,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23134,6 +23918,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23192,7 +23977,16 @@ export interface operations {
                 /** @description Conditions on users; see "Filters and pagination". */
                 filter?: components["parameters"]["UserFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23202,6 +23996,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -23257,6 +24052,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -23282,6 +24085,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23316,6 +24120,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23355,6 +24160,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23372,6 +24185,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23430,7 +24244,16 @@ export interface operations {
                 /** @description Conditions on tags; see "Filters and pagination". */
                 filter?: components["parameters"]["TagFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23440,6 +24263,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -23502,7 +24326,16 @@ export interface operations {
                 /** @description Conditions on orders; see "Filters and pagination". `integrationState` accepts only the list form `integrationState_in`. */
                 filter?: components["parameters"]["OrderFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23512,6 +24345,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -23644,6 +24478,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -23682,6 +24524,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23751,6 +24594,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23791,6 +24635,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23808,6 +24660,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23903,6 +24756,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23920,6 +24781,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23939,6 +24801,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23990,6 +24853,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24018,6 +24889,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24037,6 +24909,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24083,6 +24956,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24110,6 +24991,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24193,6 +25075,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24251,7 +25134,16 @@ export interface operations {
                 /** @description Conditions on the order's items; see "Filters and pagination". */
                 filter?: components["parameters"]["ItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -24267,6 +25159,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -24429,6 +25322,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24461,6 +25362,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24480,6 +25382,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24520,6 +25423,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24542,6 +25453,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24658,7 +25570,16 @@ export interface operations {
                 /** @description Conditions on items across all orders; see "Filters and pagination". `orderId`, `jobId` and `vendorId` (the latter two those of the item's order) accept one value or a list (`_in`). */
                 filter?: components["parameters"]["BulkItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -24668,6 +25589,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -24693,6 +25615,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24710,6 +25640,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24814,6 +25745,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24831,6 +25770,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24850,6 +25790,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24901,6 +25842,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24928,6 +25877,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24947,6 +25897,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25005,7 +25956,16 @@ export interface operations {
                 /** @description Conditions on the order's tags; see "Filters and pagination". */
                 filter?: components["parameters"]["OrderTagFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -25021,6 +25981,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -25067,6 +26028,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25098,6 +26067,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25137,6 +26107,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25182,6 +26153,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25204,6 +26183,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25224,6 +26204,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25281,7 +26262,16 @@ export interface operations {
                 /** @description Conditions on notifications; see "Filters and pagination". */
                 filter?: components["parameters"]["NotificationFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25291,6 +26281,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -25347,6 +26338,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -25373,6 +26372,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25409,6 +26409,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25449,6 +26450,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -25475,6 +26484,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25500,6 +26510,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25557,7 +26568,16 @@ export interface operations {
                 /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
                 filter?: components["parameters"]["ChangeOrderFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25567,6 +26587,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -25659,6 +26680,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25676,6 +26705,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25767,6 +26797,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25793,6 +26831,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25813,6 +26852,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25853,7 +26893,16 @@ export interface operations {
                  */
                 includeCancelled?: components["parameters"]["IncludeCancelled"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -25869,6 +26918,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25979,7 +27029,16 @@ export interface operations {
                  */
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25989,6 +27048,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -26082,6 +27142,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26099,6 +27167,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26133,6 +27202,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26149,6 +27226,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26171,6 +27249,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26198,6 +27277,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26254,7 +27334,16 @@ export interface operations {
                 /** @description Conditions on bill-of-materials items; see "Filters and pagination". */
                 filter?: components["parameters"]["BillOfMaterialsItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The bill of materials' ID.
@@ -26270,6 +27359,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -26344,6 +27434,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26403,6 +27501,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26463,6 +27562,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26495,6 +27595,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26540,6 +27641,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26557,6 +27666,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26593,6 +27703,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26638,6 +27749,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26680,6 +27799,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26729,6 +27849,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26770,6 +27891,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -26817,6 +27946,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26881,6 +28011,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26913,6 +28044,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26969,7 +28101,16 @@ export interface operations {
                 /** @description Conditions on requisitions; see "Filters and pagination". */
                 filter?: components["parameters"]["RequisitionFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -26979,6 +28120,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27054,6 +28196,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27071,6 +28221,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27139,7 +28290,16 @@ export interface operations {
                 /** @description Conditions on requisition items; see "Filters and pagination". */
                 filter?: components["parameters"]["RequisitionItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -27155,6 +28315,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27263,6 +28424,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27281,6 +28450,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27325,6 +28495,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27382,7 +28553,16 @@ export interface operations {
                 /** @description Conditions on warehouse requests; see "Filters and pagination". */
                 filter?: components["parameters"]["WarehouseRequestFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -27392,6 +28572,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27443,6 +28624,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27460,6 +28649,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27516,7 +28706,16 @@ export interface operations {
                 /** @description Conditions on warehouse request items; see "Filters and pagination". */
                 filter?: components["parameters"]["WarehouseRequestItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -27532,6 +28731,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27598,6 +28798,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27615,6 +28823,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27671,7 +28880,16 @@ export interface operations {
                 /** @description Conditions on warehouse request items; see "Filters and pagination". */
                 filter?: components["parameters"]["WarehouseRequestItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -27687,6 +28905,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27775,7 +28994,16 @@ export interface operations {
                 /** @description Conditions on delivery receipts; see "Filters and pagination". */
                 filter?: components["parameters"]["DeliveryReceiptFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -27785,6 +29013,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27842,6 +29071,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27859,6 +29096,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27934,7 +29172,16 @@ export interface operations {
                  */
                 direction?: components["parameters"]["Direction"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The delivery receipt's ID.
@@ -27950,6 +29197,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28018,6 +29266,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -28044,6 +29300,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28097,6 +29354,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28159,7 +29417,16 @@ export interface operations {
                 /** @description Conditions on delivery receipts; see "Filters and pagination". */
                 filter?: components["parameters"]["DeliveryReceiptFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -28175,6 +29442,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28249,7 +29517,16 @@ export interface operations {
                 /** @description Conditions on invoices; see "Filters and pagination". */
                 filter?: components["parameters"]["InvoiceFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -28259,6 +29536,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28388,6 +29666,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -28410,6 +29696,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28486,6 +29773,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28532,6 +29820,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -28549,6 +29845,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28630,6 +29927,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -28657,6 +29962,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28676,6 +29982,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28733,7 +30040,16 @@ export interface operations {
                 /** @description Conditions on invoice items; see "Filters and pagination". */
                 filter?: components["parameters"]["InvoiceItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The invoice's ID.
@@ -28749,6 +30065,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28823,7 +30140,16 @@ export interface operations {
                 /** @description Conditions on invoice items across invoices; see "Filters and pagination". */
                 filter?: components["parameters"]["BulkInvoiceItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -28833,6 +30159,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28986,7 +30313,16 @@ export interface operations {
                  */
                 resource?: components["schemas"]["ChangeResource"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -28996,6 +30332,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29010,6 +30347,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29049,7 +30387,16 @@ export interface operations {
                  */
                 prefix?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
@@ -29066,6 +30413,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29080,6 +30428,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29119,6 +30468,7 @@ export interface operations {
                      */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29157,7 +30507,16 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -29167,6 +30526,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -29223,6 +30583,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -29253,6 +30621,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29302,6 +30671,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29341,6 +30711,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29358,6 +30736,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29418,6 +30797,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29435,6 +30822,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29483,6 +30871,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29528,6 +30917,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29555,6 +30952,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29603,6 +31001,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29644,6 +31043,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29660,6 +31067,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29709,6 +31117,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29753,7 +31162,16 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -29769,6 +31187,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -29825,6 +31244,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29850,6 +31277,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29875,6 +31303,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;

@@ -4,6 +4,9 @@
  * any operation can give (503, 431, and 415 where it takes a JSON body: api/components/
  * shared-responses.yaml) (decorator `rate-limits/responses`, bundle time).
  *
+ * Every operation takes the `Api-Version` request header (api/components/parameters/ApiVersion.yaml)
+ * and every answer says its version in `Api-Version` (headers/ApiVersion.yaml).
+ *
  * Every operation can be answered 429 and every answer carries `X-Request-Id` and the RateLimit
  * headers, so they are added here rather than written into each path file: an operation added
  * later is documented with them without anyone remembering to. The rate-limit components (the
@@ -26,8 +29,10 @@ const COMPONENTS = load('rate-limits.yaml');
 const SHARED = load('shared-responses.yaml');
 const REQUEST_ID = load('headers/RequestId.yaml');
 const LINK = load('headers/Link.yaml');
+const API_VERSION = load('headers/ApiVersion.yaml');
+const API_VERSION_PARAMETER = load('parameters/ApiVersion.yaml');
 // The names the headers take in the bundle (RequestId.yaml is bundled as `RequestId`).
-const HEADERS = { 'X-Request-Id': 'RequestId', 'RateLimit-Policy': 'RateLimit-Policy', RateLimit: 'RateLimit' };
+const HEADERS = { 'X-Request-Id': 'RequestId', 'Api-Version': 'ApiVersion', 'RateLimit-Policy': 'RateLimit-Policy', RateLimit: 'RateLimit' };
 const header = (name) => ({ $ref: `#/components/headers/${name}` });
 
 function withHeaders(response) {
@@ -57,6 +62,8 @@ function responses() {
         // comes last), so this never makes it bundle a `RequestId-2`.
         if (!root.components.headers?.RequestId) headers.RequestId = structuredClone(REQUEST_ID);
         headers.Link = structuredClone(LINK);
+        headers.ApiVersion = structuredClone(API_VERSION);
+        root.components.parameters = { ...(root.components.parameters || {}), ApiVersion: structuredClone(API_VERSION_PARAMETER) };
         root.components.headers = { ...(root.components.headers || {}), ...headers };
         const added = structuredClone({ ...COMPONENTS.responses, ...SHARED.responses });
         for (const response of Object.values(added)) withHeaders(response);
@@ -66,6 +73,10 @@ function responses() {
     Operation: {
       leave(operation, ctx) {
         if (inWebhooks(ctx)) return;
+        // Every operation runs at the version its request names (Api-Version), as every answer says.
+        operation.parameters = operation.parameters || [];
+        if (!operation.parameters.some((p) => p.$ref === '#/components/parameters/ApiVersion'))
+          operation.parameters.push({ $ref: '#/components/parameters/ApiVersion' });
         operation.responses = operation.responses || {};
         const shared = (status, name) => {
           if (!operation.responses[status]) operation.responses[status] = { $ref: `#/components/responses/${name}` };

@@ -110,7 +110,8 @@ export async function createMockFront(prism: { host: string; port: number }, ver
     return new Promise((resolve, reject) => {
       const upstream = httpRequest({ host: prism.host, port: prism.port, method: req.method, path: req.originalUrl, headers }, (answer) => {
         res.status(answer.statusCode ?? 502);
-        for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && name !== 'x-request-id') res.setHeader(name, value);
+        for (const [name, value] of Object.entries(answer.headers))
+          if (value !== undefined && name !== 'x-request-id' && name !== 'api-version') res.setHeader(name, value);
         answer.pipe(res);
         answer.on('end', resolve);
         answer.on('error', reject);

@@ -8344,6 +8344,7 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8377,6 +8378,7 @@ export interface components {
                  * @example Bearer error="invalid_token"
                  */
                 "WWW-Authenticate"?: string;
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8403,6 +8405,7 @@ export interface components {
         TaxCodeConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8431,6 +8434,7 @@ export interface components {
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8460,6 +8464,7 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8470,6 +8475,7 @@ export interface components {
         TaxCodeNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8496,6 +8502,7 @@ export interface components {
         IdempotencyKeyInUse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8524,6 +8531,7 @@ export interface components {
         PreconditionFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8552,6 +8560,7 @@ export interface components {
         UnitOfMeasureConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8580,6 +8589,7 @@ export interface components {
         UnitOfMeasureNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8606,6 +8616,7 @@ export interface components {
         JobInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8632,6 +8643,7 @@ export interface components {
         JobConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8660,6 +8672,7 @@ export interface components {
         JobNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8686,6 +8699,7 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8712,6 +8726,7 @@ export interface components {
         GroupConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8740,6 +8755,7 @@ export interface components {
         GroupNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8766,6 +8782,7 @@ export interface components {
         LocationInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8792,6 +8809,7 @@ export interface components {
         LocationNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8818,6 +8836,7 @@ export interface components {
         VendorConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8846,6 +8865,7 @@ export interface components {
         VendorNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8872,6 +8892,7 @@ export interface components {
         GlobalPhaseConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8900,6 +8921,7 @@ export interface components {
         PhaseNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8926,6 +8948,7 @@ export interface components {
         PhaseConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8954,6 +8977,7 @@ export interface components {
         CostCategoryConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -8982,6 +9006,7 @@ export interface components {
         CostCategoryNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9008,6 +9033,7 @@ export interface components {
         UserConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9036,6 +9062,7 @@ export interface components {
         UserNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9062,6 +9089,7 @@ export interface components {
         OrderInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9089,6 +9117,7 @@ export interface components {
         OrderCreateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9101,6 +9130,7 @@ export interface components {
         OrderNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9127,6 +9157,7 @@ export interface components {
         OrderOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9153,6 +9184,7 @@ export interface components {
         OrderConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9165,6 +9197,7 @@ export interface components {
         OrderIntegrationStateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9177,6 +9210,7 @@ export interface components {
         ItemCreateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9189,6 +9223,7 @@ export interface components {
         SellerOrderNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9215,6 +9250,7 @@ export interface components {
         ItemNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9241,6 +9277,7 @@ export interface components {
         ItemConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9253,6 +9290,7 @@ export interface components {
         ItemOrReferenceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9279,6 +9317,7 @@ export interface components {
         TagConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9307,6 +9346,7 @@ export interface components {
         OrderTagNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9333,6 +9373,7 @@ export interface components {
         NotificationInputNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9359,6 +9400,7 @@ export interface components {
         ChangeOrderNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9385,6 +9427,7 @@ export interface components {
         ChangeOrderIntegrationStateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9397,6 +9440,7 @@ export interface components {
         BillOfMaterialsNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9423,6 +9467,7 @@ export interface components {
         BillOfMaterialsItemNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9449,6 +9494,7 @@ export interface components {
         RequisitionNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9475,6 +9521,7 @@ export interface components {
         WarehouseRequestNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9501,6 +9548,7 @@ export interface components {
         DeliveryReceiptNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9527,6 +9575,7 @@ export interface components {
         InvoiceNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9553,6 +9602,7 @@ export interface components {
         WebhookEndpointNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9586,6 +9636,7 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -9616,6 +9667,7 @@ export interface components {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9642,6 +9694,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -9670,6 +9723,7 @@ export interface components {
         RequestHeaderFieldsTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -16317,6 +16371,14 @@ export interface components {
          * @example 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f
          */
         WebhookEndpointId: string;
+        /**
+         * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+         *     version the credential is pinned to (the newest at the credential's first request). An unknown
+         *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+         *     version (guide, "Versions").
+         * @example 2026-12-15
+         */
+        ApiVersion: string;
     };
     requestBodies: never;
     headers: {
@@ -16381,6 +16443,12 @@ export interface components {
          * @example </jobs?limit=50&offset=50>; rel="next"
          */
         Link: string;
+        /**
+         * @description The API version the answer was made at (`YYYY-MM-DD`): the request's `Api-Version`, else the
+         *     version its credential is pinned to (guide, "Versions"); `GET /versions` lists them.
+         * @example 2026-12-15
+         */
+        ApiVersion: string;
     };
     pathItems: never;
 }
@@ -16389,7 +16457,16 @@ export interface operations {
     issueToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16420,6 +16497,7 @@ export interface operations {
                      * @example no-cache
                      */
                     Pragma?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16440,6 +16518,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16463,6 +16542,7 @@ export interface operations {
                      * @example Basic realm="oauth2"
                      */
                     "WWW-Authenticate"?: string;
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16485,7 +16565,16 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16495,6 +16584,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16512,6 +16602,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16547,6 +16638,7 @@ export interface operations {
                      */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16574,7 +16666,16 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16584,6 +16685,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16601,6 +16703,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16636,6 +16739,7 @@ export interface operations {
                      */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16663,7 +16767,16 @@ export interface operations {
     listVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16673,6 +16786,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16705,6 +16819,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16737,7 +16852,16 @@ export interface operations {
     listDeprecatedUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16747,6 +16871,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16801,7 +16926,16 @@ export interface operations {
                 /** @description Conditions on tax codes; see "Filters and pagination". */
                 filter?: components["parameters"]["TaxCodeFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16811,6 +16945,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -16860,6 +16995,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -16884,6 +17027,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16915,6 +17059,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -16954,6 +17099,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -16971,6 +17124,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17014,6 +17168,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17031,6 +17193,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17062,6 +17225,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17107,6 +17271,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17135,6 +17307,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17166,6 +17339,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17224,7 +17398,16 @@ export interface operations {
                 /** @description Conditions on units of measure; see "Filters and pagination". */
                 filter?: components["parameters"]["UnitOfMeasureFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17234,6 +17417,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -17279,6 +17463,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -17302,6 +17494,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17331,6 +17524,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17370,6 +17564,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17387,6 +17589,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17428,6 +17631,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17456,6 +17667,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17485,6 +17697,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17543,7 +17756,16 @@ export interface operations {
                 /** @description Conditions on jobs; see "Filters and pagination". */
                 filter?: components["parameters"]["JobFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17553,6 +17775,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -17616,6 +17839,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -17652,6 +17883,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17695,6 +17927,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17735,6 +17968,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -17776,6 +18017,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17826,6 +18068,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17858,6 +18101,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17897,6 +18141,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -17914,6 +18166,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -17969,6 +18222,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18001,6 +18262,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18044,6 +18306,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18102,7 +18365,16 @@ export interface operations {
                 /** @description Conditions on locations; see "Filters and pagination". */
                 filter?: components["parameters"]["LocationFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18118,6 +18390,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -18185,6 +18458,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18201,6 +18482,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18244,6 +18526,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18294,6 +18577,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18311,6 +18602,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18354,6 +18646,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18411,7 +18704,16 @@ export interface operations {
                 /** @description Conditions on users; see "Filters and pagination". */
                 filter?: components["parameters"]["UserFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -18427,6 +18729,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -18476,6 +18779,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18492,6 +18803,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18535,6 +18847,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18585,6 +18898,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18602,6 +18923,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18645,6 +18967,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18685,6 +19008,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18702,6 +19033,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18733,6 +19065,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18758,6 +19098,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18820,7 +19161,16 @@ export interface operations {
                 /** @description Conditions on groups; see "Filters and pagination". */
                 filter?: components["parameters"]["GroupFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18830,6 +19180,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -18877,6 +19228,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -18899,6 +19258,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18929,6 +19289,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -18968,6 +19329,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -18985,6 +19354,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19027,6 +19397,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19054,6 +19432,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19084,6 +19463,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19142,7 +19522,16 @@ export interface operations {
                 /** @description Conditions on locations; see "Filters and pagination". */
                 filter?: components["parameters"]["LocationFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -19152,6 +19541,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -19233,6 +19623,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -19265,6 +19663,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19306,6 +19705,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19346,6 +19746,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19363,6 +19771,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19422,6 +19831,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19439,6 +19856,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19487,6 +19905,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19532,6 +19951,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -19560,6 +19987,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19607,6 +20035,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19670,7 +20099,16 @@ export interface operations {
                  */
                 includeDeleted?: components["parameters"]["IncludeDeleted"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -19680,6 +20118,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -19750,6 +20189,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -19772,6 +20219,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19803,6 +20251,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19842,6 +20291,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -19870,6 +20327,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19927,6 +20385,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -19959,6 +20418,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20004,6 +20464,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20021,6 +20489,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20085,6 +20554,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20102,6 +20579,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20154,6 +20632,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20199,6 +20678,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20227,6 +20714,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20279,6 +20767,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20320,6 +20809,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20345,6 +20842,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20397,6 +20895,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20454,7 +20953,16 @@ export interface operations {
                 /** @description Conditions on phases; see "Filters and pagination". */
                 filter?: components["parameters"]["PhaseFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -20464,6 +20972,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -20515,6 +21024,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -20538,6 +21055,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20570,6 +21088,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20609,6 +21128,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -20639,6 +21166,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20677,6 +21205,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20709,6 +21238,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20754,6 +21284,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20771,6 +21309,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20815,6 +21354,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20832,6 +21379,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20864,6 +21412,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20909,6 +21458,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -20936,6 +21493,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -20968,6 +21526,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21026,7 +21585,16 @@ export interface operations {
                 /** @description Conditions on phases; see "Filters and pagination". */
                 filter?: components["parameters"]["PhaseFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21036,6 +21604,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -21104,7 +21673,16 @@ export interface operations {
                 /** @description Conditions on phases; see "Filters and pagination". */
                 filter?: components["parameters"]["PhaseFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -21120,6 +21698,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -21161,6 +21740,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21190,6 +21777,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21222,6 +21810,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21262,6 +21851,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21284,6 +21881,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21328,6 +21926,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21350,6 +21956,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21382,6 +21989,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21427,6 +22035,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21460,6 +22076,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21492,6 +22109,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21550,7 +22168,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21560,6 +22187,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -21617,6 +22245,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -21639,6 +22275,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21674,6 +22311,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21713,6 +22351,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21730,6 +22376,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21777,6 +22424,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21794,6 +22449,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21829,6 +22485,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21874,6 +22531,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -21901,6 +22566,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21936,6 +22602,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -21994,7 +22661,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -22004,6 +22680,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22090,7 +22767,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -22111,6 +22797,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22181,6 +22868,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22214,6 +22909,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22255,6 +22951,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22295,6 +22992,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22322,6 +23027,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22375,6 +23081,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22402,6 +23116,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22443,6 +23158,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22488,6 +23204,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22525,6 +23249,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22566,6 +23291,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22624,7 +23350,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -22634,6 +23369,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22714,7 +23450,16 @@ export interface operations {
                 /** @description Conditions on cost categories; see "Filters and pagination". */
                 filter?: components["parameters"]["CostCategoryFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The job's ID or its code. A value that is the ID of one object and the code of another names the object whose ID it is.
@@ -22730,6 +23475,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -22794,6 +23540,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22822,6 +23576,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22860,6 +23615,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22900,6 +23656,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22922,6 +23686,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -22972,6 +23737,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -22994,6 +23767,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23032,6 +23806,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23077,6 +23852,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23109,6 +23892,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23147,6 +23931,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23205,7 +23990,16 @@ export interface operations {
                 /** @description Conditions on users; see "Filters and pagination". */
                 filter?: components["parameters"]["UserFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23215,6 +24009,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -23270,6 +24065,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -23295,6 +24098,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23329,6 +24133,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23368,6 +24173,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23385,6 +24198,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23443,7 +24257,16 @@ export interface operations {
                 /** @description Conditions on tags; see "Filters and pagination". */
                 filter?: components["parameters"]["TagFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23453,6 +24276,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -23515,7 +24339,16 @@ export interface operations {
                 /** @description Conditions on orders; see "Filters and pagination". `integrationState` accepts only the list form `integrationState_in`. */
                 filter?: components["parameters"]["OrderFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23525,6 +24358,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -23661,6 +24495,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -23699,6 +24541,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23770,6 +24613,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23810,6 +24654,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23827,6 +24679,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23924,6 +24777,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -23941,6 +24802,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -23960,6 +24822,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24011,6 +24874,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24039,6 +24910,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24058,6 +24930,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24104,6 +24977,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24131,6 +25012,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24216,6 +25098,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24274,7 +25157,16 @@ export interface operations {
                 /** @description Conditions on the order's items; see "Filters and pagination". */
                 filter?: components["parameters"]["ItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -24290,6 +25182,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -24452,6 +25345,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24484,6 +25385,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24503,6 +25405,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24543,6 +25446,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24565,6 +25476,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24683,7 +25595,16 @@ export interface operations {
                 /** @description Conditions on items across all orders; see "Filters and pagination". `orderId`, `jobId` and `vendorId` (the latter two those of the item's order) accept one value or a list (`_in`). */
                 filter?: components["parameters"]["BulkItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -24693,6 +25614,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -24718,6 +25640,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24735,6 +25665,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24839,6 +25770,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24856,6 +25795,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24875,6 +25815,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24926,6 +25867,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -24953,6 +25902,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -24972,6 +25922,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25030,7 +25981,16 @@ export interface operations {
                 /** @description Conditions on the order's tags; see "Filters and pagination". */
                 filter?: components["parameters"]["OrderTagFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -25046,6 +26006,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -25092,6 +26053,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25123,6 +26092,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25162,6 +26132,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25207,6 +26178,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25229,6 +26208,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25249,6 +26229,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25306,7 +26287,16 @@ export interface operations {
                 /** @description Conditions on notifications; see "Filters and pagination". */
                 filter?: components["parameters"]["NotificationFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25316,6 +26306,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -25372,6 +26363,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -25398,6 +26397,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25434,6 +26434,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25474,6 +26475,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -25500,6 +26509,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25525,6 +26535,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25582,7 +26593,16 @@ export interface operations {
                 /** @description Conditions on change orders; see "Filters and pagination". Drafts are left out unless `filter[draft]=true` is given (which lists drafts only). */
                 filter?: components["parameters"]["ChangeOrderFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -25592,6 +26612,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -25684,6 +26705,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25701,6 +26730,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25792,6 +26822,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -25818,6 +26856,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25838,6 +26877,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -25878,7 +26918,16 @@ export interface operations {
                  */
                 includeCancelled?: components["parameters"]["IncludeCancelled"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -25894,6 +26943,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26004,7 +27054,16 @@ export interface operations {
                  */
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -26014,6 +27073,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -26107,6 +27167,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26124,6 +27192,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26158,6 +27227,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26174,6 +27251,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26196,6 +27274,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26223,6 +27302,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26279,7 +27359,16 @@ export interface operations {
                 /** @description Conditions on bill-of-materials items; see "Filters and pagination". */
                 filter?: components["parameters"]["BillOfMaterialsItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The bill of materials' ID.
@@ -26295,6 +27384,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -26369,6 +27459,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26428,6 +27526,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26488,6 +27587,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26520,6 +27620,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26565,6 +27666,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26582,6 +27691,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26618,6 +27728,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26663,6 +27774,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -26705,6 +27824,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26754,6 +27874,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26795,6 +27916,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -26842,6 +27971,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26906,6 +28036,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26938,6 +28069,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -26994,7 +28126,16 @@ export interface operations {
                 /** @description Conditions on requisitions; see "Filters and pagination". */
                 filter?: components["parameters"]["RequisitionFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -27004,6 +28145,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27079,6 +28221,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27096,6 +28246,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27164,7 +28315,16 @@ export interface operations {
                 /** @description Conditions on requisition items; see "Filters and pagination". */
                 filter?: components["parameters"]["RequisitionItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The requisition's ID.
@@ -27180,6 +28340,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27288,6 +28449,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27306,6 +28475,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27350,6 +28520,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27407,7 +28578,16 @@ export interface operations {
                 /** @description Conditions on warehouse requests; see "Filters and pagination". */
                 filter?: components["parameters"]["WarehouseRequestFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -27417,6 +28597,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27468,6 +28649,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27485,6 +28674,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27541,7 +28731,16 @@ export interface operations {
                 /** @description Conditions on warehouse request items; see "Filters and pagination". */
                 filter?: components["parameters"]["WarehouseRequestItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -27557,6 +28756,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27623,6 +28823,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27640,6 +28848,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27696,7 +28905,16 @@ export interface operations {
                 /** @description Conditions on warehouse request items; see "Filters and pagination". */
                 filter?: components["parameters"]["WarehouseRequestItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The warehouse request's ID.
@@ -27712,6 +28930,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27800,7 +29019,16 @@ export interface operations {
                 /** @description Conditions on delivery receipts; see "Filters and pagination". */
                 filter?: components["parameters"]["DeliveryReceiptFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -27810,6 +29038,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -27867,6 +29096,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -27884,6 +29121,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -27959,7 +29197,16 @@ export interface operations {
                  */
                 direction?: components["parameters"]["Direction"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The delivery receipt's ID.
@@ -27975,6 +29222,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28043,6 +29291,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -28069,6 +29325,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28122,6 +29379,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28184,7 +29442,16 @@ export interface operations {
                 /** @description Conditions on delivery receipts; see "Filters and pagination". */
                 filter?: components["parameters"]["DeliveryReceiptFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The order's ID.
@@ -28200,6 +29467,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28274,7 +29542,16 @@ export interface operations {
                 /** @description Conditions on invoices; see "Filters and pagination". */
                 filter?: components["parameters"]["InvoiceFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -28284,6 +29561,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28413,6 +29691,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -28435,6 +29721,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28511,6 +29798,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28557,6 +29845,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -28574,6 +29870,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28655,6 +29952,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -28682,6 +29987,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28701,6 +30007,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -28758,7 +30065,16 @@ export interface operations {
                 /** @description Conditions on invoice items; see "Filters and pagination". */
                 filter?: components["parameters"]["InvoiceItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The invoice's ID.
@@ -28774,6 +30090,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -28848,7 +30165,16 @@ export interface operations {
                 /** @description Conditions on invoice items across invoices; see "Filters and pagination". */
                 filter?: components["parameters"]["BulkInvoiceItemFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -28858,6 +30184,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -29011,7 +30338,16 @@ export interface operations {
                  */
                 resource?: components["schemas"]["ChangeResource"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -29021,6 +30357,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29035,6 +30372,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29074,7 +30412,16 @@ export interface operations {
                  */
                 prefix?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The resource to reconcile: a `resource` value of `GET /changes` whose objects have their own
@@ -29091,6 +30438,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29105,6 +30453,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29144,6 +30493,7 @@ export interface operations {
                      */
                     "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29182,7 +30532,16 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -29192,6 +30551,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -29248,6 +30608,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
             cookie?: never;
@@ -29278,6 +30646,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29327,6 +30696,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29366,6 +30736,14 @@ export interface operations {
                  * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29383,6 +30761,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29443,6 +30822,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29460,6 +30847,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29508,6 +30896,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29553,6 +30942,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29580,6 +30977,7 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29628,6 +31026,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29669,6 +31068,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29685,6 +31092,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29734,6 +31142,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29778,7 +31187,16 @@ export interface operations {
                  */
                 offset?: components["parameters"]["Offset"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's ID.
@@ -29794,6 +31212,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     Link: components["headers"]["Link"];
@@ -29850,6 +31269,14 @@ export interface operations {
                  * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description The API version to run the request at (`YYYY-MM-DD`, one of `GET /versions`). Without it, the
+                 *     version the credential is pinned to (the newest at the credential's first request). An unknown
+                 *     or sunset version is refused with 400 `/problems/unsupported-api-version`, never run at another
+                 *     version (guide, "Versions").
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
                 /**
@@ -29875,6 +31302,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -29900,6 +31328,7 @@ export interface operations {
                      */
                     "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
