@@ -358,8 +358,12 @@ describe('change feed', () => {
       let cursor = await headCursor(org.api);
       for (const [operationId, run] of SCENARIOS) {
         const { body, types } = await run(w);
-        const { entries, cursor: next } = await readAll(org.api, cursor);
+        const { entries: all, cursor: next } = await readAll(org.api, cursor);
         cursor = next;
+        // The scenarios' fixtures written in SQL (makeOrder) enter the feed too, as changes made in the
+        // database, whenever a worker appends them (through the proxy, the service's own worker does):
+        // they are test/feed-capture.test.ts's, not the operation's.
+        const entries = all.filter((e) => e.origin?.credentialType !== 'database');
         expect(
           entries.map((e) => e.type),
           operationId,

@@ -12,6 +12,7 @@ export interface Change {
   data: any;
   changedFields?: string[];
   previous?: Record<string, any>;
+  origin?: { credentialType: string };
 }
 
 /** The cursor of the newest change (`after=now`). */
