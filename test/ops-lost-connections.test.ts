@@ -243,7 +243,11 @@ describe('ops: lost database connections (terminated backends)', function () {
     }
   });
 
-  it('keeps /healthz 200 while every connection waits on a lock another session holds (a wait, not a wedge)', async () => {
+  it('keeps /healthz 200 while every connection waits on a lock another session holds (a wait, not a wedge)', async function () {
+    // Behind a transaction pooler (scripts/pgbouncer-check.mjs sets DATABASE_DIRECT_URL) the pool's
+    // sessions are PgBouncer's, not PostgreSQL's: pg_stat_activity cannot say what they run, so
+    // /healthz keeps its former rule there (README, Operating it: probes).
+    if (process.env.DATABASE_DIRECT_URL) this.skip();
     const key = 4242_0001;
     const holder = await harness().db.transaction();
     try {
