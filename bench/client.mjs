@@ -11,7 +11,7 @@
  * Env: BENCH_ITEMS (200000), BENCH_CLIENT_FEED (feed entries to write, 20000), BENCH_CLIENT_READS
  * (single reads per side and round, 2000), BENCH_ROUNDS (3), BENCH_QUICK=1 (5,000 items, 2,000
  * entries, 300 reads, 1 round: a smoke run), DATABASE_URL (a scratch database on that server).
- * Writes bench/results/client.md. Needs `npm run build` (npm run bench runs it).
+ * Writes bench/results/client.md (client-quick.md with BENCH_QUICK=1, git-ignored). Needs `npm run build` (npm run bench runs it).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
@@ -194,7 +194,7 @@ async function main() {
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     '',
   ].join('\n');
-  writeFileSync(join(RESULTS, 'client.md'), md);
+  writeFileSync(join(RESULTS, QUICK ? 'client-quick.md' : 'client.md'), md);
   console.log(md);
 }
 
