@@ -1,7 +1,7 @@
 // Builds generated/ from api/: the bundled document (YAML and JSON, filters expanded by the
 // Redocly decorator) and the TypeScript types, for the newest version; the same three for every
 // older dated version in generated/versions/<version>/, derived from the newest by the
-// version-change modules (api/versions/, run here through Node's type stripping), and the
+// version-change modules (api/versions/, bundled here by esbuild), and the
 // versions' changelog. `--check` builds into a temporary folder and fails when the committed
 // files differ, so CI catches a stale generated/.
 import { execFileSync } from 'node:child_process';
@@ -32,8 +32,17 @@ async function writeVersion(dir, contract) {
   writeFileSync(join(out, dir, 'api-types.ts'), '// GENERATED from api/ by `npm run generate`. Do not edit by hand.\n' + astToString(ast));
 }
 
-const { VERSIONS } = await import('../api/versions/index.ts');
-const { versionContracts, changelog } = await import('../src/versions/derive.ts');
+/**
+ * A TypeScript module of ours (the version-change modules and their derivation), bundled by esbuild
+ * and loaded from memory: the generation runs on any Node, with or without its type stripping.
+ */
+async function importTs(path) {
+  const { build } = await import('esbuild');
+  const { outputFiles } = await build({ entryPoints: [join(root, path)], bundle: true, write: false, format: 'esm', platform: 'node', logLevel: 'warning' });
+  return import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+}
+const { VERSIONS } = await importTs('api/versions/index.ts');
+const { versionContracts, changelog } = await importTs('src/versions/derive.ts');
 const contracts = versionContracts(doc, VERSIONS);
 // Every version's docs end with the versions' changelog (which version changed what), and say which version they describe.
 const history = changelog(VERSIONS).replace(/^# API versions/, '# Version history');

@@ -1,5 +1,5 @@
 // The shapes every version-change module (api/versions/) and the version machinery share. This
-// file and its neighbours are also run by scripts/generate.mjs through Node's type stripping, so
+// file and its neighbours are also bundled by scripts/generate.mjs (esbuild) and may be run by Node's type stripping, so
 // they import one another with their `.ts` names and use only erasable TypeScript.
 
 /** A JSON object as the service sends or takes it. */
