@@ -4,13 +4,17 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadDemoData } from '../seeds/demo';
+import { newOrg } from './support/client';
+import { startChild } from './support/child';
+import { harness } from './support/harness';
 
 const root = resolve(__dirname, '..', '..');
 const run = (command: string, args: string[], cwd: string) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /**
  * The kit as integrators get it: `npm pack` in client/ (which builds it) gives a tarball that
- * installs into an empty project, offline (from the tarball and npm's cache), and a TypeScript file
+ * installs into an empty project, offline (from the tarballs alone, whatever npm's cache holds), and a TypeScript file
  * using it compiles there and runs.
  */
 describe('client kit: the packed package', function () {
@@ -22,7 +26,7 @@ describe('client kit: the packed package', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('installs from its tarball into an empty folder, offline, and a TypeScript file using it compiles and runs', () => {
+  it('installs from its tarball into an empty folder, offline, and a TypeScript file using it compiles and runs, as does the README quick start', async () => {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     run(npm, ['pack', '--silent', '--pack-destination', dir], join(root, 'client'));
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
@@ -30,14 +34,27 @@ describe('client kit: the packed package', function () {
     const project = join(dir, 'project');
     mkdirSync(join(dir, 'deps'));
     mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'erp-connector', private: true, type: 'module' }));
-    // Its dependencies from this repository's node_modules, packed the same way: npm's cache keeps
-    // no registry metadata an --offline install could resolve versions from.
+    // Its dependencies from this repository's node_modules, packed the same way, each named by its
+    // tarball in `dependencies` and `overrides`: npm then resolves no version, so the install needs
+    // no registry metadata (a fresh machine's cache has none after `npm ci`, which fetches tarballs only).
     const deps = dependencyClosure(Object.keys(JSON.parse(readFileSync(join(root, 'client', 'package.json'), 'utf8')).dependencies));
-    for (const name of deps) run(npm, ['pack', '--silent', '--pack-destination', join(dir, 'deps'), join(root, 'node_modules', name)], dir);
-    const depTarballs = readdirSync(join(dir, 'deps')).map((f) => join(dir, 'deps', f));
-    expect(depTarballs).to.have.length(deps.length);
-    run(npm, ['install', '--offline', '--no-audit', '--no-fund', '--silent', join(dir, tarball!), ...depTarballs], project);
+    const tarballs: Record<string, string> = {};
+    for (const name of deps) {
+      const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', join(dir, 'deps'), join(root, 'node_modules', name)], dir));
+      tarballs[name] = `file:${join(dir, 'deps', packed.filename)}`;
+    }
+    expect(readdirSync(join(dir, 'deps'))).to.have.length(deps.length);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({
+        name: 'erp-connector',
+        private: true,
+        type: 'module',
+        dependencies: { '@procurement-api/client': `file:${join(dir, tarball!)}`, ...tarballs },
+        overrides: tarballs,
+      }),
+    );
+    run(npm, ['install', '--offline', '--no-audit', '--no-fund', '--silent'], project);
     writeFileSync(
       join(project, 'connector.ts'),
       [
@@ -64,6 +81,27 @@ describe('client kit: the packed package', function () {
     // The digest of {"a":2,"b":1}: the package runs from its install alone.
     // The digest of {"a":2,"b":1}, the service's way (SHA-256 of the RFC 8785 text): the package runs from its install alone.
     expect(run(process.execPath, ['out/connector.js'], project).trim()).to.equal(createHash('sha256').update('{"a":2,"b":1}').digest('hex'));
+
+    // client/README.md's quick start, copied as it stands into the same project and run against the
+    // service with the demo data it names (the codes of two demo vendors, the jobs' states).
+    const readme = readFileSync(join(root, 'client', 'README.md'), 'utf8');
+    const quickStart = /## Quick start\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(quickStart, "client/README.md's quick start code block").to.be.a('string');
+    writeFileSync(join(project, 'quickstart.mjs'), quickStart!);
+    const org = await newOrg();
+    await loadDemoData(harness().db, org.id);
+    // Asynchronously: the service answering it runs in this process.
+    const child = startChild(process.execPath, ['quickstart.mjs'], {
+      cwd: project,
+      env: { ...process.env, BASE_URL: harness().baseUrl, CLIENT_ID: org.clientId, CLIENT_SECRET: org.clientSecret },
+    });
+    const code = await new Promise<number | null>((done) => child.process.once('exit', done));
+    const output = child.output();
+    expect(code, output).to.equal(0);
+    expect(output).to.include('Ferguson Enterprises').and.not.include('Error');
+    // The jobs' codes (the first line, an array, not an error) and the follower's entries of the demo data.
+    expect(output.split('\n')[0], output).to.match(/^\[ '[^']+'/);
+    expect(output, output).to.match(/^vendor\.created [0-9a-f-]{36}$/m);
   });
 });
 
