@@ -153,6 +153,8 @@ export interface paths {
         /**
          * Get a tax code
          * @description Reads one tax code by ID or code.
+         *
+         *     `404`: no tax code matches `taxCodeIdOrCode`.
          */
         get: operations["getTaxCode"];
         put?: never;
@@ -160,6 +162,8 @@ export interface paths {
         /**
          * Delete a tax code
          * @description Soft-deletes a tax code and returns it with `deletedAt` set. Its code can then be used again.
+         *
+         *     `404`: no tax code matches `taxCodeIdOrCode`.
          */
         delete: operations["deleteTaxCode"];
         options?: never;
@@ -167,6 +171,8 @@ export interface paths {
         /**
          * Update a tax code
          * @description Changes the given fields of a tax code. Giving a new `code` renames it.
+         *
+         *     `404`: no tax code matches `taxCodeIdOrCode`.
          */
         patch: operations["updateTaxCode"];
         trace?: never;
@@ -211,6 +217,8 @@ export interface paths {
         /**
          * Get a unit of measure
          * @description Reads one unit of measure by ID or code.
+         *
+         *     `404`: no unit of measure matches `unitOfMeasureIdOrCode`.
          */
         get: operations["getUnitOfMeasure"];
         put?: never;
@@ -221,6 +229,8 @@ export interface paths {
         /**
          * Update a unit of measure
          * @description Changes the given fields of a unit of measure. Giving a new `code` renames it.
+         *
+         *     `404`: no unit of measure matches `unitOfMeasureIdOrCode`.
          */
         patch: operations["updateUnitOfMeasure"];
         trace?: never;
@@ -245,6 +255,10 @@ export interface paths {
          *     which is created, attached and made the default; its `type` defaults to `Jobsite`); giving both
          *     is a `400`. Every referenced ID (location, tax code, groups) must belong to the organization,
          *     otherwise the answer is `404` naming the input. The code must be unique in the organization.
+         *
+         *     `404`: a group of `groupIds`, the default location (`defaultLocationId`) or a tax code
+         *     (`defaultTaxCodeId`, also of `defaultLocation`) does not exist in your organization; `detail`
+         *     starts with the field.
          */
         post: operations["createJob"];
         delete?: never;
@@ -299,6 +313,8 @@ export interface paths {
         /**
          * Get a job
          * @description Reads one job by ID or code.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         get: operations["getJob"];
         put?: never;
@@ -315,6 +331,9 @@ export interface paths {
          *     attaches and sets one when the job has none (the type of a `Warehouse` location cannot be
          *     changed); giving both is a `400`. `groupIds` replaces the job's groups. Every referenced ID
          *     must belong to the organization, otherwise the answer is `404` naming the input.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or an object the body refers to (the default location, a
+         *     tax code, a group) does not exist in your organization; `detail` starts with the field.
          */
         patch: operations["updateJob"];
         trace?: never;
@@ -334,18 +353,30 @@ export interface paths {
         };
         /**
          * List a job's locations
-         * @description Lists the locations attached to the job (including its default location), with the same paging, ordering and filters as `GET /locations`.
+         * @description Lists the locations attached to the job (including its default location), with the same paging,
+         *     ordering and filters as `GET /locations`.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         get: operations["listJobLocations"];
         put?: never;
         /**
          * Attach a location to a job
-         * @description Attaches a location of the organization to the job (attaching it again changes nothing) and, with `shouldSetAsDefault=true`, makes it the job's default location. A location that is not the organization's is a `404`.
+         * @description Attaches a location of the organization to the job (attaching it again changes nothing) and,
+         *     with `shouldSetAsDefault=true`, makes it the job's default location. A location that is not the
+         *     organization's is a `404`.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no location of your organization matches `locationId`.
          */
         post: operations["addJobLocation"];
         /**
          * Detach a location from a job
-         * @description Detaches a location from the job (detaching one that is not attached changes nothing). When it was the job's default location, the location attached to the job earliest among the remaining ones becomes the default, or the default becomes null when none is left. A location that is not the organization's is a `404`.
+         * @description Detaches a location from the job (detaching one that is not attached changes nothing). When it
+         *     was the job's default location, the location attached to the job earliest among the remaining
+         *     ones becomes the default, or the default becomes null when none is left. A location that is not
+         *     the organization's is a `404`.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no location of your organization matches `locationId`.
          */
         delete: operations["removeJobLocation"];
         options?: never;
@@ -369,17 +400,25 @@ export interface paths {
         /**
          * List a job's users
          * @description Lists the users assigned to the job, with the same paging, ordering and filters as `GET /users`.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         get: operations["listJobUsers"];
         put?: never;
         /**
          * Assign a user to a job
-         * @description Assigns a user of the organization to the job (assigning again changes nothing). A user that is not the organization's is a `404`.
+         * @description Assigns a user of the organization to the job (assigning again changes nothing). A user that is
+         *     not the organization's is a `404`.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no user of your organization matches `userId`.
          */
         post: operations["addJobUser"];
         /**
          * Unassign a user from a job
-         * @description Removes a user from the job (removing one that is not assigned changes nothing). A user that is not the organization's is a `404`.
+         * @description Removes a user from the job (removing one that is not assigned changes nothing). A user that is
+         *     not the organization's is a `404`.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no user of your organization matches `userId`.
          */
         delete: operations["removeJobUser"];
         options?: never;
@@ -402,7 +441,11 @@ export interface paths {
         };
         /**
          * Get a job's next purchase order number
-         * @description The number the job's next purchase order will get. It is the job's counter, skipping numbers already carried by the job's purchase orders that are not deleted (compared as decimal text, so `"1050"` uses 1050 but `"PO-1050"` does not).
+         * @description The number the job's next purchase order will get. It is the job's counter, skipping numbers
+         *     already carried by the job's purchase orders that are not deleted (compared as decimal text, so
+         *     `"1050"` uses 1050 but `"PO-1050"` does not).
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         get: operations["getNextPurchaseOrderNumber"];
         put?: never;
@@ -414,6 +457,8 @@ export interface paths {
          *     concurrent changes of the counter never hand out a number already in use.
          *     This operation must be enabled for the organization by a support request; until then it
          *     answers `403`.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         post: operations["setNextPurchaseOrderNumber"];
         delete?: never;
@@ -462,6 +507,8 @@ export interface paths {
         /**
          * Get a group
          * @description Reads one group by ID.
+         *
+         *     `404`: no group matches `groupId`.
          */
         get: operations["getGroup"];
         put?: never;
@@ -472,6 +519,8 @@ export interface paths {
         /**
          * Update a group
          * @description Changes the given fields of a group. The code must stay unique in the organization.
+         *
+         *     `404`: no group matches `groupId`.
          */
         patch: operations["updateGroup"];
         trace?: never;
@@ -495,6 +544,9 @@ export interface paths {
          *     `defaultTaxCodeId`, `latitude` and `longitude` default to null and `visibility` to `ALL`.
          *     `visibility` `ROLE` is rejected with a `400`: role-based visibility is configured only in
          *     the application. A tax code that is not the organization's is a `404`.
+         *
+         *     `404`: the tax code of `defaultTaxCodeId` does not exist in your organization; `detail` starts
+         *     with the field.
          */
         post: operations["createLocation"];
         delete?: never;
@@ -519,6 +571,8 @@ export interface paths {
         /**
          * Get a location
          * @description Reads one location by ID, with the jobs and vendors it is attached to.
+         *
+         *     `404`: no location matches `locationId`.
          */
         get: operations["getLocation"];
         put?: never;
@@ -528,6 +582,8 @@ export interface paths {
          * @description Soft-deletes a location and returns it with `deletedAt` and the jobs and vendors it was
          *     attached to. It is detached from them: a job whose default location it was gets the location
          *     attached to it earliest among its remaining ones as default (or none), and vendors lose it.
+         *
+         *     `404`: no location matches `locationId`.
          */
         delete: operations["deleteLocation"];
         options?: never;
@@ -538,6 +594,9 @@ export interface paths {
          *     `400` user-input error (a warehouse stays a warehouse). `visibility` `ROLE` is rejected with
          *     a `400`: role-based visibility is configured only in the application. A tax code that is not
          *     the organization's is a `404`.
+         *
+         *     `404`: no location matches `locationId`, or the tax code of `defaultTaxCodeId` does not exist in
+         *     your organization; `detail` starts with the field.
          */
         patch: operations["updateLocation"];
         trace?: never;
@@ -609,14 +668,21 @@ export interface paths {
         };
         /**
          * Get a vendor
-         * @description Reads one vendor by ID or code. A deleted vendor is found only with `includeDeleted=true` (otherwise `404`); when a code matches a live vendor and deleted ones, the live vendor is returned, otherwise the most recently deleted one.
+         * @description Reads one vendor by ID or code. A deleted vendor is found only with `includeDeleted=true`
+         *     (otherwise `404`); when a code matches a live vendor and deleted ones, the live vendor is
+         *     returned, otherwise the most recently deleted one.
+         *
+         *     `404`: no vendor matches `vendorIdOrCode`.
          */
         get: operations["getVendor"];
         put?: never;
         post?: never;
         /**
          * Delete a vendor
-         * @description Soft-deletes a vendor and returns it with `deletedAt` set. Its code can then be used by a new vendor.
+         * @description Soft-deletes a vendor and returns it with `deletedAt` set. Its code can then be used by a new
+         *     vendor.
+         *
+         *     `404`: no vendor matches `vendorIdOrCode`.
          */
         delete: operations["deleteVendor"];
         options?: never;
@@ -627,6 +693,8 @@ export interface paths {
          *     the vendor by its ID or by its current code). `type` is the name of a vendor type: it is
          *     created when the organization has no type of that name, and set on the vendor; null removes the
          *     vendor's type.
+         *
+         *     `404`: no vendor matches `vendorIdOrCode`.
          */
         patch: operations["updateVendor"];
         trace?: never;
@@ -648,7 +716,10 @@ export interface paths {
         put?: never;
         /**
          * Attach a location to a vendor
-         * @description Makes a location of the organization the vendor's location (replacing the previous one). A vendor or location that is not the organization's is a `404`.
+         * @description Makes a location of the organization the vendor's location (replacing the previous one). A
+         *     vendor or location that is not the organization's is a `404`.
+         *
+         *     `404`: no vendor matches `vendorIdOrCode`, or the location is not one of your organization's.
          */
         post: operations["setVendorLocation"];
         delete?: never;
@@ -737,6 +808,8 @@ export interface paths {
          * Get a phase
          * @description Reads one phase. An ID matches any live phase of the organization; a code matches a global
          *     phase, or, when `jobCode` is given, a phase of that job (404 when the job does not exist).
+         *
+         *     `404`: no phase matches `phaseIdOrCode`.
          */
         get: operations["getGlobalPhase"];
         put?: never;
@@ -745,6 +818,8 @@ export interface paths {
          * Delete a phase
          * @description Soft-deletes a phase (an ID matches any live phase of the organization, a code a global
          *     phase) and returns it with `deletedAt` set. Its code can then be used again in its scope.
+         *
+         *     `404`: no phase matches `phaseIdOrCode`.
          */
         delete: operations["deleteGlobalPhase"];
         options?: never;
@@ -754,6 +829,8 @@ export interface paths {
          * @description Changes the given fields of a phase (`code`, `description`, and also `defaultGLCode`). An ID
          *     matches any live phase of the organization, a code a global phase. Giving a new `code`
          *     renames the phase; it must stay unique within the phase's scope (409 otherwise).
+         *
+         *     `404`: no phase matches `phaseIdOrCode`.
          */
         patch: operations["updateGlobalPhase"];
         trace?: never;
@@ -796,6 +873,8 @@ export interface paths {
          * List the phases of a job
          * @description Lists the phases of one job (deleted ones excluded), ordered by `createdAt` unless `orderBy`
          *     says otherwise. 404 when the job does not exist in the organization.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         get: operations["listJobPhases"];
         put?: never;
@@ -804,6 +883,8 @@ export interface paths {
          * @description Creates a phase linked to the job in the path. `code` and `description` are required,
          *     `defaultGLCode` is optional (default null). The code must be unique among the job's live
          *     phases (409 otherwise); a global phase or another job's phase may have the same code.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         post: operations["createJobPhase"];
         delete?: never;
@@ -832,14 +913,20 @@ export interface paths {
         };
         /**
          * Get a phase of a job
-         * @description Reads one phase of the job in the path, by the phase's ID or code. A phase of another job is not found (404).
+         * @description Reads one phase of the job in the path, by the phase's ID or code. A phase of another job is not
+         *     found (404).
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no phase of the job matches `phaseIdOrCode`.
          */
         get: operations["getJobPhase"];
         put?: never;
         post?: never;
         /**
          * Delete a phase of a job
-         * @description Soft-deletes a phase of the job and returns it with `deletedAt` set. Its code can then be used again in the job.
+         * @description Soft-deletes a phase of the job and returns it with `deletedAt` set. Its code can then be used
+         *     again in the job.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no phase of the job matches `phaseIdOrCode`.
          */
         delete: operations["deleteJobPhase"];
         options?: never;
@@ -848,6 +935,8 @@ export interface paths {
          * Update a phase of a job
          * @description Changes the given fields of a phase of the job (`code`, `description`, `defaultGLCode`).
          *     A new `code` renames the phase; it must stay unique among the job's live phases (409).
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no phase of the job matches `phaseIdOrCode`.
          */
         patch: operations["updateJobPhase"];
         trace?: never;
@@ -893,6 +982,8 @@ export interface paths {
         /**
          * Get a global cost category
          * @description Reads one global cost category by ID or code (among the global categories).
+         *
+         *     `404`: no cost category matches `categoryIdOrCode`.
          */
         get: operations["getGlobalCategory"];
         put?: never;
@@ -901,6 +992,8 @@ export interface paths {
          * Delete a global cost category
          * @description Soft-deletes a global cost category (among the global categories) and returns it with `deletedAt` set. The path takes the
          *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         *
+         *     `404`: no cost category matches `categoryIdOrCode`.
          */
         delete: operations["deleteGlobalCategory"];
         options?: never;
@@ -909,6 +1002,8 @@ export interface paths {
          * Update a global cost category
          * @description Changes the given fields of a global cost category (among the global categories): `description`, and `code`, which renames it (the
          *     new code must be unique among the live categories of the scope; 409 otherwise).
+         *
+         *     `404`: no cost category matches `categoryIdOrCode`.
          */
         patch: operations["updateGlobalCategory"];
         trace?: never;
@@ -954,6 +1049,8 @@ export interface paths {
         /**
          * List the cost categories of a phase
          * @description Lists the cost categories of the phase in the path, which must be a phase of the job in the path (404 otherwise). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no phase of the job matches `phaseIdOrCode`.
          */
         get: operations["listJobPhaseCategories"];
         put?: never;
@@ -961,6 +1058,8 @@ export interface paths {
          * Create a cost category of a phase
          * @description Creates a phase-level cost category of the phase in the path, which must be a phase of the job in the path (404 otherwise). `code` and `description` are required; the code must be unique among the live
          *     categories of the scope (409 otherwise).
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no phase of the job matches `phaseIdOrCode`.
          */
         post: operations["createJobPhaseCategory"];
         delete?: never;
@@ -994,7 +1093,11 @@ export interface paths {
         };
         /**
          * Get a cost category of a phase
-         * @description Reads one cost category of a phase by ID or code among the categories of the phase (a phase of the job in the path).
+         * @description Reads one cost category of a phase by ID or code among the categories of the phase (a phase of
+         *     the job in the path).
+         *
+         *     `404`: no job matches `jobIdOrCode`, no phase of the job matches `phaseIdOrCode`, or no cost
+         *     category of the phase matches `categoryIdOrCode`.
          */
         get: operations["getJobPhaseCategory"];
         put?: never;
@@ -1003,6 +1106,9 @@ export interface paths {
          * Delete a cost category of a phase
          * @description Soft-deletes a cost category of a phase among the categories of the phase (a phase of the job in the path) and returns it with `deletedAt` set. The path takes the
          *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         *
+         *     `404`: no job matches `jobIdOrCode`, no phase of the job matches `phaseIdOrCode`, or no cost
+         *     category of the phase matches `categoryIdOrCode`.
          */
         delete: operations["deleteJobPhaseCategory"];
         options?: never;
@@ -1011,6 +1117,9 @@ export interface paths {
          * Update a cost category of a phase
          * @description Changes the given fields of a cost category of a phase among the categories of the phase (a phase of the job in the path): `description`, and `code`, which renames it (the
          *     new code must be unique among the live categories of the scope; 409 otherwise).
+         *
+         *     `404`: no job matches `jobIdOrCode`, no phase of the job matches `phaseIdOrCode`, or no cost
+         *     category of the phase matches `categoryIdOrCode`.
          */
         patch: operations["updateJobPhaseCategory"];
         trace?: never;
@@ -1051,6 +1160,8 @@ export interface paths {
         /**
          * List the cost categories of a job
          * @description Lists the job-level cost categories of the job in the path (404 when the job does not exist). Deleted categories are excluded; the order is `createdAt` unless `orderBy` says otherwise.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         get: operations["listJobCategories"];
         put?: never;
@@ -1058,6 +1169,8 @@ export interface paths {
          * Create a cost category of a job
          * @description Creates a job-level cost category of the job in the path. `code` and `description` are required; the code must be unique among the live
          *     categories of the scope (409 otherwise).
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         post: operations["createJobCategory"];
         delete?: never;
@@ -1087,6 +1200,8 @@ export interface paths {
         /**
          * Get a cost category of a job
          * @description Reads one cost category of a job by ID or code among the job-level categories of the job.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no cost category of the job matches `categoryIdOrCode`.
          */
         get: operations["getJobCategory"];
         put?: never;
@@ -1095,6 +1210,8 @@ export interface paths {
          * Delete a cost category of a job
          * @description Soft-deletes a cost category of a job among the job-level categories of the job and returns it with `deletedAt` set. The path takes the
          *     category's ID (its code is accepted too). The code can then be used again in the scope.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no cost category of the job matches `categoryIdOrCode`.
          */
         delete: operations["deleteJobCategory"];
         options?: never;
@@ -1103,6 +1220,8 @@ export interface paths {
          * Update a cost category of a job
          * @description Changes the given fields of a cost category of a job among the job-level categories of the job: `description`, and `code`, which renames it (the
          *     new code must be unique among the live categories of the scope; 409 otherwise).
+         *
+         *     `404`: no job matches `jobIdOrCode`, or no cost category of the job matches `categoryIdOrCode`.
          */
         patch: operations["updateJobCategory"];
         trace?: never;
@@ -1154,6 +1273,8 @@ export interface paths {
         /**
          * Get a user
          * @description Reads one user by ID or by e-mail address (compared case-insensitively).
+         *
+         *     `404`: no user matches `userIdOrEmail`.
          */
         get: operations["getUser"];
         put?: never;
@@ -1200,7 +1321,18 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates a purchase order, optionally with its line items (`items`, at most 1000), in one transaction. The order starts `NOT_LINKED` at version 0; `state` defaults to `DRAFT`. Job, vendor, delivery location, tax code, creating user and requisitions are looked up in the caller's organization (an unknown one is a 404 naming the field). Each item's `extPrice` (quantity x unitPrice x (1 - unitDiscount / 100), per hundred for unit `C`, per thousand for `M`, rounded to cents; null when unpriced) and `extPriceIncludingTax` (at the item's or else the order's tax rate, none when `taxExempt`) are computed by the service. Answers the order with its `ETag`.
+         * @description Creates a purchase order, optionally with its line items (`items`, at most 1000), in one
+         *     transaction. The order starts `NOT_LINKED` at version 0; `state` defaults to `DRAFT`. Job,
+         *     vendor, delivery location, tax code, creating user and requisitions are looked up in the
+         *     caller's organization (an unknown one is a 404 naming the field). Each item's `extPrice`
+         *     (quantity x unitPrice x (1 - unitDiscount / 100), per hundred for unit `C`, per thousand for
+         *     `M`, rounded to cents; null when unpriced) and `extPriceIncludingTax` (at the item's or else the
+         *     order's tax rate, none when `taxExempt`) are computed by the service. Answers the order with its
+         *     `ETag`.
+         *
+         *     `404`: an object the body refers to does not exist in your organization: the order's job,
+         *     vendor, delivery location, tax code or creating user, or an item's tax code, bill-of-materials
+         *     item or requisition item; `errors[0].field` names it.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1224,21 +1356,41 @@ export interface paths {
         };
         /**
          * Get an order
-         * @description Reads one purchase order by ID. A deleted order, or one of another organization, is answered with 404.
+         * @description Reads one purchase order by ID. A deleted order, or one of another organization, is answered
+         *     with 404.
+         *
+         *     `404`: no order matches `orderId`.
          */
         get: operations["getOrder"];
         put?: never;
         post?: never;
         /**
          * Delete an order
-         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items, change orders, releases and tags disappear with it (GET /items, /changeOrders, /releases, /order/{orderId}/tags; the tags themselves stay), and its purchase order number is free again. The change feed gets an `item.deleted`, `change_order.deleted`, `release.deleted` and `order_tag.deleted` for each of them (tombstones with `orderId`), then the `order.deleted`. Answers the order as it was, with `deletedAt`.
+         * @description Soft-deletes the order: afterwards it answers 404 on read, is left out of every list, its items,
+         *     change orders, releases and tags disappear with it (GET /items, /changeOrders, /releases,
+         *     /order/{orderId}/tags; the tags themselves stay), and its purchase order number is free again.
+         *     The change feed gets an `item.deleted`, `change_order.deleted`, `release.deleted` and
+         *     `order_tag.deleted` for each of them (tombstones with `orderId`), then the `order.deleted`.
+         *     Answers the order as it was, with `deletedAt`.
+         *
+         *     `404`: no order matches `orderId`.
          */
         delete: operations["deleteOrder"];
         options?: never;
         head?: never;
         /**
          * Change an order
-         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the guide (an illegal move is a 409 naming both states). A change makes a `LINKED` or `LINKING` order `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`, nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the order with its new `ETag`.
+         * @description Changes the fields given (null clears one). `state` moves only along the state machine of the
+         *     guide (an illegal move is a 409 naming both states). A change makes a `LINKED` or `LINKING`
+         *     order `OUT_OF_SYNC` in the same transaction. On a sent order (not `DRAFT`) the change is
+         *     recorded as the next change order (`?draft=true`: as a draft change order). With `If-Match`,
+         *     nothing is written unless the order is unchanged since that `ETag` (412 otherwise). Answers the
+         *     order with its new `ETag`.
+         *
+         *     `404`: no order matches `orderId` (deleted orders included), or an object the body refers to
+         *     does not exist in your organization (a job, vendor, delivery location, tax code or user of the
+         *     order; a tax code, bill-of-materials item or requisition item of an item): then
+         *     `errors[0].field` names it.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -1260,7 +1412,20 @@ export interface paths {
         put?: never;
         /**
          * Report an order's integration state
-         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the other states are the service's own: a new order is `NOT_LINKED`, and any change made in the service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets `integrationLastSync` to the current time; `integrationLastSync` can never be written by a client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the order's `updatedAt` or `versionNumber`, so an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`, in the pull (a `LINKING` order is moved there by the refused report itself, which records an `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
+         * @description The integrating system reports how syncing the order went: `LINKING`, `LINKED` or `ERROR` (the
+         *     other states are the service's own: a new order is `NOT_LINKED`, and any change made in the
+         *     service to a `LINKED` or `LINKING` order or its items moves it to `OUT_OF_SYNC`). `LINKED` sets
+         *     `integrationLastSync` to the current time; `integrationLastSync` can never be written by a
+         *     client. `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and
+         *     cleared when omitted. The report does not change the order's `updatedAt` or `versionNumber`, so
+         *     an integrator polling with `filter[updatedAt_gt]` is not sent its own acknowledgement back. A
+         *     report cannot overwrite a newer change: with `If-Match` it is refused (412) when the order
+         *     changed since that `ETag`, and a `LINKED` report naming the `versionNumber` it linked is refused
+         *     (409, naming the current version) when the order has moved on; the order is then `OUT_OF_SYNC`,
+         *     in the pull (a `LINKING` order is moved there by the refused report itself, which records an
+         *     `order.integration_state_changed` in the change feed). Returns the order with its `ETag`.
+         *
+         *     `404`: no order matches `orderId`.
          */
         post: operations["updateOrderIntegrationState"];
         delete?: never;
@@ -1284,13 +1449,23 @@ export interface paths {
         };
         /**
          * List an order's items
-         * @description Lists the line items of one order, ordered by `lineNumber` ascending unless `orderBy` says otherwise. 404 when the order does not exist, is deleted or belongs to another organization.
+         * @description Lists the line items of one order, ordered by `lineNumber` ascending unless `orderBy` says
+         *     otherwise. 404 when the order does not exist, is deleted or belongs to another organization.
+         *
+         *     `404`: no order matches `orderId`.
          */
         get: operations["listOrderItems"];
         put?: never;
         /**
          * Add items to an order
-         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST /orders. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         * @description Adds line items (at most 1000) to an order in one transaction, with prices computed as for POST
+         *     /orders. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the addition is
+         *     recorded as the next change order (`addedItems`; `?draft=true`: as a draft). Not allowed on a
+         *     `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the created items.
+         *
+         *     `404`: no order matches `orderId` (deleted orders included), or an object an item refers to (a
+         *     tax code, bill-of-materials item or requisition item) does not exist in your organization: then
+         *     `errors[0].field` names it.
          */
         post: operations["createOrderItems"];
         delete?: never;
@@ -1319,7 +1494,18 @@ export interface paths {
         };
         /**
          * Find a buyer's order as its seller
-         * @description For a seller organization (the caller): finds the order that the buyer organization `buyerId` sent to one of its vendors linked to the caller (a buyer's vendor record is linked to a seller organization by an administrator). The order is matched by its exact purchase order number or, when no order has it, by a fuzzy match that ignores whitespace, `-`, `/`, `.`, `_`, `#` and case (`J-1042/0007` finds `j1042 0007`). Only orders updated within the last 180 days are considered; draft orders (never sent to the vendor) and deleted orders are not. When several orders match, the exact match wins, then the most recently updated. An unknown buyer, a buyer whose vendors are not linked to the caller, and an old order are all answered with 404.
+         * @description For a seller organization (the caller): finds the order that the buyer organization `buyerId`
+         *     sent to one of its vendors linked to the caller (a buyer's vendor record is linked to a seller
+         *     organization by an administrator). The order is matched by its exact purchase order number or,
+         *     when no order has it, by a fuzzy match that ignores whitespace, `-`, `/`, `.`, `_`, `#` and case
+         *     (`J-1042/0007` finds `j1042 0007`). Only orders updated within the last 180 days are considered;
+         *     draft orders (never sent to the vendor) and deleted orders are not. When several orders match,
+         *     the exact match wins, then the most recently updated. An unknown buyer, a buyer whose vendors
+         *     are not linked to the caller, and an old order are all answered with 404.
+         *
+         *     `404`: no order of buyer `buyerId` sent to one of your linked vendors matches
+         *     `purchaseOrderNumber` (an unknown buyer and a buyer whose vendors are not linked to you are
+         *     answered the same way).
          */
         get: operations["findSellerOrder"];
         put?: never;
@@ -1365,21 +1551,36 @@ export interface paths {
         };
         /**
          * Get an order item
-         * @description Reads one order line item by ID, with its cost category, cost type, GL code, tax code, phase, sub-job and item code as nested objects. Items of deleted orders are answered with 404.
+         * @description Reads one order line item by ID, with its cost category, cost type, GL code, tax code, phase,
+         *     sub-job and item code as nested objects. Items of deleted orders are answered with 404.
+         *
+         *     `404`: no item matches `itemId`.
          */
         get: operations["getItem"];
         put?: never;
         post?: never;
         /**
          * Delete an order item
-         * @description Removes the line item from its order (its releases' lines go with it). A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         * @description Removes the line item from its order (its releases' lines go with it). A `LINKED` or `LINKING`
+         *     order becomes `OUT_OF_SYNC`; on a sent order the removal is recorded as the next change order
+         *     (`deletedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or
+         *     `COMPLETE` order (409). Answers the item as it was, with `deletedAt`.
+         *
+         *     `404`: no item matches `itemId`.
          */
         delete: operations["deleteItem"];
         options?: never;
         head?: never;
         /**
          * Change an order item
-         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`. A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         * @description Changes the fields given (null clears one) and recomputes `extPrice` and `extPriceIncludingTax`.
+         *     A `LINKED` or `LINKING` order becomes `OUT_OF_SYNC`; on a sent order the change is recorded as
+         *     the next change order (`modifiedItems`; `?draft=true`: as a draft). Not allowed on a
+         *     `CANCELLED`, `BID_CANCELLED` or `COMPLETE` order (409). Answers the item.
+         *
+         *     `404`: no item matches `itemId` (items of deleted orders included), or an object the body refers
+         *     to (a tax code, bill-of-materials item or requisition item) does not exist in your organization:
+         *     then `errors[0].field` names it.
          */
         patch: operations["updateItem"];
         trace?: never;
@@ -1399,13 +1600,26 @@ export interface paths {
         };
         /**
          * List an order's tags
-         * @description Lists the tags on one order, ordered by `createdAt` unless `orderBy` says otherwise. 404 when the order does not exist, is deleted or belongs to another organization.
+         * @description Lists the tags on one order, ordered by `createdAt` unless `orderBy` says otherwise. 404 when
+         *     the order does not exist, is deleted or belongs to another organization.
+         *
+         *     `404`: no order matches `orderId`.
          */
         get: operations["listOrderTags"];
         put?: never;
         /**
          * Add tags to an order
-         * @description Adds tags to an order. Each element names an existing tag by `id`, or by its exact, case-sensitive `title`; a title no tag has creates a new tag of type `ORDER` (with `color`, or none). An existing tag gets the given `color` when it differs (an omitted color leaves it as it is); when several elements name the same tag, they apply in order and the last color given wins. Adding a tag the order already has is not an error. An `id` that matches no tag of the organization is a 404 naming it, and nothing is changed. Tags are not order fields: adding them does not change the order's `updatedAt` or integration state. Returns the tags, in the order given (each once).
+         * @description Adds tags to an order. Each element names an existing tag by `id`, or by its exact,
+         *     case-sensitive `title`; a title no tag has creates a new tag of type `ORDER` (with `color`, or
+         *     none). An existing tag gets the given `color` when it differs (an omitted color leaves it as it
+         *     is); when several elements name the same tag, they apply in order and the last color given wins.
+         *     Adding a tag the order already has is not an error. An `id` that matches no tag of the
+         *     organization is a 404 naming it, and nothing is changed. Tags are not order fields: adding them
+         *     does not change the order's `updatedAt` or integration state. Returns the tags, in the order
+         *     given (each once).
+         *
+         *     `404`: no order matches `orderId`, or an element's `id` matches no tag of your organization
+         *     (`detail` starts with the element, e.g. `body[0].id`).
          */
         post: operations["addOrderTags"];
         delete?: never;
@@ -1437,7 +1651,10 @@ export interface paths {
         post?: never;
         /**
          * Remove a tag from an order
-         * @description Removes the tag from the order; the tag itself is kept. 404 when the order or the tag does not exist in the organization, or the order does not have the tag. Returns `true`.
+         * @description Removes the tag from the order; the tag itself is kept. 404 when the order or the tag does not
+         *     exist in the organization, or the order does not have the tag. Returns `true`.
+         *
+         *     `404`: no order matches `orderId`, or the order does not have the tag `tagId`.
          */
         delete: operations["removeOrderTag"];
         options?: never;
@@ -1460,7 +1677,14 @@ export interface paths {
         put?: never;
         /**
          * Create a notification
-         * @description Notifies a user about the integration. `recipientId` must be a user of the organization (404 otherwise). The payload must fit the type: `integration_issue` needs `lastSyncTime` and may name an `order` (`{id}`, an order of the organization; 404 otherwise; without it the issue is a general one); `integration_issue_resolved` needs `resolvedAt`. A missing required payload key is a 400 naming it. The notification starts unread.
+         * @description Notifies a user about the integration. `recipientId` must be a user of the organization (404
+         *     otherwise). The payload must fit the type: `integration_issue` needs `lastSyncTime` and may name
+         *     an `order` (`{id}`, an order of the organization; 404 otherwise; without it the issue is a
+         *     general one); `integration_issue_resolved` needs `resolvedAt`. A missing required payload key is
+         *     a 400 naming it. The notification starts unread.
+         *
+         *     `404`: no user of your organization matches `recipientId`, or no order of it matches
+         *     `payload.order.id`; `detail` starts with the field.
          */
         post: operations["createNotification"];
         delete?: never;
@@ -1468,7 +1692,15 @@ export interface paths {
         head?: never;
         /**
          * Update notifications
-         * @description Applies `data` to every notification listed in `id_in` (in one transaction) and returns the IDs of the notifications updated; IDs that match no notification of the organization are skipped. `isRead` and `readAt` stay consistent: `isRead: true` without `readAt` stamps the current time (an already read notification keeps its time), `isRead: false` clears `readAt` (giving a `readAt` with it is a 400), a `readAt` alone marks it read at that time, `readAt: null` alone marks it unread. A new `type` or `payload` is checked against each notification as for creation.
+         * @description Applies `data` to every notification listed in `id_in` (in one transaction) and returns the IDs
+         *     of the notifications updated; IDs that match no notification of the organization are skipped.
+         *     `isRead` and `readAt` stay consistent: `isRead: true` without `readAt` stamps the current time
+         *     (an already read notification keeps its time), `isRead: false` clears `readAt` (giving a
+         *     `readAt` with it is a 400), a `readAt` alone marks it read at that time, `readAt: null` alone
+         *     marks it unread. A new `type` or `payload` is checked against each notification as for creation.
+         *
+         *     `404`: no order of your organization matches `data.payload.order.id`; `detail` starts with the
+         *     field. IDs of `id_in` that match no notification are skipped, not a 404.
          */
         patch: operations["updateNotifications"];
         trace?: never;
@@ -1511,7 +1743,10 @@ export interface paths {
         };
         /**
          * Get a change order
-         * @description Reads one change order (drafts included) by ID. A change order of a deleted order, of another organization, or a missing one is a 404.
+         * @description Reads one change order (drafts included) by ID. A change order of a deleted order, of another
+         *     organization, or a missing one is a 404.
+         *
+         *     `404`: no change order matches `changeOrderId`.
          */
         get: operations["getChangeOrder"];
         put?: never;
@@ -1545,6 +1780,8 @@ export interface paths {
          *     Answers `true`. The report is not a change made in the service, so `updatedAt` stays
          *     as it is (an integrator polling by `updatedAt` is not sent its own report back). A report naming a
          *     `versionNumber` other than the change order's is refused with 409 naming the change order's version.
+         *
+         *     `404`: no change order matches `changeOrderId`.
          */
         post: operations["setChangeOrderIntegrationState"];
         delete?: never;
@@ -1573,6 +1810,8 @@ export interface paths {
          *     `totalCost` values are computed at request time from the order's line items (see `Release`).
          *     A missing order, a deleted order and another organization's order are all answered with 404
          *     (never 403).
+         *
+         *     `404`: no order matches `orderId`.
          */
         get: operations["listOrderReleases"];
         put?: never;
@@ -1609,6 +1848,9 @@ export interface paths {
          *       the true `meta.total`.
          *     - The `filter[...]` and `orderBy` conventions are not supported here: they are rejected as
          *       unknown query parameters (400).
+         *
+         *     `404`: `orderId` matches no order of your organization (a deleted order and an empty `orderId=`
+         *     included).
          */
         get: operations["listReleases"];
         put?: never;
@@ -1634,7 +1876,10 @@ export interface paths {
         };
         /**
          * Get a job's bill of materials
-         * @description Returns the job's bill of materials (a job has at most one). 404 when the job does not exist in the organization or has no bill of materials yet.
+         * @description Returns the job's bill of materials (a job has at most one). 404 when the job does not exist in
+         *     the organization or has no bill of materials yet.
+         *
+         *     `404`: no job matches `jobIdOrCode`, or the job has no bill of materials yet.
          */
         get: operations["getJobBillOfMaterials"];
         put?: never;
@@ -1643,6 +1888,8 @@ export interface paths {
          * @description Creates the job's bill of materials (201). A job has one bill of materials: when it already
          *     exists, the existing one is returned with 200 and nothing changes, so the call is safe to
          *     repeat. No request body.
+         *
+         *     `404`: no job matches `jobIdOrCode`.
          */
         post: operations["createJobBillOfMaterials"];
         delete?: never;
@@ -1666,7 +1913,10 @@ export interface paths {
         };
         /**
          * List the items of a bill of materials
-         * @description Lists the items of a bill of materials (deleted items excluded), ordered by `createdAt` unless `orderBy` says otherwise. 404 when the bill of materials does not exist in the organization.
+         * @description Lists the items of a bill of materials (deleted items excluded), ordered by `createdAt` unless
+         *     `orderBy` says otherwise. 404 when the bill of materials does not exist in the organization.
+         *
+         *     `404`: no bill of materials matches `billOfMaterialsId`.
          */
         get: operations["listBillOfMaterialsItems"];
         put?: never;
@@ -1680,6 +1930,8 @@ export interface paths {
          *     prefixed `Position <n>: ` (zero-based, in position order), naming the field and the rule (see
          *     "Batches" under Errors in the guide). An empty list is `Invalid input, list cannot be empty`; more than 1000 elements is
          *     `Invalid input, list cannot be greater than 1000`.
+         *
+         *     `404`: no bill of materials matches `billOfMaterialsId`.
          */
         post: operations["createBillOfMaterialsItems"];
         delete?: never;
@@ -1706,7 +1958,10 @@ export interface paths {
         post?: never;
         /**
          * Delete a bill-of-materials item
-         * @description Deletes the item and its work-breakdown-structure values, and returns it with `deletedAt` set (and no values). A missing, already deleted or foreign item is a 404.
+         * @description Deletes the item and its work-breakdown-structure values, and returns it with `deletedAt` set
+         *     (and no values). A missing, already deleted or foreign item is a 404.
+         *
+         *     `404`: no bill-of-materials item matches `billOfMaterialsItemId`.
          */
         delete: operations["deleteBillOfMaterialsItem"];
         options?: never;
@@ -1718,6 +1973,8 @@ export interface paths {
          *     `null` removes them all. Field rules: `estimatedQuantity` is a number, >= 0 and a whole number;
          *     `unitPrice` is a number >= 0; `description` cannot be the literal string `'null'`; a violation
          *     is a 400 naming the field and the rule. A missing, deleted or foreign item is a 404.
+         *
+         *     `404`: no bill-of-materials item matches `billOfMaterialsItemId`.
          */
         patch: operations["updateBillOfMaterialsItem"];
         trace?: never;
@@ -1791,6 +2048,8 @@ export interface paths {
         /**
          * Get a requisition
          * @description Reads one requisition. A deleted requisition is answered with 404, like a missing one.
+         *
+         *     `404`: no requisition matches `requisitionId`.
          */
         get: operations["getRequisition"];
         put?: never;
@@ -1816,9 +2075,14 @@ export interface paths {
         };
         /**
          * List the items of a requisition
-         * @description Lists a requisition's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise. 404 when the requisition does not exist or is deleted.
+         * @description Lists a requisition's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise.
+         *     404 when the requisition does not exist or is deleted.
          *
-         *     Item `state` is one of UNPROCESSED, ACKNOWLEDGED, PARTIALLY_ADDED_TO_PO, ADDED_TO_PO, ADDED_TO_WAREHOUSE_REQUEST, REJECTED (see RequisitionItemState); `states` gives the quantity of the line in each stage.
+         *     Item `state` is one of UNPROCESSED, ACKNOWLEDGED, PARTIALLY_ADDED_TO_PO, ADDED_TO_PO,
+         *     ADDED_TO_WAREHOUSE_REQUEST, REJECTED (see RequisitionItemState); `states` gives the quantity of
+         *     the line in each stage.
+         *
+         *     `404`: no requisition matches `requisitionId`.
          */
         get: operations["listRequisitionItems"];
         put?: never;
@@ -1850,7 +2114,13 @@ export interface paths {
         head?: never;
         /**
          * Set the state of a requisition
-         * @description Sets the requisition's state to the `state` query parameter (required; a RequisitionState) from any state, and returns the updated requisition. `updatedAt` is set and `updatedById` becomes the caller. Setting `CLOSED` stamps `manuallyClosedAt` (again on every call); setting any other state clears it, since the requisition is no longer closed. No request body. 404 when the requisition does not exist or is deleted.
+         * @description Sets the requisition's state to the `state` query parameter (required; a RequisitionState) from
+         *     any state, and returns the updated requisition. `updatedAt` is set and `updatedById` becomes the
+         *     caller. Setting `CLOSED` stamps `manuallyClosedAt` (again on every call); setting any other
+         *     state clears it, since the requisition is no longer closed. No request body. 404 when the
+         *     requisition does not exist or is deleted.
+         *
+         *     `404`: no requisition matches `requisitionId`.
          */
         patch: operations["updateRequisitionState"];
         trace?: never;
@@ -1890,7 +2160,11 @@ export interface paths {
         };
         /**
          * Get a warehouse request
-         * @description Reads one warehouse request. The same request is served at `/warehouse-requests/{warehouseRequestId}` and `/warehouseRequests/{warehouseRequestId}` (both spellings of the spec).
+         * @description Reads one warehouse request. The same request is served at
+         *     `/warehouse-requests/{warehouseRequestId}` and `/warehouseRequests/{warehouseRequestId}` (both
+         *     spellings of the spec).
+         *
+         *     `404`: no warehouse request matches `warehouseRequestId`.
          */
         get: operations["getWarehouseRequest"];
         put?: never;
@@ -1916,7 +2190,13 @@ export interface paths {
         };
         /**
          * List the items of a warehouse request
-         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. Page size at most 100. Served at `/warehouse-requests/{warehouseRequestId}/items` and `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the request does not exist.
+         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says
+         *     otherwise; `id` breaks ties. Page size at most 100. Served at
+         *     `/warehouse-requests/{warehouseRequestId}/items` and
+         *     `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the
+         *     request does not exist.
+         *
+         *     `404`: no warehouse request matches `warehouseRequestId`.
          */
         get: operations["listWarehouseRequestItems"];
         put?: never;
@@ -1942,7 +2222,11 @@ export interface paths {
         };
         /**
          * Get a warehouse request (camelCase path)
-         * @description Reads one warehouse request. The same request is served at `/warehouse-requests/{warehouseRequestId}` and `/warehouseRequests/{warehouseRequestId}` (both spellings of the spec).
+         * @description Reads one warehouse request. The same request is served at
+         *     `/warehouse-requests/{warehouseRequestId}` and `/warehouseRequests/{warehouseRequestId}` (both
+         *     spellings of the spec).
+         *
+         *     `404`: no warehouse request matches `warehouseRequestId`.
          */
         get: operations["getWarehouseRequestLegacy"];
         put?: never;
@@ -1968,7 +2252,13 @@ export interface paths {
         };
         /**
          * List the items of a warehouse request (camelCase path)
-         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. Page size at most 100. Served at `/warehouse-requests/{warehouseRequestId}/items` and `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the request does not exist.
+         * @description Lists a warehouse request's items, ordered by `lineNumber` ascending unless `orderBy` says
+         *     otherwise; `id` breaks ties. Page size at most 100. Served at
+         *     `/warehouse-requests/{warehouseRequestId}/items` and
+         *     `/warehouseRequests/{warehouseRequestId}/items` (both spellings of the spec). 404 when the
+         *     request does not exist.
+         *
+         *     `404`: no warehouse request matches `warehouseRequestId`.
          */
         get: operations["listWarehouseRequestItemsLegacy"];
         put?: never;
@@ -2018,7 +2308,10 @@ export interface paths {
         };
         /**
          * Get a delivery receipt
-         * @description Reads one delivery receipt. A deleted receipt is answered with 404 unless `includeDeleted=true` (then it carries `deleted: true`).
+         * @description Reads one delivery receipt. A deleted receipt is answered with 404 unless `includeDeleted=true`
+         *     (then it carries `deleted: true`).
+         *
+         *     `404`: no delivery receipt matches `deliveryReceiptId`.
          */
         get: operations["getDeliveryReceipt"];
         put?: never;
@@ -2044,7 +2337,10 @@ export interface paths {
         };
         /**
          * List the items of a delivery receipt
-         * @description Lists a delivery receipt's items, ordered by `createdAt` unless `orderBy` says otherwise; `id` breaks ties. 404 when the receipt does not exist or is deleted.
+         * @description Lists a delivery receipt's items, ordered by `createdAt` unless `orderBy` says otherwise; `id`
+         *     breaks ties. 404 when the receipt does not exist or is deleted.
+         *
+         *     `404`: no delivery receipt matches `deliveryReceiptId`.
          */
         get: operations["listDeliveryReceiptItems"];
         put?: never;
@@ -2072,7 +2368,14 @@ export interface paths {
         put?: never;
         /**
          * Report the integration state of a delivery receipt
-         * @description Stores the integrating system's `integrationState` and `integrationMessage` (a missing or null message clears the stored one) and returns the receipt. `integrationMessage` is required, non-empty, when the state is `ERROR` (400 naming `body.integrationMessage`). `LINKED` also sets `integrationLastSync`. A report is not a change to the receipt: `updatedAt` stays, so an integrator polling `filter[updatedAt_gt]` is not sent its own report back. 404 when the receipt does not exist or is deleted.
+         * @description Stores the integrating system's `integrationState` and `integrationMessage` (a missing or null
+         *     message clears the stored one) and returns the receipt. `integrationMessage` is required,
+         *     non-empty, when the state is `ERROR` (400 naming `body.integrationMessage`). `LINKED` also sets
+         *     `integrationLastSync`. A report is not a change to the receipt: `updatedAt` stays, so an
+         *     integrator polling `filter[updatedAt_gt]` is not sent its own report back. 404 when the receipt
+         *     does not exist or is deleted.
+         *
+         *     `404`: no delivery receipt matches `deliveryReceiptId`.
          */
         post: operations["updateDeliveryReceiptIntegrationState"];
         delete?: never;
@@ -2096,11 +2399,22 @@ export interface paths {
         };
         /**
          * List the delivery receipts of an order
-         * @description Lists the delivery receipts recorded against one order, with the same filters, ordering and `includeDeleted` as `GET /deliveries`. 404 when the order does not exist, is deleted or belongs to another organization.
+         * @description Lists the delivery receipts recorded against one order, with the same filters, ordering and
+         *     `includeDeleted` as `GET /deliveries`. 404 when the order does not exist, is deleted or belongs
+         *     to another organization.
          *
-         *     `filter[issueType_in]` selects by issue kind (the receipt's `issues`): when omitted it is `NO_ISSUES` (only receipts whose items have no issue); `ALL` returns every receipt; otherwise receipts having any listed kind (`NO_ISSUES` in a list adds the receipts without issues). Give the kinds comma-separated (`filter[issueType_in]=MISSING,DAMAGED`) or repeated; an unknown kind is a 400.
+         *     `filter[issueType_in]` selects by issue kind (the receipt's `issues`): when omitted it is
+         *     `NO_ISSUES` (only receipts whose items have no issue); `ALL` returns every receipt; otherwise
+         *     receipts having any listed kind (`NO_ISSUES` in a list adds the receipts without issues). Give
+         *     the kinds comma-separated (`filter[issueType_in]=MISSING,DAMAGED`) or repeated; an unknown kind
+         *     is a 400.
          *
-         *     Deleted receipts are left out unless `includeDeleted=true`; they carry `deleted: true` and `archivedAt`. Deleting a receipt sets its `updatedAt`, so `includeDeleted=true&filter[updatedAt_gt]=<time>` finds the receipts changed or deleted since that time. Ordered by `createdAt` unless `orderBy` says otherwise; `id` breaks ties.
+         *     Deleted receipts are left out unless `includeDeleted=true`; they carry `deleted: true` and
+         *     `archivedAt`. Deleting a receipt sets its `updatedAt`, so
+         *     `includeDeleted=true&filter[updatedAt_gt]=<time>` finds the receipts changed or deleted since
+         *     that time. Ordered by `createdAt` unless `orderBy` says otherwise; `id` breaks ties.
+         *
+         *     `404`: no order matches `orderId`.
          */
         get: operations["listOrderDeliveryReceipts"];
         put?: never;
@@ -2142,9 +2456,19 @@ export interface paths {
         put?: never;
         /**
          * Mark invoices paid
-         * @description Moves every listed invoice, from any state, to `CLOSED` and sets `paidAt` (now) and `paidById` (`userId`); an invoice not yet approved also gets `approvedAt`/`approvedById` the same way (a paid invoice counts as approved). `updatedAt` is set. An invoice already paid (`CLOSED` with `paidAt`) is left as it is, `paidAt`, `paidById` and `updatedAt` included: marking it again changes nothing (see the guide, "A write that changes nothing"). Returns the updated invoices in the order of `ids` (a repeated ID once).
+         * @description Moves every listed invoice, from any state, to `CLOSED` and sets `paidAt` (now) and `paidById`
+         *     (`userId`); an invoice not yet approved also gets `approvedAt`/`approvedById` the same way (a
+         *     paid invoice counts as approved). `updatedAt` is set. An invoice already paid (`CLOSED` with
+         *     `paidAt`) is left as it is, `paidAt`, `paidById` and `updatedAt` included: marking it again
+         *     changes nothing (see the guide, "A write that changes nothing"). Returns the updated invoices in
+         *     the order of `ids` (a repeated ID once).
          *
-         *     All or nothing: `userId` must be a user of the organization and every ID an invoice of the organization that is not deleted; otherwise the request fails with 404 naming the first unknown value and no invoice changes.
+         *     All or nothing: `userId` must be a user of the organization and every ID an invoice of the
+         *     organization that is not deleted; otherwise the request fails with 404 naming the first unknown
+         *     value and no invoice changes.
+         *
+         *     `404`: an ID of `ids` matches no invoice of your organization (deleted ones included), or
+         *     `userId` no user; `detail` names the first unknown one.
          */
         post: operations["markInvoicesPaid"];
         delete?: never;
@@ -2169,6 +2493,8 @@ export interface paths {
         /**
          * Get an invoice
          * @description Reads one invoice. A deleted invoice is answered with 404 unless `includeDeleted=true`.
+         *
+         *     `404`: no invoice matches `invoiceId`.
          */
         get: operations["getInvoice"];
         put?: never;
@@ -2196,7 +2522,12 @@ export interface paths {
         put?: never;
         /**
          * Report an invoice's integration state
-         * @description The integrating system reports how syncing the invoice went (pull them with `filter[integrationState_in]`). `integrationMessage` is required (non-empty) with `ERROR`; it is stored as given and cleared when omitted. The report does not change the invoice's `updatedAt`. Answers the invoice.
+         * @description The integrating system reports how syncing the invoice went (pull them with
+         *     `filter[integrationState_in]`). `integrationMessage` is required (non-empty) with `ERROR`; it is
+         *     stored as given and cleared when omitted. The report does not change the invoice's `updatedAt`.
+         *     Answers the invoice.
+         *
+         *     `404`: no invoice matches `invoiceId`.
          */
         post: operations["updateInvoiceIntegrationState"];
         delete?: never;
@@ -2220,7 +2551,10 @@ export interface paths {
         };
         /**
          * List the items of an invoice
-         * @description Lists an invoice's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise; `id` breaks ties. 404 when the invoice does not exist or is deleted.
+         * @description Lists an invoice's items, ordered by `lineNumber` ascending unless `orderBy` says otherwise;
+         *     `id` breaks ties. 404 when the invoice does not exist or is deleted.
+         *
+         *     `404`: no invoice matches `invoiceId`.
          */
         get: operations["listInvoiceItems"];
         put?: never;
@@ -2313,6 +2647,9 @@ export interface paths {
          *     also completes first when it has not yet run, so the first answer after such a load may take
          *     longer. It never answers digests it cannot vouch for: when such work keeps arriving faster
          *     than it completes, it answers `503` with `Retry-After`.
+         *
+         *     `404`: `resource` names no resource that can be reconciled (a resource of `GET /changes` whose
+         *     objects have an id of their own).
          */
         get: operations["getReconciliation"];
         put?: never;
@@ -2374,14 +2711,20 @@ export interface paths {
         };
         /**
          * Get a webhook endpoint
-         * @description Reads one endpoint with its delivery status (`status`, `failingSince`, `nextAttemptAt`, `lastError`). The secret is not shown.
+         * @description Reads one endpoint with its delivery status (`status`, `failingSince`, `nextAttemptAt`,
+         *     `lastError`). The secret is not shown.
+         *
+         *     `404`: no webhook endpoint matches `webhookEndpointId`.
          */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Removes the endpoint and its delivery log and returns it as it was; nothing more is delivered to it. An attempt already in flight may still arrive.
+         * @description Removes the endpoint and its delivery log and returns it as it was; nothing more is delivered to
+         *     it. An attempt already in flight may still arrive.
+         *
+         *     `404`: no webhook endpoint matches `webhookEndpointId`.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -2391,6 +2734,8 @@ export interface paths {
          * @description Changes the given fields. A new `url` is checked as at creation. `enabled: false` pauses
          *     deliveries (entries wait, nothing is skipped); `enabled: true` resumes them, also after the
          *     service disabled the endpoint (status `failing`): delivery restarts with the entry that failed.
+         *
+         *     `404`: no webhook endpoint matches `webhookEndpointId`.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -2418,6 +2763,8 @@ export interface paths {
          *     every delivery carries two signatures in `webhook-signature`, one with the previous secret and
          *     one with the new, so receivers verify with either while they switch. Rotating again during an
          *     overlap ends the earlier one: only the secret just replaced keeps signing.
+         *
+         *     `404`: no webhook endpoint matches `webhookEndpointId`.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -2444,6 +2791,8 @@ export interface paths {
          * @description Every attempt to deliver an entry to the endpoint, newest first: its status, the receiver's
          *     HTTP status, the duration, the error and, while retrying, when the next attempt is due.
          *     Attempts are kept 30 days by default (`WEBHOOK_DELIVERY_RETENTION_DAYS`).
+         *
+         *     `404`: no webhook endpoint matches `webhookEndpointId`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -2476,6 +2825,8 @@ export interface paths {
          *     receiver that de-duplicates by it must forget the ids it wants to see again. Entries older than
          *     the feed's retention are no longer there to send. A cursor that is malformed or belongs to
          *     another organization is a 400. On a disabled endpoint the replay starts when it is enabled.
+         *
+         *     `404`: no webhook endpoint matches `webhookEndpointId`.
          */
         post: operations["replayWebhookDeliveries"];
         delete?: never;
@@ -8458,8 +8809,8 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        TaxCodeNotFound: {
+        /** @description Nothing of the caller's organization matches what the request names: the object of the path (its ID or code), or an object the body or query refers to (then `detail` starts with the field, e.g. `body.jobId: no job matches ...`). Objects of other organizations and deleted objects are answered the same way. The operation's description says which objects it looks up; `detail` names the resource and the value, e.g. `No job matches J-1042.` */
+        NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "Api-Version": components["headers"]["ApiVersion"];
@@ -8473,11 +8824,11 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "detail": "No tax code matches TX-XX.",
+                 *       "detail": "No <resource> matches <the ID or code the request names>.",
                  *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
                  *       "errors": [
                  *         {
-                 *           "message": "No tax code matches TX-XX."
+                 *           "message": "No <resource> matches <the ID or code the request names>."
                  *         }
                  *       ]
                  *     }
@@ -8572,60 +8923,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        UnitOfMeasureNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No unit of measure matches LF.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No unit of measure matches LF."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
-        JobInputNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "body.groupIds: no group 6c5b4a39-2817-4f6e-9d5c-4b3a29181706 exists in your organization.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "body.groupIds: no group 6c5b4a39-2817-4f6e-9d5c-4b3a29181706 exists in your organization."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
         JobConflict: {
             headers: {
@@ -8648,33 +8945,6 @@ export interface components {
                  *           "message": "body.code: J-1042 is already used",
                  *           "field": "body.code",
                  *           "rule": "unique"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        JobNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No job matches J-1042.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No job matches J-1042."
                  *         }
                  *       ]
                  *     }
@@ -8738,87 +9008,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        GroupNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No group matches 6c5b4a39-2817-4f6e-9d5c-4b3a29181706.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No group matches 6c5b4a39-2817-4f6e-9d5c-4b3a29181706."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
-        LocationInputNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "body.defaultTaxCodeId: no tax code 5b7c2d3e-1f4a-4b6c-8d9e-0a1b2c3d4e5f exists in your organization."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        LocationNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No location matches 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No location matches 2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
         VendorConflict: {
             headers: {
@@ -8848,33 +9037,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        VendorNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No vendor matches V-FERGUSON.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No vendor matches V-FERGUSON."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
         GlobalPhaseConflict: {
             headers: {
@@ -8897,33 +9059,6 @@ export interface components {
                  *           "message": "body.code: 03-300 is already used by another global phase",
                  *           "field": "body.code",
                  *           "rule": "unique"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        PhaseNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No phase matches 03-300.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No phase matches 03-300."
                  *         }
                  *       ]
                  *     }
@@ -8989,33 +9124,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        CostCategoryNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No cost category matches MAT.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No cost category matches MAT."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description A value that must be unique in the organization is already used, or a request with the same `Idempotency-Key` is still being processed. `errors[].rule` says which. */
         UserConflict: {
             headers: {
@@ -9045,61 +9153,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        UserNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No user matches maria.chen@summitridge.example.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No user matches maria.chen@summitridge.example."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way): the order's job, vendor, delivery location, tax code or creating user, or an item's tax code, bill-of-materials item or requisition item. `errors[].field` names it. */
-        OrderInputNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "body.jobId: no job matches 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
-                 *           "field": "body.jobId"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description Nothing was written. `type` is `/problems/illegal-state-move` (`errors[].rule` `state-machine`) when the order's `mode` cannot start in the `state` given (the message lists the states it can start in), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
         OrderCreateConflict: {
             headers: {
@@ -9110,60 +9163,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        OrderNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description No order of the caller's organization matches the path's ID (orders of other organizations and deleted orders are answered the same way), or an object the body refers to does not exist in the organization (a job, vendor, delivery location, tax code or user of the order; a tax code, bill-of-materials item or requisition item of an item): then `errors[].field` names it. */
-        OrderOrReferenceNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No order matches 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e."
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -9206,60 +9205,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        SellerOrderNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No order of buyer 6e7f8a9b-0c1d-4e2f-8a3b-4c5d6e7f8a9b sent to you matches purchase order number J-1042-0007.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No order of buyer 6e7f8a9b-0c1d-4e2f-8a3b-4c5d6e7f8a9b sent to you matches purchase order number J-1042-0007."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        ItemNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description Nothing was written. `type` is `/problems/order-closed` (`errors[].rule` `state-machine`): the item's order is `CANCELLED`, `BID_CANCELLED` or `COMPLETE`, so its items can no longer change. */
         ItemConflict: {
             headers: {
@@ -9270,33 +9215,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description No item of the caller's organization matches the path's ID (items of other organizations and of deleted orders are answered the same way), or an object the body refers to (a tax code, bill-of-materials item or requisition item) does not exist in the organization: then `errors[].field` names it. */
-        ItemOrReferenceNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No item matches 4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a."
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -9329,87 +9247,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        OrderTagNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "The order has no tag 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "The order has no tag 0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description An object the body refers to does not exist in the caller's organization (objects of other organizations are answered the same way). */
-        NotificationInputNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "body.recipientId: no user matches 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "body.recipientId: no user matches 1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        ChangeOrderNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No change order matches 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No change order matches 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description Nothing was written. `type` is `/problems/stale-version` (`errors[].rule` `current-version`) when the report names a `versionNumber` other than the change order's (the message names the change order's version), or `/problems/idempotency-key-in-use` (`errors[].rule` `in-progress`) when a request with the same `Idempotency-Key` is still being processed (retry later: it then gets the stored response). */
         ChangeOrderIntegrationStateConflict: {
             headers: {
@@ -9420,195 +9257,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        BillOfMaterialsNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No bill of materials matches 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No bill of materials matches 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        BillOfMaterialsItemNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No bill-of-materials item matches 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No bill-of-materials item matches 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        RequisitionNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No requisition matches 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No requisition matches 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        WarehouseRequestNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No warehouse request matches 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No warehouse request matches 5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        DeliveryReceiptNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No delivery receipt matches 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No delivery receipt matches 4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        InvoiceNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No invoice matches c7d8e9f0-a1b2-4c3d-9e4f-5a6b7c8d9e0f."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The object does not exist in the caller's organization; objects of other organizations are answered the same way. */
-        WebhookEndpointNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "Api-Version": components["headers"]["ApiVersion"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/not-found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "No webhook endpoint matches 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f.",
-                 *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                 *       "errors": [
-                 *         {
-                 *           "message": "No webhook endpoint matches 7d0c4b1e-2f3a-4c5d-8e9f-0a1b2c3d4e5f."
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -17135,7 +16783,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["TaxCodeNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17235,7 +16883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["TaxCodeNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -17349,7 +16997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["TaxCodeNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["TaxCodeConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -17598,7 +17246,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["UnitOfMeasureNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17707,7 +17355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["UnitOfMeasureNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["UnitOfMeasureConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -17937,7 +17585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobInputNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["JobConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -18189,7 +17837,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18316,7 +17964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["JobConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -18419,7 +18067,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18536,7 +18184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -18656,7 +18304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -18745,7 +18393,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18857,7 +18505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -18977,7 +18625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -19037,7 +18685,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19113,7 +18761,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -19364,7 +19012,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["GroupNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19473,7 +19121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["GroupNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["GroupConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -19715,7 +19363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["LocationInputNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -19798,7 +19446,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["LocationNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19915,7 +19563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["LocationNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -20045,7 +19693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["LocationNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -20521,7 +20169,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["VendorNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -20642,7 +20290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["VendorNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -20777,7 +20425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["VendorNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["VendorConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -20905,7 +20553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["VendorNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -21321,7 +20969,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21422,7 +21070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -21536,7 +21184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["GlobalPhaseConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -21712,7 +21360,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21820,7 +21468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["PhaseConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -21893,7 +21541,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21999,7 +21647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -22119,7 +21767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["PhaseConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -22391,7 +22039,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -22495,7 +22143,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -22612,7 +22260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["CostCategoryConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -22840,7 +22488,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -22961,7 +22609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["PhaseNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["CostCategoryConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -23048,7 +22696,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -23168,7 +22816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -23301,7 +22949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["CostCategoryConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -23512,7 +23160,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -23625,7 +23273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["CostCategoryConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -23704,7 +23352,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -23816,7 +23464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -23941,7 +23589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["CostCategoryNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["CostCategoryConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -24212,7 +23860,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["UserNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -24617,7 +24265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderInputNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["OrderCreateConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -24736,7 +24384,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -24824,7 +24472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -24932,7 +24580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderOrReferenceNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["OrderConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -25098,7 +24746,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["OrderIntegrationStateConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -25301,7 +24949,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -25405,7 +25053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderOrReferenceNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["ItemCreateConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -25529,7 +25177,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["SellerOrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -25719,7 +25367,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["ItemNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -25813,7 +25461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["ItemNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["ItemConflict"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -25920,7 +25568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["ItemOrReferenceNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["ItemConflict"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -26013,7 +25661,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -26130,7 +25778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["TagConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -26227,7 +25875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["OrderTagNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -26432,7 +26080,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotificationInputNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -26533,7 +26181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["NotificationInputNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -26782,7 +26430,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["ChangeOrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -26875,7 +26523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["ChangeOrderNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["ChangeOrderIntegrationStateConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -26989,7 +26637,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -27127,7 +26775,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -27187,7 +26835,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -27300,7 +26948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["JobNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -27419,7 +27067,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["BillOfMaterialsNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -27618,7 +27266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["BillOfMaterialsNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -27726,7 +27374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["BillOfMaterialsItemNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -27872,7 +27520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["BillOfMaterialsItemNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -28258,7 +27906,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["RequisitionNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -28393,7 +28041,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["RequisitionNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -28518,7 +28166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["RequisitionNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -28674,7 +28322,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["WarehouseRequestNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -28783,7 +28431,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["WarehouseRequestNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -28848,7 +28496,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["WarehouseRequestNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -28957,7 +28605,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["WarehouseRequestNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -29142,7 +28790,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["DeliveryReceiptNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -29251,7 +28899,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["DeliveryReceiptNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -29377,7 +29025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["DeliveryReceiptNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -29480,7 +29128,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["OrderNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -29796,7 +29444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["InvoiceNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -29912,7 +29560,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["InvoiceNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -30005,7 +29653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["InvoiceNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -30099,7 +29747,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["InvoiceNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -30424,33 +30072,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description No such resource to reconcile. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Api-Version": components["headers"]["ApiVersion"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "detail": "No resource vendors can be reconciled (use a resource of GET /changes whose objects have an id, e.g. vendor).",
-                     *       "requestId": "3f1b6c1e-8a47-4f57-9a55-3f0a7f2d9c11",
-                     *       "errors": [
-                     *         {
-                     *           "message": "No resource vendors can be reconciled (use a resource of GET /changes whose objects have an id, e.g. vendor)."
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             /**
@@ -30777,7 +30399,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["WebhookEndpointNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -30894,7 +30516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["WebhookEndpointNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -31024,7 +30646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["WebhookEndpointNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -31140,7 +30762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["WebhookEndpointNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
@@ -31229,7 +30851,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["WebhookEndpointNotFound"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -31326,7 +30948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            404: components["responses"]["WebhookEndpointNotFound"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];

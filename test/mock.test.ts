@@ -105,13 +105,29 @@ describe('the Prism mock of the contract', function () {
     return problem;
   }
 
-  // `Prefer: code=404` answers the operation's own 404 example: it names the resource of the
-  // path (a referenced input's resource on collection paths), never another resource's.
+  // Every 404 is the contract's one NotFound response (api/components/responses/NotFound.yaml):
+  // `Prefer: code=404` answers its one example, valid against the operation's schema. What the
+  // operation looks up it says in its own words, in its description's last paragraph `404`: ...,
+  // which names every path parameter and a resource of its path (when it has one: the 404 of a
+  // collection's write is about what its body refers to).
+  const notFound = doc.components.responses.NotFound;
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['404'])) {
-    it(`${method} ${path} (${operationId}) answers Prefer: code=404 with an example of its own resource`, async () => {
+    it(`${method} ${path} (${operationId}) answers Prefer: code=404 with the shared NotFound example and says what it looks up`, async () => {
+      expect(operation.responses['404'], operationId).to.deep.equal({ $ref: '#/components/responses/NotFound' });
       const problem = await errorExample(path, method, operation, 404);
-      const named = notFoundNoun(problem.detail);
-      if (named && /\{/.test(path)) expect(nounsOf(path), `${operationId}: "${problem.detail}"`).to.include(named);
+      expect(problem, operationId).to.deep.equal(notFound.content['application/problem+json'].example);
+      const result = validator.validateResponse(problem, operationId, 404);
+      expect(result.errors ?? [], `${operationId} 404 violates its schema`).to.deep.equal([]);
+      const own = (operation.description as string).trimEnd().split('\n\n').pop()!;
+      expect(own, operationId).to.match(/^`404`: /);
+      for (const [, param] of path.matchAll(/\{([^}]+)\}/g)) expect(own, operationId).to.include(`\`${param}\``);
+      // (GET /reconciliation/{resource}: its parameter names a resource, not an object of one.)
+      const nouns = nounsOf(path);
+      if (/\{/.test(path) && nouns.length)
+        expect(
+          nouns.some((noun) => own.includes(noun)),
+          `${operationId}: ${own}`,
+        ).to.equal(true);
     });
   }
 
@@ -194,7 +210,7 @@ function examplesOfResource(doc: any, segment: string): string {
   return JSON.stringify(found);
 }
 
-/** Resource nouns of a path's segments, as the 404 details name them. */
+/** Resource nouns of a path's segments, as the 404 details and the operations' `404` paragraphs name them. */
 const NOUNS: Record<string, string[]> = {
   'tax-codes': ['tax code'],
   'units-of-measure': ['unit of measure'],
@@ -225,10 +241,6 @@ const NOUNS: Record<string, string[]> = {
   'webhook-endpoints': ['webhook endpoint'],
 };
 const nounsOf = (path: string) => path.split('/').flatMap((segment) => NOUNS[segment] ?? []);
-/** "No job matches J-1042." -> "job"; "The order has no tag X." -> "tag"; a generic detail -> undefined. */
-function notFoundNoun(detail: string): string | undefined {
-  return /^No ([a-z][a-z -]*?) (?:matches|of buyer)/.exec(detail)?.[1] ?? /has no ([a-z]+)/.exec(detail)?.[1];
-}
 
 describe('the Prism mock in dynamic mode (prism mock -d)', function () {
   this.timeout(240_000);

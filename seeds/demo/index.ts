@@ -18,7 +18,8 @@ import { seedWarehouseRequests } from './warehouse-requests';
 import { seedDeliveryReceipts } from './delivery-receipts';
 import { seedInvoices } from './invoices';
 import { requestBackfill } from '../../src/resources/reconciliation/requests';
-import { RESOURCES_WITHOUT_CREATED, createdEntries, liveObjectIds } from '../../src/resources/reconciliation/created-entries';
+import { resourcesWithoutCreated, createdEntries, liveObjectIds } from '../../src/resources/reconciliation/created-entries';
+import { RECONCILED } from '../../src/resources';
 import { writeTransaction } from '../../src/feed/append';
 
 /**
@@ -61,12 +62,12 @@ export async function loadDemoData(db: Knex, orgId: string): Promise<void> {
       .orderBy([{ column: 'admin', order: 'desc' }, 'created_at'])
       .first('id');
     if (!admin) throw new Error(`organization ${orgId} has no user`);
-    const before = await liveObjectIds(tx, orgId);
+    const before = await liveObjectIds(RECONCILED, tx, orgId);
     const ctx = demoContext(tx, orgId, admin.id);
     for (const part of PARTS) await part(ctx);
     // The resources the feed has no `created` event for get their objects' states from a backfill.
-    await requestBackfill(tx, orgId, RESOURCES_WITHOUT_CREATED);
+    await requestBackfill(tx, orgId, resourcesWithoutCreated(RECONCILED));
     await tx('organizations').where({ id: orgId }).update({ demo_loaded_at: tx.fn.now() });
-    for (const entry of await createdEntries(tx, orgId, before)) changes.add(entry);
+    for (const entry of await createdEntries(RECONCILED, tx, orgId, before)) changes.add(entry);
   });
 }

@@ -13,6 +13,7 @@ import { deliverPending } from '../mail/mailer';
 import { pruneChangeFeed } from '../feed/retention';
 import { runPendingBackfills } from '../resources/reconciliation/backfill';
 import { runPendingCaptures } from '../resources/reconciliation/captures';
+import { RECONCILED } from '../resources';
 import { superviseRunner, type SupervisedRunner } from './supervisor';
 
 /**
@@ -87,9 +88,9 @@ export async function startBackgroundWorker(options: BackgroundWorkerOptions): P
     webhook_deliver: async (payload) => deliverEndpoint(deps, (payload as { endpointId: string }).endpointId),
     webhook_sweep: async () => sweepEndpoints(options.db, settings.deliveryRetentionMs),
     // Object states owed a backfill (data written without the feed: src/resources/reconciliation/backfill.ts).
-    reconciliation_backfill: async () => runPendingBackfills(options.db, () => stopping),
+    reconciliation_backfill: async () => runPendingBackfills(RECONCILED, options.db, () => stopping),
     // Changes made in the database, woken by its triggers (migration 20261206000000), and every minute.
-    feed_capture: async () => runPendingCaptures(options.db, () => stopping),
+    feed_capture: async () => runPendingCaptures(RECONCILED, options.db, () => stopping),
     ...(mail && {
       mail_deliver: async () => {
         await deliverPending(options.db, mail.smtpUrl, { from: mail.from, stopping: () => stopping }).catch((err) => mailLog.error('delivery run failed', err));

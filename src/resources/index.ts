@@ -1,10 +1,12 @@
 import type { HandlerMap } from '../http/handler';
 import type { ResourceDeclarations } from './declarations';
+import { reconciledSources } from './reconciliation/sources';
 import { billsOfMaterialsDeclarations } from './bills-of-materials/declarations';
 import { changeOrdersDeclarations } from './change-orders/declarations';
 import { costCategoriesDeclarations } from './cost-categories/declarations';
 import { deliveryReceiptsDeclarations } from './delivery-receipts/declarations';
 import { groupsDeclarations } from './groups/declarations';
+import { invoiceItemsDeclarations } from './invoice-items/declarations';
 import { invoicesDeclarations } from './invoices/declarations';
 import { itemsDeclarations } from './items/declarations';
 import { jobsDeclarations } from './jobs/declarations';
@@ -14,11 +16,14 @@ import { oauth2Declarations } from './oauth2/declarations';
 import { orderTagsDeclarations } from './order-tags/declarations';
 import { ordersDeclarations } from './orders/declarations';
 import { phasesDeclarations } from './phases/declarations';
+import { releasesDeclarations } from './releases/declarations';
 import { requisitionsDeclarations } from './requisitions/declarations';
+import { tagsDeclarations } from './tags/declarations';
 import { taxCodesDeclarations } from './tax-codes/declarations';
 import { unitsOfMeasureDeclarations } from './units-of-measure/declarations';
 import { usersDeclarations } from './users/declarations';
 import { vendorsDeclarations } from './vendors/declarations';
+import { warehouseRequestsDeclarations } from './warehouse-requests/declarations';
 import { webhookEndpointsDeclarations } from './webhook-endpoints/declarations';
 
 import { tokenHandlers } from './oauth2/token';
@@ -57,6 +62,7 @@ const DECLARATIONS: readonly ResourceDeclarations[] = [
   costCategoriesDeclarations,
   deliveryReceiptsDeclarations,
   groupsDeclarations,
+  invoiceItemsDeclarations,
   invoicesDeclarations,
   itemsDeclarations,
   jobsDeclarations,
@@ -66,11 +72,14 @@ const DECLARATIONS: readonly ResourceDeclarations[] = [
   orderTagsDeclarations,
   ordersDeclarations,
   phasesDeclarations,
+  releasesDeclarations,
   requisitionsDeclarations,
+  tagsDeclarations,
   taxCodesDeclarations,
   unitsOfMeasureDeclarations,
   usersDeclarations,
   vendorsDeclarations,
+  warehouseRequestsDeclarations,
   webhookEndpointsDeclarations,
 ];
 
@@ -102,6 +111,12 @@ export const BATCH_LISTS = table('batchLists');
 export const VALIDATION_FAIL_FOR = table('validationFail');
 /** Operations that answer their client errors in their own format (the token endpoint). */
 export const OWN_PROBLEM_FORMATS = table('ownProblemFormats');
+/**
+ * The resources GET /reconciliation/{resource} answers, with the ResourceDef each is read with
+ * (ResourceDeclarations.reconciled): handed to the reconciliation's handler here, and to its
+ * backfill and captures by the background worker and the demo loader.
+ */
+export const RECONCILED = reconciledSources(table('reconciled'));
 
 /**
  * Every operation of the contract, mapped to its handler. `satisfies HandlerMap` makes a missing
@@ -140,7 +155,7 @@ export function allHandlers(jwtSecret: string): HandlerMap {
     ...invoiceItemHandlers,
 
     ...changeHandlers,
-    ...reconciliationHandlers,
+    ...reconciliationHandlers(RECONCILED),
     ...webhookEndpointHandlers,
     ...versionHandlers,
   } satisfies HandlerMap;

@@ -121,6 +121,11 @@ describe('layers of src/ (README "Layout")', () => {
       expect(upward.map((i) => `${relative(ROOT, i.from)} -> ${relative(ROOT, i.to)}`)).to.deep.equal([]);
     });
 
+    it('the reconciliation names no resource: its table is gathered from the declarations and handed to it', () => {
+      const named = inside.filter((i) => i.fromUnit === 'src/resources/reconciliation' && level(i.toUnit) === 1);
+      expect(named.map((i) => `${relative(ROOT, i.from)} -> ${relative(ROOT, i.to)}`)).to.deep.equal([]);
+    });
+
     it('no two folders of src/resources/ import each other', () => {
       const edges = new Set(inside.map((i) => `${i.fromUnit} ${i.toUnit}`));
       const mutual = [...edges].filter((e) => {

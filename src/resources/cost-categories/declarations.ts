@@ -1,6 +1,7 @@
 import type { ResourceDeclarations } from '../declarations';
 import { one } from '../../feed/emit';
 import { objectOfWrite } from '../../http/conditional';
+import { costCategories } from './queries';
 
 const globalCategory = objectOfWrite('cost_categories', 'getGlobalCategory');
 const jobPhaseCategory = objectOfWrite('cost_categories', 'getJobPhaseCategory');
@@ -8,6 +9,7 @@ const jobCategory = objectOfWrite('cost_categories', 'getJobCategory');
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const costCategoriesDeclarations: ResourceDeclarations = {
+  reconciled: { cost_category: costCategories },
   feed: {
     createGlobalCategory: one('cost_category', 'created'),
     updateGlobalCategory: one('cost_category', 'updated'),

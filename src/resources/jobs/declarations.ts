@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/knex';
 import type { ResourceDeclarations } from '../declarations';
 import { entry, locationEntries, one, renamedOf, type Emitter } from '../../feed/emit';
 import { objectOfWrite } from '../../http/conditional';
-import { jobsInOrder } from './queries';
+import { jobsInOrder, jobs } from './queries';
 
 const job = objectOfWrite('jobs', 'getJob');
 
@@ -53,6 +53,7 @@ const jobAndLocation: Emitter = async (reply, ctx) => [entry('job', 'updated', r
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const jobsDeclarations: ResourceDeclarations = {
+  reconciled: { job: jobs },
   feed: {
     createJob: jobsWithLocations('created'),
     upsertJobs: jobsWithLocations('upserted'),

@@ -1,7 +1,7 @@
 import type { ResourceDeclarations } from '../declarations';
 import { entry, one, present, type EmitContext } from '../../feed/emit';
 import type { ChangeEntry } from '../../feed/append';
-import { locationsInOrder } from './queries';
+import { locationsInOrder, locations } from './queries';
 import { objectOfWrite } from '../../http/conditional';
 
 const location = objectOfWrite('locations', 'getLocation');
@@ -15,6 +15,7 @@ async function jobAndVendorEntries(ctx: EmitContext, jobIds: unknown[], vendorId
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const locationsDeclarations: ResourceDeclarations = {
+  reconciled: { location: locations },
   feed: {
     createLocation: one('location', 'created'),
     // Vendors embed their location.

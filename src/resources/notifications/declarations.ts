@@ -1,9 +1,10 @@
 import type { ResourceDeclarations } from '../declarations';
 import { one, entry } from '../../feed/emit';
-import { notificationsInOrder } from './queries';
+import { notificationsInOrder, notifications } from './queries';
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const notificationsDeclarations: ResourceDeclarations = {
+  reconciled: { notification: notifications },
   feed: {
     createNotification: one('notification', 'created'),
     // The reply lists the ids changed; the notifications are read back in the transaction, in one statement.

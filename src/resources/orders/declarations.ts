@@ -1,10 +1,12 @@
 import type { ResourceDeclarations } from '../declarations';
 import { objectOfWrite } from '../../http/conditional';
+import { orders } from './queries';
 
 const order = objectOfWrite('orders', 'getOrder');
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const ordersDeclarations: ResourceDeclarations = {
+  reconciled: { order: orders },
   feedByHandler: {
     createOrder: 'order.created, then item.created per line',
     updateOrder: 'change_order.created (a sent order), order.updated, item.updated for repriced lines',

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import type { Db, Queryable } from '../../db/knex';
 import { readObjectTexts } from '../../db/object-reads';
+import type { ResourceDef } from '../../db/resource';
 import { canonicalForm } from '../../db/object-digest';
 import { touchedBuckets } from '../../feed/object-states';
 import { bumpBucketVersions } from './bucket-cache';
 import { showing } from './dependents';
-import { RECONCILED, RECONCILED_RESOURCES } from './sources';
+import { reconciledDef, type ReconciledSources } from './sources';
 import { requestBackfill } from './requests';
 
 export { requestBackfill };
@@ -20,7 +21,7 @@ export { requestBackfill };
  * that miss an object.
  *
  * A backfill is a rebuild: it reads the resource's live objects with the same ResourceDef its
- * single read uses (sources.ts), in id order, CHUNK at a time (keyset pages, never one query per
+ * single read uses (ResourceDeclarations.reconciled), in id order, CHUNK at a time (keyset pages, never one query per
  * object), and in each id range writes the states that differ, and removes states whose object is
  * gone. Each chunk is one transaction that first takes the organization's feed head row lock, the
  * lock the feed's append statement takes before it writes states: no entry is numbered while the
@@ -37,11 +38,11 @@ export { requestBackfill };
 const CHUNK = 2000;
 
 /** The marker of `resource` (or of every resource, '*'), turned into one per resource; its requested_at, or undefined when none. */
-async function pendingSince(db: Db, organizationId: string, resource: string): Promise<string | undefined> {
+async function pendingSince(sources: ReconciledSources, db: Db, organizationId: string, resource: string): Promise<string | undefined> {
   const all = await db('feed_object_backfills').where({ organization_id: organizationId, resource: '*' }).first('requested_at');
   if (all) {
     await db.transaction(async (trx) => {
-      await requestBackfill(trx, organizationId, RECONCILED_RESOURCES);
+      await requestBackfill(trx, organizationId, sources.resources);
       await trx('feed_object_backfills').where({ organization_id: organizationId, resource: '*' }).delete();
     });
   }
@@ -76,13 +77,13 @@ export async function lockHead(trx: Knex.Transaction, organizationId: string): P
  * removes nothing). Returns the last id, or undefined at the end.
  */
 async function backfillChunk(
+  def: ResourceDef,
   trx: Knex.Transaction,
   organizationId: string,
   resource: string,
   after: string | undefined,
   only?: (q: Knex.QueryBuilder) => void,
 ): Promise<string | undefined> {
-  const def = RECONCILED[resource as keyof typeof RECONCILED]!;
   const head = await lockHead(trx, organizationId);
   const rows = await readObjectTexts(trx, def, organizationId, (page, id) => {
     page.limit(CHUNK);
@@ -133,6 +134,7 @@ const never: Stopping = () => false;
  * next run starts it again (chunks whose states are current write nothing).
  */
 async function rebuild(
+  def: ResourceDef,
   db: Db,
   organizationId: string,
   resource: string,
@@ -144,7 +146,7 @@ async function rebuild(
   for (;;) {
     if (stopping()) return false;
     const done = await db.transaction(async (trx) => {
-      after = await backfillChunk(trx, organizationId, resource, after, only);
+      after = await backfillChunk(def, trx, organizationId, resource, after, only);
       if (after !== undefined) return false;
       await finish(trx);
       return true;
@@ -158,14 +160,14 @@ async function rebuild(
  * changed resource, only the objects that show the changed objects (dependents.ts); each cleared
  * unless it was asked for again meanwhile. A pair without a condition is rebuilt whole.
  */
-async function refreshResource(db: Db, organizationId: string, resource: string, stopping: Stopping): Promise<boolean> {
+async function refreshResource(def: ResourceDef, db: Db, organizationId: string, resource: string, stopping: Stopping): Promise<boolean> {
   const owed: { via: string; ids: string[]; at: string }[] = await db('feed_object_refreshes')
     .where({ organization_id: organizationId, resource })
     .select('via', 'ids', db.raw('requested_at::text AS at'));
   for (const { via, ids, at } of owed) {
     const clear = (trx: Knex.Transaction) =>
       trx('feed_object_refreshes').where({ organization_id: organizationId, resource, via }).whereRaw('requested_at = ?::timestamptz', [at]).delete();
-    if (!(await rebuild(db, organizationId, resource, clear, showing(resource, via, ids) ?? (() => undefined), stopping))) break;
+    if (!(await rebuild(def, db, organizationId, resource, clear, showing(resource, via, ids) ?? (() => undefined), stopping))) break;
   }
   return owed.length > 0;
 }
@@ -176,10 +178,19 @@ async function refreshResource(db: Db, organizationId: string, resource: string,
  * meanwhile. Returns whether anything ran. With `stopping`, ends between chunks once it holds,
  * leaving the rest owed (the reconciliation read passes none: it must complete what it reads).
  */
-export async function backfillResource(db: Db, organizationId: string, resource: string, stopping: Stopping = never): Promise<boolean> {
-  const since = await pendingSince(db, organizationId, resource);
+export async function backfillResource(
+  sources: ReconciledSources,
+  db: Db,
+  organizationId: string,
+  resource: string,
+  stopping: Stopping = never,
+): Promise<boolean> {
+  const def = reconciledDef(sources, resource);
+  if (!def) return false;
+  const since = await pendingSince(sources, db, organizationId, resource);
   if (since) {
     const finished = await rebuild(
+      def,
       db,
       organizationId,
       resource,
@@ -189,7 +200,7 @@ export async function backfillResource(db: Db, organizationId: string, resource:
     );
     if (!finished) return true;
   }
-  const refreshed = await refreshResource(db, organizationId, resource, stopping);
+  const refreshed = await refreshResource(def, db, organizationId, resource, stopping);
   return Boolean(since) || refreshed;
 }
 
@@ -198,7 +209,7 @@ export async function backfillResource(db: Db, organizationId: string, resource:
  * stopping worker ends it between chunks: a backlog of many organizations' rebuilds must not hold
  * an instance's shutdown past its deadline; the next tick, on any instance, carries on.
  */
-export async function runPendingBackfills(db: Db, stopping: Stopping = never): Promise<void> {
+export async function runPendingBackfills(sources: ReconciledSources, db: Db, stopping: Stopping = never): Promise<void> {
   const pending: { organization_id: string; resource: string }[] = (
     await db.raw(
       `SELECT organization_id, resource FROM feed_object_backfills UNION SELECT organization_id, resource FROM feed_object_refreshes
@@ -208,9 +219,9 @@ export async function runPendingBackfills(db: Db, stopping: Stopping = never): P
   const organizations = new Set(pending.map((p) => p.organization_id));
   for (const organizationId of organizations) {
     const resources = pending.filter((p) => p.organization_id === organizationId).map((p) => p.resource);
-    for (const resource of resources.includes('*') ? RECONCILED_RESOURCES : resources) {
+    for (const resource of resources.includes('*') ? sources.resources : resources) {
       if (stopping()) return;
-      if (resource in RECONCILED) await backfillResource(db, organizationId, resource, stopping);
+      await backfillResource(sources, db, organizationId, resource, stopping);
     }
   }
 }

@@ -9,7 +9,7 @@ import { DATABASE_ORIGIN } from '../../feed/origin';
 import { changedFieldsOf } from '../../feed/unchanged';
 import { lockHead, type Stopping } from './backfill';
 import { requestBackfill } from './requests';
-import { RECONCILED } from './sources';
+import { reconciledDef, type ReconciledSources } from './sources';
 
 /**
  * The feed entries of changes made in the database rather than through the API (issue #42): an
@@ -23,7 +23,7 @@ import { RECONCILED } from './sources';
  * up to the head plus the captured changes, takes up to CHUNK queued rows (deleted in the same
  * transaction as the entries are appended: exactly once, whatever instance runs it or stops
  * meanwhile), reads those objects as their reads build them (the same ResourceDefs as the
- * backfill, sources.ts) and compares each with the state the feed last knew (feed_objects):
+ * backfill, ResourceDeclarations.reconciled) and compares each with the state the feed last knew (feed_objects):
  * - live, no state: `<resource>.created`;
  * - live, a different state: `<resource>.updated` with changedFields and previous (the rule of
  *   src/feed/unchanged.ts: an update that leaves the read as it was is nothing);
@@ -52,8 +52,15 @@ const hasEvent = (resource: string, event: string): boolean =>
 const transactionTime = async (db: Queryable): Promise<string> => (await db.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0].now;
 
 /** The entries of one resource's captured ids (in the order first captured), and whether it is owed a backfill instead. */
-async function entriesOf(trx: Knex.Transaction, organizationId: string, resource: string, ids: string[], now: () => Promise<string>) {
-  const def = RECONCILED[resource as FeedResource];
+async function entriesOf(
+  sources: ReconciledSources,
+  trx: Knex.Transaction,
+  organizationId: string,
+  resource: string,
+  ids: string[],
+  now: () => Promise<string>,
+) {
+  const def = reconciledDef(sources, resource);
   if (!def) return { entries: [], backfill: false };
   const live = new Map(
     (await readObjectTexts(trx, def, organizationId, (q, id) => q.whereRaw(`${id} = ANY(?::uuid[])`, [ids]))).map((r) => [
@@ -86,7 +93,7 @@ async function entriesOf(trx: Knex.Transaction, organizationId: string, resource
  * Appends the entries of up to CHUNK captured rows of one organization in one transaction.
  * Returns false when its queue was empty.
  */
-async function drainChunk(db: Db, organizationId: string): Promise<boolean> {
+async function drainChunk(sources: ReconciledSources, db: Db, organizationId: string): Promise<boolean> {
   return db.transaction(async (trx) => {
     await lockHead(trx, organizationId);
     const { rows } = await trx.raw(
@@ -107,7 +114,7 @@ async function drainChunk(db: Db, organizationId: string): Promise<boolean> {
     const entries: ChangeEntry[] = [];
     const backfills: string[] = [];
     for (const [resource, ids] of byResource) {
-      const found = await entriesOf(trx, organizationId, resource, [...ids], now);
+      const found = await entriesOf(sources, trx, organizationId, resource, [...ids], now);
       entries.push(...found.entries);
       if (found.backfill) backfills.push(resource);
     }
@@ -122,14 +129,14 @@ async function drainChunk(db: Db, organizationId: string): Promise<boolean> {
  * Appends every captured change of one organization (GET /reconciliation/{resource} before it
  * answers). With `stopping`, ends between chunks once it holds; what is left stays queued.
  */
-export async function drainCaptures(db: Db, organizationId: string, stopping: Stopping = () => false): Promise<void> {
+export async function drainCaptures(sources: ReconciledSources, db: Db, organizationId: string, stopping: Stopping = () => false): Promise<void> {
   const exists = await db('organizations').where({ id: organizationId }).first('id');
   if (!exists) {
     // Rows its deletion's cascade queued: there is no feed left to append them to.
     await db('feed_captures').where({ organization_id: organizationId }).delete();
     return;
   }
-  while (!stopping() && (await drainChunk(db, organizationId)));
+  while (!stopping() && (await drainChunk(sources, db, organizationId)));
 }
 
 /**
@@ -137,12 +144,12 @@ export async function drainCaptures(db: Db, organizationId: string, stopping: St
  * organization's failure does not hold the others' entries back: it is thrown after them (the
  * task fails, graphile-worker logs and retries it; its rows stay queued).
  */
-export async function runPendingCaptures(db: Db, stopping: Stopping = () => false): Promise<void> {
+export async function runPendingCaptures(sources: ReconciledSources, db: Db, stopping: Stopping = () => false): Promise<void> {
   const { rows } = await db.raw('SELECT DISTINCT organization_id FROM feed_captures');
   let failure: unknown;
   for (const { organization_id } of rows as { organization_id: string }[]) {
     if (stopping()) break;
-    await drainCaptures(db, organization_id, stopping).catch((err) => (failure ??= err));
+    await drainCaptures(sources, db, organization_id, stopping).catch((err) => (failure ??= err));
   }
   if (failure) throw failure;
 }

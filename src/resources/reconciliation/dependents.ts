@@ -3,8 +3,9 @@ import type { Knex } from 'knex';
 /**
  * Which objects of a resource show given objects of another (`via`) in their reads: the
  * condition a targeted rebuild (feed_object_refreshes, backfill.ts) narrows the resource's read
- * to, on the aliases of its ResourceDef (sources.ts), given the changed objects' ids. One per pair
- * of src/feed/object-states.ts SHOWN_IN; a pair without one is rebuilt whole.
+ * to, on the aliases of its ResourceDef (ResourceDeclarations.reconciled), given the changed
+ * objects' ids. One per pair of src/feed/object-states.ts SHOWN_IN; a pair without one is rebuilt
+ * whole.
  */
 const SHOWING: Record<string, (ids: string[]) => [string, unknown[]]> = {
   'job group': (ids) => ['j.id IN (SELECT jg.job_id FROM job_groups jg WHERE jg.organization_id = j.organization_id AND jg.group_id = ANY(?::uuid[]))', [ids]],

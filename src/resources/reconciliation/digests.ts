@@ -5,6 +5,7 @@ import { retryOnConflict } from '../../db/retry';
 import { backfillPending, backfillResource } from './backfill';
 import { capturesPending, drainCaptures } from './captures';
 import { HEX, idRange, resourceDigests } from './bucket-cache';
+import type { ReconciledSources } from './sources';
 import { objectDigest } from '../../db/object-digest';
 
 /** SHA-256 of the empty string: the digest of an empty set (and of an empty bucket). */
@@ -105,6 +106,7 @@ const BACKFILL_ROUNDS = 3;
  * when more arrived every time (the handler answers 503 with Retry-After).
  */
 export async function reconciliationDigests(
+  sources: ReconciledSources,
   db: Db,
   organizationId: string,
   resource: string,
@@ -132,8 +134,8 @@ export async function reconciliationDigests(
       ),
     );
     if (digests) return digests;
-    await drainCaptures(db, organizationId);
-    await backfillResource(db, organizationId, resource);
+    await drainCaptures(sources, db, organizationId);
+    await backfillResource(sources, db, organizationId, resource);
   }
   return undefined;
 }

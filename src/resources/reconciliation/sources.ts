@@ -1,59 +1,29 @@
 import type { ResourceDef } from '../../db/resource';
 import type { FeedResource } from '../../feed/change-types';
-import { billsOfMaterials, bomItems } from '../bills-of-materials/queries';
-import { changeOrders } from '../change-orders/queries';
-import { costCategories } from '../cost-categories/queries';
-import { deliveryReceipts } from '../delivery-receipts/queries';
-import { groups } from '../groups/queries';
-import { invoiceItems } from '../invoice-items/queries';
-import { invoices } from '../invoices/queries';
-import { items } from '../orders/item-reads';
-import { jobs } from '../jobs/queries';
-import { locations } from '../locations/queries';
-import { notifications } from '../notifications/queries';
-import { orders } from '../orders/queries';
-import { phases } from '../phases/queries';
-import { releases } from '../releases/queries';
-import { requisitions } from '../requisitions/queries';
-import { tags } from '../tags/queries';
-import { taxCodes } from '../tax-codes/queries';
-import { unitsOfMeasure } from '../units-of-measure/queries';
-import { users } from '../users/queries';
-import { vendors } from '../vendors/queries';
-import { warehouseRequests } from '../warehouse-requests/queries';
 
 /**
  * The resources GET /reconciliation/{resource} answers (every resource of the feed whose objects
- * have their own id and their own read), each with the ResourceDef its single read (or, for those
- * read only in lists, its list) builds the object with: the backfill builds states with the same
- * definition, so a backfilled state is the object as it is read.
+ * have their own id and their own read), each with the ResourceDef its read builds the object
+ * with: the backfill builds states with the same definition, so a backfilled state is the object
+ * as it is read.
  *
- * Not here: `order_tag` (a tag on an order is named by the pair, not an id of its own) and
- * `webhook_endpoint` (the integration's own configuration, not data it copies).
+ * Each resource declares its own (ResourceDeclarations.reconciled, in its folder); the table is
+ * gathered from the declarations by src/resources/index.ts (RECONCILED) and handed to the
+ * reconciliation's handler, backfill and captures, so this folder names no resource and imports
+ * none: a resource added to the feed adds one line to its own declarations.
  */
-export const RECONCILED: Partial<Record<FeedResource, ResourceDef>> = {
-  bill_of_materials: billsOfMaterials,
-  bom_item: bomItems,
-  change_order: changeOrders,
-  cost_category: costCategories,
-  delivery_receipt: deliveryReceipts,
-  group: groups,
-  invoice: invoices,
-  invoice_item: invoiceItems,
-  item: items,
-  job: jobs,
-  location: locations,
-  notification: notifications,
-  order: orders,
-  phase: phases,
-  release: releases,
-  requisition: requisitions,
-  tag: tags,
-  tax_code: taxCodes,
-  unit_of_measure: unitsOfMeasure,
-  user: users,
-  vendor: vendors,
-  warehouse_request: warehouseRequests,
-};
+export interface ReconciledSources {
+  /** Each reconciled resource's ResourceDef. */
+  readonly defs: Partial<Record<FeedResource, ResourceDef>>;
+  /** The reconciled resources, by name. */
+  readonly resources: readonly FeedResource[];
+}
 
-export const RECONCILED_RESOURCES = Object.keys(RECONCILED).sort() as FeedResource[];
+export function reconciledSources(defs: Partial<Record<FeedResource, ResourceDef>>): ReconciledSources {
+  return { defs, resources: (Object.keys(defs) as FeedResource[]).sort() };
+}
+
+/** The ResourceDef of a reconciled resource; undefined for any other name (`order_tag`, a typo). */
+export function reconciledDef(sources: ReconciledSources, resource: string): ResourceDef | undefined {
+  return Object.prototype.hasOwnProperty.call(sources.defs, resource) ? sources.defs[resource as FeedResource] : undefined;
+}

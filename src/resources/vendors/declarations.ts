@@ -1,6 +1,6 @@
 import type { ResourceDeclarations } from '../declarations';
 import { entry, locationEntries, renamedOf, type Emitter } from '../../feed/emit';
-import { vendorsInOrder } from './queries';
+import { vendorsInOrder, vendors } from './queries';
 import { objectOfWrite } from '../../http/conditional';
 
 const vendor = objectOfWrite('vendors', 'getVendor');
@@ -23,6 +23,7 @@ const vendorsWithLocations =
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const vendorsDeclarations: ResourceDeclarations = {
+  reconciled: { vendor: vendors },
   feed: {
     createVendor: vendorsWithLocations('created'),
     upsertVendors: vendorsWithLocations('upserted'),
