@@ -6836,10 +6836,10 @@ export interface components {
             mpn: string | null;
             /**
              * Format: uuid
-             * @description The requisition the line came from; null when it was added on the warehouse request directly.
+             * @description The requisition the line came from (every line comes from one).
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
-            requisitionId: string | null;
+            requisitionId: string;
             /**
              * Format: uuid
              * @description The user who added the line.
@@ -28796,7 +28796,7 @@ export interface operations {
                      *         "upc": null,
                      *         "sku": "DW-050-48",
                      *         "mpn": null,
-                     *         "requisitionId": null,
+                     *         "requisitionId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
                      *         "createdById": "2a3b4c5d-6e7f-4081-9a2b-3c4d5e6f7a8b",
                      *         "createdAt": "2026-11-04T08:30:00.000Z",
                      *         "updatedAt": "2026-11-05T11:02:17.000Z"
@@ -28970,7 +28970,7 @@ export interface operations {
                      *         "upc": null,
                      *         "sku": "DW-050-48",
                      *         "mpn": null,
-                     *         "requisitionId": null,
+                     *         "requisitionId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
                      *         "createdById": "2a3b4c5d-6e7f-4081-9a2b-3c4d5e6f7a8b",
                      *         "createdAt": "2026-11-04T08:30:00.000Z",
                      *         "updatedAt": "2026-11-05T11:02:17.000Z"
