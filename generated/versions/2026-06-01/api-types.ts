@@ -16440,6 +16440,9 @@ export interface components {
          *     or, when paging by `cursor`, with the page's `meta.nextCursor` as `cursor`. A page is followed by
          *     a next one when it is full (as many objects as `limit`), so the last page is the first one without
          *     this header (when the objects end exactly at a full page, that next page is empty).
+         *     The change feed (`GET /changes`) links the next page when its page says `hasMore: true`: the same
+         *     query with `after` set to the page's `nextCursor`. A page with `hasMore: false` has no `Link`: you
+         *     are at the feed's head; poll again later from `nextCursor`.
          * @example </jobs?limit=50&offset=50>; rel="next"
          */
         Link: string;
@@ -30353,13 +30356,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The entries after the cursor, oldest first, and where to continue. */
+            /**
+             * @description The entries after the cursor, oldest first, and where to continue. While `hasMore` is true the
+             *     answer also links the next page (`Link: </changes?after=<nextCursor>&...>; rel="next"`, every
+             *     other query parameter kept); at the feed's head (`hasMore: false`) it has no `Link`.
+             */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
