@@ -7897,6 +7897,15 @@ export interface components {
             objects?: components["schemas"]["ReconciliationObject"][];
         };
         /**
+         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
+         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
+         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
+         *     pair not written today (`group.deleted`) is accepted and matches what may be written under it later.
+         *     A webhook endpoint answers its `types` as given, so they are of this form too.
+         * @example vendor.updated
+         */
+        ChangeTypeFilter: string;
+        /**
          * @description A subscription that pushes the organization's change-feed entries to a URL, signed per the
          *     Standard Webhooks specification. The signing secret is shown only when the endpoint is created
          *     and when it is rotated.
@@ -7924,14 +7933,16 @@ export interface components {
              */
             description: string;
             /**
-             * @description Event types delivered (for example `vendor.updated`); null delivers every type.
+             * @description Event types delivered (for example `vendor.updated`), as they were given: any the endpoint
+             *     accepts (`ChangeTypeFilter`), also a pair not written today (`group.deleted`); null delivers
+             *     every type.
              * @example [
              *       "vendor.created",
              *       "vendor.updated",
              *       "vendor.deleted"
              *     ]
              */
-            types: components["schemas"]["ChangeType"][] | null;
+            types: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed one of these top-level fields are delivered (creations and deletions always); null delivers every entry.
              * @example [
@@ -8033,14 +8044,6 @@ export interface components {
              */
             updatedAt: string;
         };
-        /**
-         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
-         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
-         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
-         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
-         * @example vendor.updated
-         */
-        ChangeTypeFilter: string;
         /** @description A new webhook endpoint. */
         WebhookEndpointCreate: {
             /**
