@@ -14,8 +14,9 @@
  * headers) are written in api/components/rate-limits.yaml and added to the bundle's components;
  * `X-Request-Id` is api/components/headers/RequestId.yaml.
  *
- * Every list (a GET with an `offset` or `cursor` parameter) says where it goes on in a `Link` header
- * (rel="next", api/components/headers/Link.yaml) on its 200, added here for the same reason.
+ * Every list (a GET with an `offset` or `cursor` parameter, and the change feed, which pages by
+ * `after`) says where it goes on in a `Link` header (rel="next", api/components/headers/Link.yaml)
+ * on its 200, added here for the same reason.
  *
  * Not under `x-webhooks`: those responses are the ones the integrator's receiver sends us, not
  * answers of this service.
@@ -44,11 +45,12 @@ function withHeaders(response) {
 /** True for a node written under the document's `x-webhooks` (the receiver's side of a webhook). */
 const inWebhooks = ({ location, rawLocation }) => [location, rawLocation].some((l) => l && String(l.pointer).startsWith('#/x-webhooks/'));
 
-/** A list: a GET whose query pages (`offset`, or the bulk lists' `cursor`). */
+/** A list: a GET whose query pages (`offset`, the bulk lists' `cursor`, the change feed's `after`). */
+const PAGING = ['offset', 'cursor', 'after'];
 const isList = (operation, ctx) =>
   (operation.parameters || []).some((p) => {
     const param = p.$ref ? ctx.resolve(p).node : p;
-    return param && param.in === 'query' && (param.name === 'offset' || param.name === 'cursor');
+    return param && param.in === 'query' && PAGING.includes(param.name);
   });
 
 function responses() {

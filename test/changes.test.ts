@@ -3,6 +3,7 @@ import { ApiResponse, Client, expectStatus, newOrg, problemOf, TestOrg } from '.
 import { harness } from './support/harness';
 import { itDirect, PRISM } from './support/proxy';
 import { Change, headCursor, readAll } from './support/feed';
+import { nextOf } from './support/next-link';
 import { makeOrder } from './support/release-fixtures';
 import * as billing from './support/billing-fixtures';
 import { loadContract } from '../src/http/contract';
@@ -494,6 +495,46 @@ describe('change feed', () => {
       }
       expect(pages).to.be.greaterThan(4);
       expect(seen.map((e) => e.cursor)).to.deep.equal(first.slice(1).map((e) => e.cursor));
+    });
+
+    it('a page with hasMore links the next one (Link rel="next": after=nextCursor, every other parameter kept); following the links reads every entry once', async () => {
+      const start = first[0].cursor;
+      let url: string | undefined = `/changes?types=vendor.created&after=${start}&types=vendor.deleted&limit=7`;
+      const seen: Change[] = [];
+      const links: string[] = [];
+      while (url) {
+        const page = await org.api.unchecked.get(url);
+        expect(page.status).to.equal(200);
+        seen.push(...page.body.data);
+        const next = nextOf(page.headers.get('link'));
+        // A link exactly while the feed says there is more: the head's page has none.
+        expect(next !== undefined, url).to.equal(page.body.hasMore);
+        if (next) {
+          expect(next).to.equal(`/changes?types=vendor.created&after=${page.body.nextCursor}&types=vendor.deleted&limit=7`);
+          links.push(next);
+        }
+        url = next;
+      }
+      // 29 vendor.created after the first entry and one vendor.deleted: pages of 7, 7, 7, 7 and 2.
+      expect(links).to.have.length(4);
+      expect(seen.map((e) => e.cursor)).to.deep.equal(
+        first
+          .slice(1)
+          .filter((e) => e.resource === 'vendor')
+          .map((e) => e.cursor),
+      );
+    });
+
+    it('a full page at the head, and after=now, have no Link (the feed knows there is no more)', async () => {
+      const start = first[0].cursor;
+      const full = await org.api.get(`/changes?after=${start}&resource=vendor&limit=30`);
+      const body = expectStatus(full, 200).body;
+      expect(body.data).to.have.length(30);
+      expect(body.hasMore).to.equal(false);
+      expect(full.headers.get('link')).to.equal(null);
+      const now = await org.api.get('/changes?after=now');
+      expect(expectStatus(now, 200).body.hasMore).to.equal(false);
+      expect(now.headers.get('link')).to.equal(null);
     });
 
     it('after omitted: from the oldest kept entry; default limit 100', async () => {

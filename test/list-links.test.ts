@@ -5,11 +5,7 @@ import { expectStatus, newOrg, TestOrg } from './support/client';
 import { loadContract } from '../src/http/contract';
 import { demoListPath } from './support/demo-paths';
 import { loadDemoData } from '../seeds/demo';
-
-/** The target of a `Link: <...>; rel="next"` header (RFC 8288), or undefined. */
-function nextOf(link: string | null): string | undefined {
-  return link?.match(/^<([^>]*)>;\s*rel="next"$/)?.[1];
-}
+import { nextOf } from './support/next-link';
 
 /**
  * Lists say where they go on without changing their bodies: a page that has a next one carries

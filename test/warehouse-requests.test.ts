@@ -4,12 +4,15 @@ import { expectForeignLikeMissing, MISSING_ID } from './support/tenancy';
 import { Basics, basics, requisition, warehouseRequest } from './support/billing-fixtures';
 import { itDirect, PRISM } from './support/proxy';
 import { staggerCreatedAt } from './support/creation-order';
+import { harness } from './support/harness';
+import * as requisitionRequired from '../migrations/20261206030000_warehouse_item_requisition_required';
 
 describe('warehouse requests', () => {
   let org: TestOrg;
   let b: Basics;
   let b2: Basics;
   let reqId: string;
+  let reqId2: string;
   const ids: Record<string, string> = {};
   const identifiers = (list: { identifier: string }[]) => list.map((r) => r.identifier);
 
@@ -18,6 +21,8 @@ describe('warehouse requests', () => {
     b = await basics(org);
     b2 = await basics(org);
     reqId = await requisition(org, b);
+    reqId2 = await requisition(org, b);
+    // Every line comes from a requisition (WarehouseRequestItem.requisitionId is required).
     const items = [
       {
         line_number: 1,
@@ -32,12 +37,12 @@ describe('warehouse requests', () => {
         requisition_id: reqId,
         notes: 'straight',
       },
-      { line_number: 3, state: 'PARTIAL_PICK', description: 'Drywall', quantity: 80, picked_quantity: 52, sku: 'DW-050' },
-      { line_number: 2, state: 'UNAVAILABLE', description: 'Anchors', quantity: 500, sku: 'ANC-38', created_by_id: b2.otherUserId },
-      { line_number: 4, state: 'REQUESTED', description: 'Screws', quantity: 10 },
-      { line_number: 5, state: 'SHIPPED', description: 'Glue', quantity: 2, picked_quantity: 2 },
-      { line_number: 6, state: 'CANCELLED', description: 'Tape', quantity: 3 },
-      { line_number: 7, state: 'DRAFT', description: 'Sealant', quantity: 6 },
+      { line_number: 3, state: 'PARTIAL_PICK', description: 'Drywall', quantity: 80, picked_quantity: 52, sku: 'DW-050', requisition_id: reqId2 },
+      { line_number: 2, state: 'UNAVAILABLE', description: 'Anchors', quantity: 500, sku: 'ANC-38', created_by_id: b2.otherUserId, requisition_id: reqId2 },
+      { line_number: 4, state: 'REQUESTED', description: 'Screws', quantity: 10, requisition_id: reqId2 },
+      { line_number: 5, state: 'SHIPPED', description: 'Glue', quantity: 2, picked_quantity: 2, requisition_id: reqId2 },
+      { line_number: 6, state: 'CANCELLED', description: 'Tape', quantity: 3, requisition_id: reqId2 },
+      { line_number: 7, state: 'DRAFT', description: 'Sealant', quantity: 6, requisition_id: reqId2 },
     ];
     ids.sent = await warehouseRequest(org, b, { identifier: 'WR-001', state: 'SENT', need_by_date_day: '2026-11-12T00:00:00Z' }, items);
     ids.draft = await warehouseRequest(org, b2, {
@@ -121,7 +126,7 @@ describe('warehouse requests', () => {
       notes: 'straight',
       createdById: b.userId,
     });
-    expect(a[1]).to.include({ requisitionId: null, pickedQuantity: null, upc: null });
+    expect(a[1]).to.include({ requisitionId: reqId2, pickedQuantity: null, upc: null });
   });
 
   it('orders and filters items on every listed field', async () => {
@@ -148,5 +153,49 @@ describe('warehouse requests', () => {
       problemOf(await org.api.get(`${base}/not-an-id`), 404);
     }
     expect(expectStatus(await intruder.api.get('/warehouse-requests'), 200).body).to.deep.equal([]);
+  });
+
+  describe('every item has a requisition (WarehouseRequestItem.requisitionId, as the spec has it)', () => {
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => expect.fail('accepted'),
+        (e: any) => e,
+      );
+
+    it('the database refuses an item without one', async () => {
+      const e = await failure(
+        harness()
+          .db('warehouse_request_items')
+          .insert({ organization_id: org.id, warehouse_request_id: ids.ack, created_by_id: b.userId, line_number: 1, description: 'No requisition' }),
+      );
+      expect(e).to.include({ code: '23502', table: 'warehouse_request_items', column: 'requisition_id' });
+    });
+
+    it('the migration that requires it stops, naming the rows that have none, and invents nothing', async () => {
+      // Undone and redone in a transaction that is rolled back: the database as it was before, with one such row.
+      const trx = await harness().db.transaction();
+      try {
+        await requisitionRequired.down(trx);
+        const [row] = await trx('warehouse_request_items')
+          .insert({ organization_id: org.id, warehouse_request_id: ids.ack, created_by_id: b.userId, line_number: 1, description: 'Added directly' })
+          .returning('id');
+        const e = await failure(requisitionRequired.up(trx));
+        expect(e.message).to.contain('1 row(s) of warehouse_request_items have no requisition_id').and.contain(row.id);
+        expect(await trx('warehouse_request_items').where('id', row.id).first('requisition_id')).to.deep.equal({ requisition_id: null });
+      } finally {
+        await trx.rollback();
+      }
+    });
+
+    it("a requisition that items come from is not deleted under them; the organization's deletion removes both", async () => {
+      const other = await newOrg();
+      const ob = await basics(other);
+      const req = await requisition(other, ob);
+      await warehouseRequest(other, ob, {}, [{ line_number: 1, requisition_id: req }]);
+      const e = await failure(harness().db('requisitions').where({ organization_id: other.id, id: req }).del());
+      expect(e).to.include({ code: '23503', table: 'warehouse_request_items' });
+      await harness().db('organizations').where('id', other.id).del();
+      expect(await harness().db('warehouse_request_items').where('organization_id', other.id).first()).to.equal(undefined);
+    });
   });
 });

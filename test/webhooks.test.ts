@@ -9,6 +9,8 @@ import { parseRetryAfter } from '../src/webhooks/send';
 import { retryDelay } from '../src/background/deliver';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
+import { CHANGE_EVENTS, CHANGE_TYPES, FEED_RESOURCES } from '../src/feed/change-types';
+import { isChangeType } from '../src/feed/change-type-filter';
 
 // The API checks targets against WEBHOOK_ALLOWED_HOSTS on every request (npm run proxy-check sets it for its service).
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -45,6 +47,24 @@ describe('webhook endpoints', () => {
     expectStatus(await org.api.delete(`/webhook-endpoints/${created.id}`), 200);
     problemOf(await org.api.get(`/webhook-endpoints/${created.id}`), 404);
     problemOf(await org.api.delete(`/webhook-endpoints/${created.id}`), 404);
+  });
+
+  it('stores and answers every change type the service accepts, also those not written today (the answers match the contract)', async () => {
+    // Every resource of the feed with every event of it: what `types` accepts (isChangeType).
+    const events = [...new Set(Object.values(CHANGE_EVENTS).flat())];
+    const accepted = FEED_RESOURCES.flatMap((r) => events.map((e) => `${r}.${e}`));
+    expect(accepted.every(isChangeType)).to.equal(true);
+    const notWritten = accepted.filter((t) => !(CHANGE_TYPES as readonly string[]).includes(t));
+    expect(notWritten, 'pairs not written today, such as group.deleted').to.include('group.deleted');
+    // The create, the read, the list and the update are each validated against their response schema (test mode).
+    const created = expectStatus(await org.api.post('/webhook-endpoints', { url: LOCAL, types: accepted, enabled: false }), 201).body;
+    expect(created.types).to.deep.equal(accepted);
+    expect(expectStatus(await org.api.get(`/webhook-endpoints/${created.id}`), 200).body.types).to.deep.equal(accepted);
+    const listed = expectStatus(await org.api.get('/webhook-endpoints'), 200).body.find((e: { id: string }) => e.id === created.id);
+    expect(listed?.types).to.deep.equal(accepted);
+    const updated = expectStatus(await org.api.patch(`/webhook-endpoints/${created.id}`, { types: notWritten }), 200).body;
+    expect(updated.types).to.deep.equal(notWritten);
+    expectStatus(await org.api.delete(`/webhook-endpoints/${created.id}`), 200);
   });
 
   it('records its own changes in the change feed, without the secret', async () => {

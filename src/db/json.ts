@@ -74,6 +74,11 @@ export class JsonParts<T> {
   elementCount?: number;
   /** The page size it was built with, when the list holds the client's `limit` to less (change orders: 10). */
   pageLimit?: number;
+  /**
+   * For a list that pages by a cursor of its own (the change feed's `after`): the query parameters
+   * of the next page, or null on the last one; the page's length then says nothing.
+   */
+  nextQuery?: Record<string, string> | null;
   constructor(readonly parts: readonly string[]) {}
 
   /** `head`, the comma-joined parts of elements, `tail`: e.g. `[`, parts, `]`. */

@@ -26,7 +26,7 @@ export const whatChanged = (r: { changed_fields: string | null; previous: string
   r.changed_fields === null ? '' : `,"changedFields":${r.changed_fields},"previous":${r.previous ?? '{}'}`;
 
 export type ChangesPage =
-  | { ok: true; page: JsonParts<unknown> }
+  | { ok: true; page: JsonParts<unknown>; nextCursor: string; hasMore: boolean }
   /** The cursor points before the oldest kept entry, or past the newest (a restored database). */
   | { ok: false; gone: true };
 
@@ -115,5 +115,6 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
     (r) =>
       `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","origin":${r.origin},"data":${r.data}${whatChanged(r)}}`,
   );
-  return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${encodeCursor(organizationId, next)}","hasMore":${hasMore}}`) };
+  const nextCursor = encodeCursor(organizationId, next);
+  return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`), nextCursor, hasMore };
 }

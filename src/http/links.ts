@@ -10,7 +10,9 @@ import { JsonParts, JsonStream } from '../db/json';
  * - a list's `200` that declares `Link` carries `rel="next"` (RFC 8288) on a page that has a next
  *   one: the request's query with `offset` past the page, or with `cursor` set to the page's
  *   `meta.nextCursor`. A bare array page is followed when it is full (as many objects as `limit`,
- *   the rule `meta.nextCursor` follows too); a `{meta, data}` page paged by offset knows its total.
+ *   the rule `meta.nextCursor` follows too); a `{meta, data}` page paged by offset knows its total;
+ *   a page that names its next query itself (JsonParts.nextQuery: the change feed's `after` while
+ *   `hasMore`) is followed by that.
  * Added inside the write's transaction and Idempotency-Key, so a replayed create carries them too.
  */
 
@@ -47,6 +49,7 @@ function nextQuery(
   defaultLimit: number,
   valueOf: (body: unknown) => unknown,
 ): Record<string, string> | undefined {
+  if (body instanceof JsonParts && body.nextQuery !== undefined) return body.nextQuery ?? undefined;
   const page = body instanceof JsonStream ? body.page : undefined;
   if (page) {
     if (page.nextCursor !== undefined) return page.nextCursor ? { cursor: page.nextCursor } : undefined;

@@ -54,6 +54,8 @@ describe('unit: change types (one list for the feed, the filters and the contrac
       contract.components.schemas.WebhookEndpointUpdate.properties.types.items,
     ];
     for (const items of filters) expect(items).to.deep.equal({ $ref: '#/components/schemas/ChangeTypeFilter' });
+    // An endpoint answers the types it was given: any a filter accepts, not only those written today.
+    expect(contract.components.schemas.WebhookEndpoint.properties.types.items).to.deep.equal({ $ref: '#/components/schemas/ChangeTypeFilter' });
     // A webhook delivery's type is one the feed writes.
     expect(contract.components.schemas.WebhookEvent.properties.type).to.deep.equal({ $ref: '#/components/schemas/ChangeType' });
   });

@@ -7187,10 +7187,10 @@ export interface components {
             mpn: string | null;
             /**
              * Format: uuid
-             * @description The requisition the line came from; null when it was added on the warehouse request directly.
+             * @description The requisition the line came from (every line comes from one).
              * @example 6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c
              */
-            requisitionId: string | null;
+            requisitionId: string;
             /**
              * Format: uuid
              * @description The user who added the line.
@@ -8261,6 +8261,15 @@ export interface components {
             objects?: components["schemas"]["ReconciliationObject"][];
         };
         /**
+         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
+         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
+         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
+         *     pair not written today (`group.deleted`) is accepted and matches what may be written under it later.
+         *     A webhook endpoint answers its `types` as given, so they are of this form too.
+         * @example vendor.updated
+         */
+        ChangeTypeFilter: string;
+        /**
          * @description A subscription that pushes the organization's change-feed entries to a URL, signed per the
          *     Standard Webhooks specification. The signing secret is shown only when the endpoint is created
          *     and when it is rotated.
@@ -8288,14 +8297,16 @@ export interface components {
              */
             description: string;
             /**
-             * @description Event types delivered (for example `vendor.updated`); null delivers every type.
+             * @description Event types delivered (for example `vendor.updated`), as they were given: any the endpoint
+             *     accepts (`ChangeTypeFilter`), also a pair not written today (`group.deleted`); null delivers
+             *     every type.
              * @example [
              *       "vendor.created",
              *       "vendor.updated",
              *       "vendor.deleted"
              *     ]
              */
-            types: components["schemas"]["ChangeType"][] | null;
+            types: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
              * @description Only update entries that changed one of these top-level fields are delivered (creations and deletions always); null delivers every entry.
              * @example [
@@ -8397,14 +8408,6 @@ export interface components {
              */
             updatedAt: string;
         };
-        /**
-         * @description A change type a filter may name (`GET /changes?types=`, a webhook endpoint's `types`):
-         *     `<resource>.<event>` with a resource of `ChangeResource` and an event that `ChangeType` lists (for
-         *     any resource), e.g. `vendor.updated`. A misspelt event (`vendor.update`) is refused with `400`; a
-         *     pair not written today (`job.deleted`) is accepted and matches what may be written under it later.
-         * @example vendor.updated
-         */
-        ChangeTypeFilter: string;
         /** @description A new webhook endpoint. */
         WebhookEndpointCreate: {
             /**
@@ -16088,6 +16091,9 @@ export interface components {
          *     or, when paging by `cursor`, with the page's `meta.nextCursor` as `cursor`. A page is followed by
          *     a next one when it is full (as many objects as `limit`), so the last page is the first one without
          *     this header (when the objects end exactly at a full page, that next page is empty).
+         *     The change feed (`GET /changes`) links the next page when its page says `hasMore: true`: the same
+         *     query with `after` set to the page's `nextCursor`. A page with `hasMore: false` has no `Link`: you
+         *     are at the feed's head; poll again later from `nextCursor`.
          * @example </jobs?limit=50&offset=50>; rel="next"
          */
         Link: string;
@@ -28444,7 +28450,7 @@ export interface operations {
                      *         "upc": null,
                      *         "sku": "DW-050-48",
                      *         "mpn": null,
-                     *         "requisitionId": null,
+                     *         "requisitionId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
                      *         "createdById": "2a3b4c5d-6e7f-4081-9a2b-3c4d5e6f7a8b",
                      *         "createdAt": "2026-11-04T08:30:00.000Z",
                      *         "updatedAt": "2026-11-05T11:02:17.000Z"
@@ -28618,7 +28624,7 @@ export interface operations {
                      *         "upc": null,
                      *         "sku": "DW-050-48",
                      *         "mpn": null,
-                     *         "requisitionId": null,
+                     *         "requisitionId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
                      *         "createdById": "2a3b4c5d-6e7f-4081-9a2b-3c4d5e6f7a8b",
                      *         "createdAt": "2026-11-04T08:30:00.000Z",
                      *         "updatedAt": "2026-11-05T11:02:17.000Z"
@@ -30001,13 +30007,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The entries after the cursor, oldest first, and where to continue. */
+            /**
+             * @description The entries after the cursor, oldest first, and where to continue. While `hasMore` is true the
+             *     answer also links the next page (`Link: </changes?after=<nextCursor>&...>; rel="next"`, every
+             *     other query parameter kept); at the feed's head (`hasMore: false`) it has no `Link`.
+             */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Api-Version": components["headers"]["ApiVersion"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

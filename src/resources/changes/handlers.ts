@@ -47,6 +47,8 @@ export const changeHandlers: Handlers<'listChanges'> = {
       excludeOrigins: excluded && resolveSelf(caller, excluded),
     });
     if (!page.ok) throw gone(config.changeFeedRetentionDays);
+    // The page's Link (src/http/links.ts): the next page while more entries are already committed.
+    page.page.nextQuery = page.hasMore ? { after: page.nextCursor } : null;
     return { status: 200, body: page.page as JsonParts<Schema<'ChangePage'>> };
   },
 };
