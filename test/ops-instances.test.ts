@@ -4,6 +4,7 @@ import { newOrg, type TestOrg } from './support/client';
 import { call, startInstance, type Instance } from './support/instance';
 import { deleteClient, rotateApiKey, setOrganizationSetting } from '../src/admin/provision';
 import { createOrder } from '../src/resources/orders/store';
+import { createDb } from '../src/db/knex';
 
 /**
  * Two service instances, each with its own pool, on one database (as behind a load balancer):
@@ -25,14 +26,20 @@ describe('ops: two instances on one database', function () {
   it('PO counter: takers on both instances get distinct numbers while both reset the counter', async () => {
     await setOrganizationSetting(harness().db, org.id, 'po-counter', true);
     const job = (await call(a.baseUrl, 'POST', '/jobs', { token: org.apiKey, body: { code: 'TWO-PO', name: 'Two instances' } })).body;
+    // The takers' own pools, one per side, patient for a connection: the instances' pools have 4
+    // connections and a 1.5 s acquire timeout (an outage must turn into a 503 quickly), which 20
+    // takers each, queued behind the resets' row lock on a loaded machine, can outwait.
+    const takers = [createDb(harness().databaseUrl, 4, 120_000), createDb(harness().databaseUrl, 4, 120_000)];
     const take = async (i: number) => {
-      const id = await createOrder(on(i).db, org.id, org.userId, { job_id: job.id });
+      const id = await createOrder(takers[i % 2], org.id, org.userId, { job_id: job.id });
       return (await harness().db('orders').where({ id }).first('purchase_order_number')).purchase_order_number as string;
     };
     const resets = Array.from({ length: 6 }, (_, i) =>
       call(on(i).baseUrl, 'POST', '/jobs/TWO-PO/nextPurchaseOrderNumber', { token: org.apiKey, body: { nextCounter: 1 } }),
     );
-    const [numbers, answers] = await Promise.all([Promise.all(Array.from({ length: 40 }, (_, i) => take(i))), Promise.all(resets)]);
+    const [numbers, answers] = await Promise.all([Promise.all(Array.from({ length: 40 }, (_, i) => take(i))), Promise.all(resets)]).finally(() =>
+      Promise.all(takers.map((t) => t.destroy())),
+    );
     for (const r of answers) expect(r.status, r.text).to.equal(200);
     expect(new Set(numbers).size).to.equal(40);
   });
