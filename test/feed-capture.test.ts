@@ -14,6 +14,8 @@ import { startCompiledServer } from './support/instance';
 import { startBackgroundWorker, type BackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
+import { CAPTURED_TABLES } from '../migrations/20261206000000_feed_captures';
+import { OWNERS } from '../migrations/20261206030000_feed_capture_owners';
 
 // The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -511,5 +513,23 @@ describe('changes made in the database reach the feed (feed capture)', function 
     await expectDigestOfReads(org.api, 'location', [location.id]);
     await expectDigestOfReads(org.api, 'vendor', [vendor.id]);
     await expectDigestOfReads(org.api, 'job', [job.id]);
+  });
+
+  it('every capture trigger runs: a statement on each captured table (no rows) queues nothing and fails nothing', async () => {
+    // Statement triggers fire for statements that touch no row: every trigger's queries are planned and run.
+    const tables = [...new Set([...Object.keys(CAPTURED_TABLES), ...Object.keys(OWNERS)])];
+    const trx = await db().transaction();
+    try {
+      const before = Number((await trx('feed_captures').count('* as n').first())!.n);
+      for (const table of tables) {
+        await trx.raw('INSERT INTO ?? SELECT * FROM ?? WHERE false', [table, table]);
+        const column = table === 'organizations' ? 'id' : 'organization_id';
+        await trx.raw('UPDATE ?? SET ?? = ?? WHERE false', [table, column, column]);
+        await trx.raw('DELETE FROM ?? WHERE false', [table]);
+      }
+      expect(Number((await trx('feed_captures').count('* as n').first())!.n)).to.equal(before);
+    } finally {
+      await trx.rollback();
+    }
   });
 });
