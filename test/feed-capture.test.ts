@@ -9,11 +9,13 @@ import { Client, expectStatus, newOrg } from './support/client';
 import { Change, headCursor, readAll } from './support/feed';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver, restOtherEndpoints } from './support/webhook-receiver';
-import { insertTaxCode, makeOrder } from './support/purchasing-fixtures';
+import { insertAttachment, insertCode, insertTaxCode, makeOrder } from './support/purchasing-fixtures';
 import { startCompiledServer } from './support/instance';
 import { startBackgroundWorker, type BackgroundWorker } from '../src/background/worker';
 import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
+import { CAPTURED_TABLES } from '../migrations/20261206000000_feed_captures';
+import { OWNERS } from '../migrations/20261206040000_feed_capture_owners';
 
 // The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS on every request; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -34,8 +36,8 @@ const setDigest = (objects: Map<string, unknown>) =>
       .join(''),
   );
 
-type Path = '/vendors' | '/jobs' | '/orders' | '/items';
-const PATHS: Record<string, Path> = { vendor: '/vendors', job: '/jobs', order: '/orders', item: '/items' };
+type Path = '/vendors' | '/jobs' | '/orders' | '/items' | '/locations';
+const PATHS: Record<string, Path> = { vendor: '/vendors', job: '/jobs', order: '/orders', item: '/items', location: '/locations' };
 
 /** The service's digest of a resource equals the digest of the single reads of `ids` (all its live objects). */
 async function expectDigestOfReads(api: Client, resource: string, ids: string[]): Promise<void> {
@@ -48,7 +50,7 @@ async function expectDigestOfReads(api: Client, resource: string, ids: string[])
 
 const liveIds = async (table: string, orgId: string): Promise<string[]> => {
   const q = db()(table).where({ organization_id: orgId });
-  if (table === 'vendors' || table === 'orders') q.whereNull('deleted_at');
+  if (table === 'vendors' || table === 'orders' || table === 'locations') q.whereNull('deleted_at');
   return (await q.select('id')).map((r: { id: string }) => r.id);
 };
 
@@ -318,6 +320,10 @@ describe('changes made in the database reach the feed (feed capture)', function 
     await subscribe(org.api, path);
     const [vendor] = await db()('vendors').insert({ organization_id: org.id, code: 'K-V', name: 'Before' }).returning('id');
     await eventually('the insert appended', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    // ... and delivered: otherwise the child below could be sending it when it is killed, and the
+    // lease it held (the attempt timeout plus 30 s) would hold back the update's delivery past the
+    // wait at the end (seen on a loaded machine).
+    await eventually('the insert delivered', () => receiver.accepted(path).some((r) => r.body.type === 'vendor.created' && r.body.data.id === vendor.id));
     const start = await headCursor(org.api);
     // The only worker is a child instance's; the organization's feed head is held, so its task waits there.
     await stopWorker();
@@ -377,5 +383,157 @@ describe('changes made in the database reach the feed (feed capture)', function 
     expect(read.taxCode?.code).to.equal('TX-NEW');
     await expectDigestOfReads(org.api, 'item', items);
     expect(orderId).to.be.a('string');
+  });
+
+  it('SQL changes to the tables that are part of other objects’ reads (links, attachments, codes): entries of those objects, origin database, digests as read', async () => {
+    const org = await newOrg();
+    const group = expectStatus(await org.api.post('/groups', { name: 'Electrical', code: 'ELEC' }), 201).body;
+    const job = expectStatus(await org.api.post('/jobs', { code: 'LINK-J', name: 'Riverside', groupIds: [group.id] }), 201).body;
+    const location = expectStatus(await org.api.post('/locations', { name: 'North yard', type: 'Jobsite' }), 201).body;
+    const glCode = await insertCode('gl_codes', org.id, 'GL-OLD');
+    const orderId = await makeOrder({ id: org.id, userId: org.userId }, { job_id: job.id }, [
+      { line_number: 1, description: 'Wire', quantity: 1, unit_price: 3, gl_code_id: glCode },
+    ]);
+    const [itemId] = await liveIds('items', org.id);
+    // The order store's insert is captured too: its entries first.
+    await eventually('the order appended', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    const cursor = await headCursor(org.api);
+
+    await db()('job_locations').insert({ organization_id: org.id, job_id: job.id, location_id: location.id });
+    await db()('job_groups').where({ job_id: job.id }).delete();
+    await insertAttachment(org.id, orderId, 'packing-slip', 'slip.pdf');
+    await db()('gl_codes').where({ id: glCode }).update({ code: 'GL-NEW' });
+    // A change to a code no read shows is nothing.
+    await db()('gl_codes').where({ id: glCode }).update({ description: 'Materials' });
+    const { entries } = await entriesAfter(org.api, cursor, 4);
+    expect(entries.map((e) => [e.type, e.id, e.changedFields])).to.deep.equal([
+      ['location.updated', location.id, ['jobs']],
+      ['job.updated', job.id, ['groups']],
+      ['order.updated', orderId, ['attachments']],
+      ['item.updated', itemId, ['glCode']],
+    ]);
+    expect(entries.every((e: any) => e.origin.credentialType === 'database')).to.equal(true);
+    expect(entries[1].previous).to.deep.equal({ groups: job.groups });
+    await eventually('the queue drained', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    expect((await readAll(org.api, entries[3].cursor)).entries).to.deep.equal([]);
+    await expectDigestOfReads(org.api, 'location', [location.id]);
+    await expectDigestOfReads(org.api, 'job', [job.id]);
+    await expectDigestOfReads(org.api, 'order', [orderId]);
+    await expectDigestOfReads(org.api, 'item', [itemId]);
+  });
+
+  it('TRUNCATE of a child table and of a main table: the objects whose reads changed get updated entries, those gone deleted ones', async () => {
+    const org = await newOrg();
+    const group = expectStatus(await org.api.post('/groups', { name: 'Mechanical', code: 'MECH' }), 201).body;
+    const job = expectStatus(await org.api.post('/jobs', { code: 'TR-J', name: 'Harbor', groupIds: [group.id] }), 201).body;
+    const plain = expectStatus(await org.api.post('/jobs', { code: 'TR-K', name: 'Plain' }), 201).body;
+    const bom = expectStatus(await org.api.post('/jobs/TR-J/billOfMaterials'), 201).body;
+    const bomItems = expectStatus(
+      await org.api.post(`/billOfMaterials/${bom.id}/items`, {
+        billOfMaterialsItems: [
+          { description: 'Ground rod', estimatedQuantity: 3 },
+          { description: 'Clamp', estimatedQuantity: 6 },
+        ],
+      }),
+      201,
+    ).body as { id: string }[];
+    const cursor = await headCursor(org.api);
+
+    await db().raw('TRUNCATE job_groups');
+    await db().raw('TRUNCATE bill_of_materials_items');
+    const { entries } = await entriesAfter(org.api, cursor, 3);
+    // Per resource in the order queued; the job without groups is unchanged, so nothing.
+    expect(entries.map((e) => [e.type, e.id, e.changedFields ?? null])).to.deep.equal([
+      ['job.updated', job.id, ['groups']],
+      ...bomItems
+        .map((i) => i.id)
+        .sort()
+        .map((id) => ['bom_item.deleted', id, null]),
+    ]);
+    expect(entries.every((e: any) => e.origin.credentialType === 'database')).to.equal(true);
+    await eventually('the queue drained', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    expect((await readAll(org.api, entries[2].cursor)).entries).to.deep.equal([]);
+    await expectDigestOfReads(org.api, 'job', [job.id, plain.id]);
+    const bomDigest = expectStatus(await org.api.get('/reconciliation/bom_item'), 200).body;
+    expect(bomDigest.count).to.equal(0);
+    expect(bomDigest.digest).to.equal(setDigest(new Map()));
+  });
+
+  it('objects shown by others: a vendor, job or location changed by SQL gets the entries of the objects that show it, as the API’s change does', async () => {
+    const org = await newOrg();
+    const location = expectStatus(await org.api.post('/locations', { name: 'South yard', type: 'Jobsite' }), 201).body;
+    const vendor = expectStatus(await org.api.post('/vendors', { code: 'SH-V', name: 'Graybar' }), 201).body;
+    expectStatus(await org.api.post(`/vendors/${vendor.id}/location`, { locationId: location.id }), 200);
+    const job = expectStatus(await org.api.post('/jobs', { code: 'SH-J', name: 'Harbor', defaultLocationId: location.id }), 201).body;
+
+    // Through the API: the vendor's entry, then the location listing it.
+    let cursor = await headCursor(org.api);
+    expectStatus(await org.api.patch(`/vendors/${vendor.id}`, { name: 'Graybar Electric' }), 200);
+    const api = (await readAll(org.api, cursor)).entries;
+    expect(api.map((e) => [e.type, e.id])).to.deep.equal([
+      ['vendor.updated', vendor.id],
+      ['location.updated', location.id],
+    ]);
+    cursor = api[api.length - 1].cursor;
+
+    // By SQL: the same entries, with what changed.
+    await db()('vendors').where({ id: vendor.id }).update({ name: 'Graybar Supply' });
+    let read = await entriesAfter(org.api, cursor, 2);
+    expect(read.entries.map((e) => [e.type, e.id, e.changedFields, e.previous])).to.deep.equal([
+      ['vendor.updated', vendor.id, ['name'], { name: 'Graybar Electric' }],
+      ['location.updated', location.id, ['vendors'], { vendors: [{ id: vendor.id, code: 'SH-V', name: 'Graybar Electric' }] }],
+    ]);
+    cursor = read.cursor;
+
+    // One statement at a time: the entries of changes queued together are one per object.
+    const all = [...read.entries];
+    const step = async (change: () => Promise<unknown>, expected: unknown[][]) => {
+      await change();
+      read = await entriesAfter(org.api, cursor, expected.length);
+      expect(read.entries.map((e) => [e.type, e.id, e.changedFields])).to.deep.equal(expected);
+      all.push(...read.entries);
+      cursor = read.cursor;
+    };
+    await step(
+      () => db()('jobs').where({ id: job.id }).update({ name: 'Harbor Point' }),
+      [
+        ['job.updated', job.id, ['name']],
+        ['location.updated', location.id, ['jobs']],
+      ],
+    );
+    await step(
+      () => db()('locations').where({ id: location.id }).update({ name: 'South yard, gate 2' }),
+      [
+        ['location.updated', location.id, ['name']],
+        ['vendor.updated', vendor.id, ['location']],
+      ],
+    );
+    // A change the location's list does not show is nothing for the location.
+    await step(() => db()('jobs').where({ id: job.id }).update({ state: 'CLOSED' }), [['job.updated', job.id, ['state']]]);
+    read = { entries: all, cursor };
+    expect(read.entries.every((e: any) => e.origin.credentialType === 'database')).to.equal(true);
+    await eventually('the queue drained', async () => !(await db()('feed_captures').where({ organization_id: org.id }).first('seq')));
+    expect((await readAll(org.api, read.cursor)).entries).to.deep.equal([]);
+    await expectDigestOfReads(org.api, 'location', [location.id]);
+    await expectDigestOfReads(org.api, 'vendor', [vendor.id]);
+    await expectDigestOfReads(org.api, 'job', [job.id]);
+  });
+
+  it('every capture trigger runs: a statement on each captured table (no rows) queues nothing and fails nothing', async () => {
+    // Statement triggers fire for statements that touch no row: every trigger's queries are planned and run.
+    const tables = [...new Set([...Object.keys(CAPTURED_TABLES), ...Object.keys(OWNERS)])];
+    const trx = await db().transaction();
+    try {
+      const before = Number((await trx('feed_captures').count('* as n').first())!.n);
+      for (const table of tables) {
+        await trx.raw('INSERT INTO ?? SELECT * FROM ?? WHERE false', [table, table]);
+        const column = table === 'organizations' ? 'id' : 'organization_id';
+        await trx.raw('UPDATE ?? SET ?? = ?? WHERE false', [table, column, column]);
+        await trx.raw('DELETE FROM ?? WHERE false', [table]);
+      }
+      expect(Number((await trx('feed_captures').count('* as n').first())!.n)).to.equal(before);
+    } finally {
+      await trx.rollback();
+    }
   });
 });
