@@ -234,7 +234,7 @@ describe('code samples in the contract (x-codeSamples)', function () {
         gaps.push(`${id}: not in the document`);
         continue;
       }
-      const samples = (byId.get(id)['x-codeSamples'] ?? []) as CodeSample[];
+      const samples = (byId.get(id)!['x-codeSamples'] ?? []) as CodeSample[];
       for (const [lang, label] of [
         ['curl', 'curl'],
         ['TypeScript', 'TypeScript'],

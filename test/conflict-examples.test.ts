@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { OpenAPIV3 } from 'openapi-types';
 import { loadContract } from '../src/http/contract';
 import { newOrg } from './support/client';
 
@@ -9,7 +10,7 @@ import { newOrg } from './support/client';
  */
 describe('conflict examples: the service answers the documented 409 bodies', function () {
   this.timeout(60_000);
-  const example = (name: string) => loadContract().components.responses[name].content['application/problem+json'].example;
+  const example = (name: string) => (loadContract().components!.responses![name] as OpenAPIV3.ResponseObject).content!['application/problem+json'].example;
   const cases: [response: string, path: string, body: Record<string, unknown>][] = [
     ['JobConflict', '/jobs', { code: 'J-1042', name: 'Mill Street Lofts' }],
     ['TaxCodeConflict', '/tax-codes', { code: 'TX-CA', description: 'California', taxPercent: 0.0725 }],

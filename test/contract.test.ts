@@ -92,7 +92,7 @@ describe('contract coverage of the spec', () => {
     const doc = loadContract() as any;
     const declared = new Map<string, string>(doc.tags.map((t: any) => [t.name, t.description]));
     const grouped = new Set(doc['x-tagGroups'].flatMap((g: any) => g.tags));
-    for (const { operation } of contractOperations()) for (const t of operation.tags) expect(declared.has(t), t).to.equal(true);
+    for (const { operation } of contractOperations()) for (const t of operation.tags ?? []) expect(declared.has(t), t).to.equal(true);
     for (const [name, description] of declared) {
       expect(description, name).to.be.a('string').and.not.equal('');
       expect(grouped.has(name), `${name} in x-tagGroups`).to.equal(true);

@@ -61,7 +61,7 @@ describe('the Redoc docs page: every operation and the code samples', function (
   it('renders every operation of the bundle with its summary, method and path', async () => {
     const operations = contractOperations().map(({ method, path, operationId, operation }) => ({
       operationId,
-      id: sectionId(operation.tags[0], operationId),
+      id: sectionId(operation.tags![0], operationId),
       parts: [operation.summary as string, method, path],
     }));
     // One round trip: the page visits each operation's route and reports the text of its section
@@ -91,9 +91,9 @@ describe('the Redoc docs page: every operation and the code samples', function (
 
   it('shows the code samples of an operation in its request panel, curl and TypeScript', async () => {
     const op = contractOperations().find((o) => o.operationId === 'createJob')!;
-    const samples = op.operation['x-codeSamples'] as { lang: string; source: string }[];
+    const samples = op.operation['x-codeSamples']!;
     const source = (lang: string) => samples.find((s) => s.lang === lang)!.source.trim();
-    const section = await open(sectionId(op.operation.tags[0], op.operationId));
+    const section = await open(sectionId(op.operation.tags![0], op.operationId));
     const code = section.locator('pre[data-testid="source-code"] code');
 
     // curl is the first configured language (redocly.yaml `openapi.codeSamples`).

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import OpenAPIBackend from 'openapi-backend';
+import type { OpenAPIV3 } from 'openapi-types';
 import { contractOperations, loadContract } from '../src/http/contract';
 import { customizeAjv } from '../src/http/backend';
 import { Child, fetchFrom } from './support/child';
@@ -31,7 +32,7 @@ function placeholders(value: unknown, path = '$', found: string[] = []): string[
 /** The request the document's own examples make for an operation. */
 function exampleRequestOf(doc: any, BASE: string, path: string, operation: any, extraHeaders: Record<string, string> = {}): { url: string; init: RequestInit } {
   const operationId = operation.operationId;
-  const params = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
+  const params = [...(doc.paths[path]!.parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
   let url = path;
   for (const p of params.filter((p: any) => p.in === 'path')) {
     const value = p.example ?? p.schema?.example;
@@ -110,12 +111,12 @@ describe('the Prism mock of the contract', function () {
   // operation looks up it says in its own words, in its description's last paragraph `404`: ...,
   // which names every path parameter and a resource of its path (when it has one: the 404 of a
   // collection's write is about what its body refers to).
-  const notFound = doc.components.responses.NotFound;
+  const notFound = doc.components!.responses!.NotFound as OpenAPIV3.ResponseObject;
   for (const { method, path, operationId, operation } of contractOperations(doc).filter((o) => o.operation.responses?.['404'])) {
     it(`${method} ${path} (${operationId}) answers Prefer: code=404 with the shared NotFound example and says what it looks up`, async () => {
       expect(operation.responses['404'], operationId).to.deep.equal({ $ref: '#/components/responses/NotFound' });
       const problem = await errorExample(path, method, operation, 404);
-      expect(problem, operationId).to.deep.equal(notFound.content['application/problem+json'].example);
+      expect(problem, operationId).to.deep.equal(notFound.content!['application/problem+json'].example);
       const result = validator.validateResponse(problem, operationId, 404);
       expect(result.errors ?? [], `${operationId} 404 violates its schema`).to.deep.equal([]);
       const own = (operation.description as string).trimEnd().split('\n\n').pop()!;
@@ -144,7 +145,7 @@ describe('the Prism mock of the contract', function () {
    */
   function ownFields(path: string, operation: any): string[] {
     const fields: string[] = [];
-    const params = [...(doc.paths[path].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
+    const params = [...(doc.paths[path]!.parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => resolveRef(doc, p));
     if (params.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')) fields.push('header.Idempotency-Key');
     const media: any = Object.values(resolveRef(doc, operation.requestBody)?.content ?? {})[0];
     let schema = resolveRef(doc, media?.schema);

@@ -85,7 +85,7 @@ describe('ops: least privilege (credential scopes)', () => {
   it('every operation documents its scope: read for GET, write otherwise, with the 403 on writes', async () => {
     for (const { method, path, operation } of contractOperations()) {
       if (Array.isArray(operation.security) && operation.security.length === 0) continue;
-      const oauth = operation.security.find((r: Record<string, string[]>) => 'oauth2' in r);
+      const oauth = operation.security!.find((r: Record<string, string[]>) => 'oauth2' in r);
       expect(oauth?.oauth2, `${method} ${path}`).to.deep.equal([method === 'GET' ? 'read' : 'write']);
       if (method !== 'GET') expect(operation.responses, `${method} ${path}`).to.have.property('403');
     }

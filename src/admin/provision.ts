@@ -57,7 +57,7 @@ export async function createOrganization(db: Queryable, input: { name: string; a
     await appendChanges(tx as Knex.Transaction, org.id, [{ type: 'user.created', resource: 'user', id: user.id, data: JSON.parse(read.json) }]);
     return { organization: { id: org.id, name: org.name }, user: { id: user.id, email: user.email }, apiKey, oauthClient };
   };
-  return 'isTransaction' in db && db.isTransaction ? run(db) : (db as any).transaction(run);
+  return inTransaction(db, run);
 }
 
 async function requireOrg(db: Queryable, orgId: string): Promise<void> {

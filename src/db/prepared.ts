@@ -25,7 +25,7 @@ export const DEFAULT_PREPARED_STATEMENTS: PreparedStatementSettings = { enabled:
 const RETIRE_AFTER = 10;
 
 interface PgResult {
-  rows: Record<string, any>[];
+  rows: Record<string, unknown>[];
   rowCount: number | null;
 }
 
@@ -89,7 +89,7 @@ async function runPrepared(db: Queryable, text: string, values: readonly unknown
   }
 }
 
-export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
+export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, unknown>[]> {
   const native = query.toSQL().toNative();
   return (await runPrepared(db, native.sql, native.bindings)).rows;
 }
@@ -101,7 +101,7 @@ export interface NativeStatement {
 }
 
 /** The first row of a read. */
-export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, any> | undefined> {
+export async function firstRowPrepared(db: Queryable, query: Knex.QueryBuilder | NativeStatement): Promise<Record<string, unknown> | undefined> {
   const native = 'toSQL' in query ? query.toSQL().toNative() : query;
   return (await runPrepared(db, native.sql, native.bindings)).rows[0];
 }

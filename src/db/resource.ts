@@ -101,7 +101,7 @@ export async function allJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryB
     .select(db.raw(selectList(def.columns)))
     .orderByRaw(orderBy);
   const row = await firstRowPrepared(db, db.select(db.raw(`${ROWS_OF_X_AS_JSON_ARRAY} AS json`)).from(rows.as('x')));
-  return asJson<T[]>(row!.json);
+  return asJson<T[]>(row!.json as string);
 }
 
 /** The first row of the query as one JSON object, or undefined. */
@@ -111,7 +111,7 @@ export async function oneJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryB
     .select(db.raw(selectList(def.columns)))
     .limit(1);
   const row = await firstRowPrepared(db, db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x')));
-  return row ? asJson<T>(row.json) : undefined;
+  return row ? asJson<T>(row.json as string) : undefined;
 }
 
 const ORGANIZATION_SLOT = Symbol('organization');
@@ -160,7 +160,7 @@ export async function oneByIdOrCodeJson<T>(
   }
   const bindings = compiled.slots.map((s) => (s === ORGANIZATION_SLOT ? orgId : s === ID_OR_CODE_SLOT ? idOrCode : s));
   const row = await firstRowPrepared(db, { sql: compiled.sql, bindings });
-  return row ? asJson<T>(row.json) : undefined;
+  return row ? asJson<T>(row.json as string) : undefined;
 }
 
 /** The ID behind `:idOrCode` in the caller's organization, or undefined. */
@@ -263,9 +263,10 @@ export async function pageWithTotalJson<T>(
     [rows, total],
   );
   const parts = await streamRows(db, statement);
-  let head: Record<string, any>;
+  // The statement's first row (part 0): the page's total, its size and its last key.
+  let head: { total: number; n: number; last: string | null };
   try {
-    head = (await parts.next()).value as Record<string, any>;
+    head = (await parts.next()).value as typeof head;
   } catch (err) {
     await parts.return();
     throw err;

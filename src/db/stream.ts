@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from './knex';
 import { retire, watchConnection } from './connection-health';
 
-type Row = Record<string, any>;
+type Row = Record<string, unknown>;
 
 /**
  * Rows fetched per round trip: one. A row of a bulk page is a part of a hundred objects

@@ -14,31 +14,39 @@ import type { ChangeEvent, ChangeType, FeedResource, ResourceWith } from './chan
  * (`read`). A batch upsert marks the ids it inserted (ChangeCollector.markCreated, from
  * `xmax = 0` in its RETURNING) so each element is `created` or `updated` as it really was.
  */
+/** An object as its read returns it (a feed entry's `data`): its `id` and its fields. */
+export type FeedObject = { id: string; [key: string]: unknown };
+
 export interface EmitContext {
   /** The write's transaction. */
   db: Queryable;
   organizationId: string;
   status: number;
-  params: Record<string, any>;
-  query: Record<string, any>;
-  input: any;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** The request's body as validated by the contract. */
+  input: unknown;
   changes: ChangeCollector;
   /**
    * Objects of a resource as their reads return them, in the order of `ids`, read in the write's
    * transaction: an emitter reads another resource's objects without importing that resource
    * (each resource declares its read, `ReadInOrder`).
    */
-  read: (resource: FeedResource, ids: string[]) => Promise<{ id: string; [key: string]: unknown }[]>;
+  read: (resource: FeedResource, ids: string[]) => Promise<FeedObject[]>;
 }
 
-/** A write's feed entries, from its reply as a value (src/http/operation.ts runs it after the handler). */
-export type Emitter = (reply: any, ctx: EmitContext) => ChangeEntry[] | Promise<ChangeEntry[]>;
+/**
+ * A write's feed entries, from its reply as a value (src/http/operation.ts runs it after the handler).
+ * The reply is the operation's, as its contract's response schema says (an object, a list of them,
+ * a list of ids): each emitter names the shape of its operation's reply where it reads it.
+ */
+export type Emitter = (reply: unknown, ctx: EmitContext) => ChangeEntry[] | Promise<ChangeEntry[]>;
 
 /** The objects of some ids as their read returns them, in the order of `ids`, as one JSON array text. */
 export type ReadInOrder = (db: Queryable, organizationId: string, ids: string[]) => Promise<string>;
 
 /** A feed entry of `resource` and one of its events (change-types.ts); `data` carries its `id`. */
-export const entry = <R extends FeedResource>(resource: R, event: ChangeEvent<R>, data: { id: string; [key: string]: unknown }): ChangeEntry => ({
+export const entry = <R extends FeedResource>(resource: R, event: ChangeEvent<R>, data: FeedObject): ChangeEntry => ({
   type: `${resource}.${event}` as ChangeType,
   resource,
   id: data.id,
@@ -48,19 +56,19 @@ export const entry = <R extends FeedResource>(resource: R, event: ChangeEvent<R>
 /** The reply is the object. */
 export const one =
   <R extends FeedResource>(resource: R, event: ChangeEvent<R>): Emitter =>
-  (reply) => [entry(resource, event, reply)];
+  (reply) => [entry(resource, event, reply as FeedObject)];
 
 /** The reply is a list of objects, one entry each. */
 export const each =
   <R extends FeedResource>(resource: R, event: ChangeEvent<R>): Emitter =>
-  (reply: { id: string }[]) =>
-    reply.map((o) => entry(resource, event, o));
+  (reply) =>
+    (reply as FeedObject[]).map((o) => entry(resource, event, o));
 
 /** A batch upsert's reply: `created` for the ids it inserted, `updated` for the others. */
 export const upserted =
   <R extends ResourceWith<'created' | 'updated'>>(resource: R): Emitter =>
-  (reply: { id: string }[], { changes }) =>
-    reply.map((o) => entry(resource, (changes.created.has(o.id) ? 'created' : 'updated') as ChangeEvent<R>, o));
+  (reply, { changes }) =>
+    (reply as FeedObject[]).map((o) => entry(resource, (changes.created.has(o.id) ? 'created' : 'updated') as ChangeEvent<R>, o));
 
 /** The write transaction's time as the API writes timestamps (what its rows store as created_at, deleted_at). */
 export const transactionTime = async (db: Queryable): Promise<string> => (await db.raw('SELECT api_ts(now()::timestamptz(3)) AS now')).rows[0].now;
@@ -82,7 +90,8 @@ export async function locationEntries(ctx: EmitContext, ids: unknown[]): Promise
 }
 
 /** Whether a write may have changed an object's code or name, which locations show in their `jobs` / `vendors` lists. */
-const renames = (input: any): boolean => Array.isArray(input?.inputs) || (input && typeof input === 'object' && ('code' in input || 'name' in input));
+const renames = (input: unknown): boolean =>
+  typeof input === 'object' && input !== null && (('inputs' in input && Array.isArray(input.inputs)) || 'code' in input || 'name' in input);
 
 /** The objects of a reply whose code or name the write changed: a batch says which; a single write may have when it gives one. */
 export function renamedOf<T extends { id: string }>(objects: T[], ctx: EmitContext): T[] {

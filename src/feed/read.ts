@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/knex';
 import { encodeCursor } from './cursor';
 import { JsonParts } from '../db/json';
@@ -45,9 +46,9 @@ interface Row {
 }
 
 /** The statement of readChanges: the head, the retention watermark and the page's entries. */
-export function changesStatement(organizationId: string, q: ChangesQuery): { sql: string; bindings: unknown[] } {
+export function changesStatement(organizationId: string, q: ChangesQuery): { sql: string; bindings: Knex.RawBinding[] } {
   const filters: string[] = [];
-  const bindings: any[] = [organizationId, organizationId, q.after === 'now' ? null : (q.after ?? null)];
+  const bindings: Knex.RawBinding[] = [organizationId, organizationId, q.after === 'now' ? null : (q.after ?? null)];
   if (q.types?.length) {
     filters.push('AND c.type = ANY(?::text[])');
     bindings.push(q.types);
@@ -102,7 +103,7 @@ export function changesStatement(organizationId: string, q: ChangesQuery): { sql
  */
 export async function readChanges(db: Queryable, organizationId: string, q: ChangesQuery): Promise<ChangesPage> {
   const { sql, bindings } = changesStatement(organizationId, q);
-  const { rows } = (await db.raw(sql, bindings as any[])) as { rows: Row[] };
+  const { rows } = (await db.raw(sql, bindings)) as { rows: Row[] };
   const head = Number(rows[0]?.head ?? 0);
   const pruned = Number(rows[0]?.pruned ?? 0);
   if (typeof q.after === 'number' && (q.after < pruned || q.after > head)) return { ok: false, gone: true };

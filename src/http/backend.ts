@@ -1,7 +1,7 @@
 import type OpenAPIBackend from 'openapi-backend';
-import type { Context, Operation } from 'openapi-backend';
+import { ValidationContext, type Context, type Document, type Operation, type Request as ApiRequest } from 'openapi-backend';
 import Ajv from 'ajv';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors';
@@ -37,8 +37,8 @@ export interface BackendDeps extends OperationDeps {
  */
 const sharedAjv = new Map<boolean, Ajv>();
 
-export function customizeAjv(_ajv: Ajv, opts: Record<string, unknown>, context: string): Ajv {
-  const isParams = context === 'paramsValidator';
+export function customizeAjv(_ajv: Ajv, opts: AjvOptions, context: ValidationContext): Ajv {
+  const isParams = context === ValidationContext.Params;
   const shared = sharedAjv.get(isParams);
   if (shared) return shared;
   const ajv = new Ajv({
@@ -82,14 +82,15 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
  */
 export function newBackend(contract: unknown = loadContract()): RoutedOnceBackend {
   return new RoutedOnceBackend({
-    definition: structuredClone(contract) as any,
+    // A bundled contract (generated/), whose shape `npm run lint:api` checks.
+    definition: structuredClone(contract) as Document,
     strict: true,
     // Validators are compiled as needed (createBackend precompiles). (The document itself is
     // checked by `npm run lint:api`.)
     quick: true,
     validate: true,
     coerceTypes: true,
-    customizeAjv: customizeAjv as any,
+    customizeAjv,
     ignoreTrailingSlashes: true,
   });
 }
@@ -101,8 +102,8 @@ export function newBackend(contract: unknown = loadContract()): RoutedOnceBacken
  */
 export function registerRequestChecks(api: OpenAPIBackend): void {
   const authenticated = (c: Context, req: Request) => contextOf(req).caller ?? false;
-  api.registerSecurityHandler('oauth2', authenticated as any);
-  api.registerSecurityHandler('apiKey', authenticated as any);
+  api.registerSecurityHandler('oauth2', authenticated);
+  api.registerSecurityHandler('apiKey', authenticated);
   api.register({
     notFound: async (c: Context, req: Request) => {
       throw notFound(`No operation matches ${req.method} ${req.path}.`);
@@ -225,7 +226,10 @@ export function apiMiddleware(
     const older = context.apiVersion === undefined ? undefined : olderVersions?.get(context.apiVersion);
     const api = older ?? newest;
     const operation = older && context.operation ? older.getOperation(context.operation.operationId!) : context.operation;
-    const request = api.router.preRouted({ method, path: req.path, query: req.query as any, headers: req.headers as any, body: req.body }, operation);
+    const request = api.router.preRouted(
+      { method, path: req.path, query: req.query as ApiRequest['query'], headers: req.headers as ApiRequest['headers'], body: req.body },
+      operation,
+    );
     api.handleRequest(request, req, res).catch((err) => next((err instanceof URIError && malformedPathError(operation, req.path)) || err));
   };
 }

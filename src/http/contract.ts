@@ -1,14 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OpenAPIV3 } from 'openapi-types';
 import { GENERATED_DIR } from '../paths';
 
-/** The bundled contract (generated/openapi.json), loaded once. */
-export interface OpenApiDocument {
-  openapi: string;
-  paths: Record<string, Record<string, any>>;
-  components: Record<string, any>;
-  [key: string]: unknown;
+/** The code samples an operation of the contract carries (Redocly's `x-codeSamples`). */
+export interface CodeSample {
+  lang: string;
+  label?: string;
+  source: string;
 }
+
+/** What our operations carry besides OpenAPI's fields. */
+type OperationExtensions = { 'x-codeSamples'?: CodeSample[] };
+
+/** An operation of the contract. */
+export type ContractOperation = OpenAPIV3.OperationObject<OperationExtensions>;
+
+/** The bundled contract (generated/openapi.json, OpenAPI 3.0), loaded once. */
+export type OpenApiDocument = OpenAPIV3.Document<OperationExtensions>;
 
 let cached: OpenApiDocument | undefined;
 
@@ -20,11 +29,13 @@ export function loadContract(): OpenApiDocument {
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** Every operation of the document: method, path and operationId. */
-export function contractOperations(doc = loadContract()): { method: string; path: string; operationId: string; operation: any }[] {
+export function contractOperations(
+  doc: Pick<OpenApiDocument, 'paths'> = loadContract(),
+): { method: string; path: string; operationId: string; operation: ContractOperation }[] {
   const ops = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
-      const operation = item[method];
+      const operation = item?.[method];
       if (operation) ops.push({ method: method.toUpperCase(), path, operationId: operation.operationId as string, operation });
     }
   }

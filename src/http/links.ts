@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Operation } from 'openapi-backend';
+import type { OpenAPIV3 } from 'openapi-types';
 import { JsonParts, JsonStream } from '../db/json';
 
 /**
@@ -18,12 +19,16 @@ import { JsonParts, JsonStream } from '../db/json';
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
+// The operations are openapi-backend's, of the document it dereferenced at init: no `$ref` is left in them.
+const responseOf = (operation: Operation, status: string) => operation.responses?.[status] as OpenAPIV3.ResponseObject | undefined;
+const parametersOf = (operation: Operation | undefined) => (operation?.parameters ?? []) as OpenAPIV3.ParameterObject[];
+
 /** The path templates of the single reads (a GET whose 200 declares an ETag). */
 export function singleReadPaths(operations: Operation[]): Set<string> {
-  return new Set(operations.filter((o) => o.method === 'get' && (o.responses?.['200'] as any)?.headers?.ETag).map((o) => o.path));
+  return new Set(operations.filter((o) => o.method === 'get' && responseOf(o, '200')?.headers?.ETag).map((o) => o.path));
 }
 
-const declares = (operation: Operation, status: string, header: string) => Boolean((operation.responses?.[status] as any)?.headers?.[header]);
+const declares = (operation: Operation, status: string, header: string) => Boolean(responseOf(operation, status)?.headers?.[header]);
 
 /** Where the object a create made is read, from its path template: undefined when the contract has no such read. */
 function locationRule(operation: Operation, reads: ReadonlySet<string>): 'id' | 'self' | undefined {
@@ -78,8 +83,8 @@ export function replyLinks(operationOf: (id: string) => Operation | undefined, o
     let found = rules.get(id);
     if (!found) {
       const operation = operationOf(id);
-      const limit = (operation?.parameters ?? []).find((p: any) => p.in === 'query' && p.name === 'limit') as any;
-      found = { link: false, defaultLimit: Number(limit?.schema?.default ?? Infinity) };
+      const limit = parametersOf(operation).find((p) => p.in === 'query' && p.name === 'limit');
+      found = { link: false, defaultLimit: Number((limit?.schema as OpenAPIV3.SchemaObject | undefined)?.default ?? Infinity) };
       if (operation && declares(operation, '201', 'Location')) {
         reads ??= singleReadPaths(operations());
         found.location = locationRule(operation, reads);

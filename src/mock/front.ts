@@ -90,7 +90,7 @@ export async function createMockFront(prism: { host: string; port: number }, ver
     checkElements(inputs, elements).errors.throwIfAny();
     return forward(req, res);
   });
-  for (const { operationId } of contractOperations(contract as any))
+  for (const { operationId } of contractOperations(contract))
     api.register(operationId, (c: Context, req: Request, res: Response) => {
       REQUEST_RULES[operationId as OperationId]?.(c);
       return forward(req, res);

@@ -79,14 +79,17 @@ export class RefusedAddressError extends Error {
  * attacker's DNS could answer differently). IP literals never reach a lookup: urlProblem checks them.
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  // Node's own lookup answers an error alone, without an address: net's type for the callback
+  // makes the address required.
+  const answer = callback as (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return (callback as any)(err);
+    if (err) return answer(err);
     const list = addresses as LookupAddress[];
     const bad = list.find((a) => !isPublicAddress(a.address));
     if (bad || !list.length) {
-      return (callback as any)(new RefusedAddressError(`${hostname} resolves to ${bad?.address ?? 'nothing'}, which webhooks may not reach`));
+      return answer(new RefusedAddressError(`${hostname} resolves to ${bad?.address ?? 'nothing'}, which webhooks may not reach`));
     }
-    if ((options as { all?: boolean }).all) return (callback as any)(null, list);
-    (callback as any)(null, list[0].address, list[0].family);
+    if (options.all) return answer(null, list);
+    answer(null, list[0].address, list[0].family);
   });
 };

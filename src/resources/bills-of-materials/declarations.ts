@@ -1,5 +1,5 @@
 import type { ResourceDeclarations } from '../declarations';
-import { one, each, entry } from '../../feed/emit';
+import { one, each, entry, type FeedObject } from '../../feed/emit';
 import { objectOfWrite } from '../../http/conditional';
 import { getItem as getBomItem, billsOfMaterials, bomItems } from './queries';
 
@@ -10,7 +10,7 @@ export const billsOfMaterialsDeclarations: ResourceDeclarations = {
   reconciled: { bill_of_materials: billsOfMaterials, bom_item: bomItems },
   feed: {
     // 200 answers an existing bill of materials: nothing changed.
-    createJobBillOfMaterials: (reply, { status }) => (status === 201 ? [entry('bill_of_materials', 'created', reply)] : []),
+    createJobBillOfMaterials: (reply, { status }) => (status === 201 ? [entry('bill_of_materials', 'created', reply as FeedObject)] : []),
     createBillOfMaterialsItems: each('bom_item', 'created'),
     updateBillOfMaterialsItem: one('bom_item', 'updated'),
     deleteBillOfMaterialsItem: one('bom_item', 'deleted'),

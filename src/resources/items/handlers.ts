@@ -4,7 +4,7 @@ import { notFound } from '../../errors';
 import { type Handlers, type Schema, okOrNotFound, orNotFound } from '../../http/handler';
 import { listParams } from '../../http/list-params';
 import { addItems, removeItem, updateItem } from '../orders/store';
-import { itemColumns, repriceItems } from '../orders/authoring';
+import { asItemWrite, itemColumns, repriceItems } from '../orders/authoring';
 import { assertOpen } from '../orders/states';
 import { changeOrderWith, lockOrder, type LockedOrder } from '../orders/versioning';
 import { missingOrder } from '../orders/lookup';
@@ -51,14 +51,14 @@ export const itemHandlers: Handlers<'listOrderItems' | 'getItem' | 'listItems' |
     const rows = await itemColumns(tx, orgId, body, (n) => `body[${n}]`);
     let ids: string[] = [];
     await changeOrderWith(tx, caller, changes, order, query.draft ?? false, async () => {
-      ids = await addItems(tx, orgId, caller.userId, order.id, rows as any);
+      ids = await addItems(tx, orgId, caller.userId, order.id, rows.map(asItemWrite));
       await repriceItems(tx, orgId, order.id, ids);
     });
-    const created = JSON.parse(await q.itemsByIds(tx, orgId, ids)) as { id: string }[];
+    const created = JSON.parse(await q.itemsByIds(tx, orgId, ids)) as Schema<'Item'>[];
     for (const item of created) changes.add({ type: 'item.created', resource: 'item', id: item.id, data: item });
     // In input order, as documented.
     const byId = new Map(created.map((i) => [i.id, i]));
-    return { status: 201, body: ids.map((id) => byId.get(id)!) as any };
+    return { status: 201, body: ids.map((id) => byId.get(id)!) };
   },
 
   updateItem: async ({ db, caller, params, query, body, changes }) => {

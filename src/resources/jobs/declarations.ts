@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/knex';
 import type { ResourceDeclarations } from '../declarations';
-import { entry, locationEntries, one, renamedOf, type Emitter } from '../../feed/emit';
+import { entry, locationEntries, one, renamedOf, type Emitter, type FeedObject } from '../../feed/emit';
 import { objectOfWrite } from '../../http/conditional';
 import { jobsInOrder, jobs } from './queries';
 
@@ -29,7 +29,10 @@ const jobsWithLocations =
   (event: 'created' | 'updated' | 'upserted'): Emitter =>
   async (reply, ctx) => {
     const jobs: { id: string; defaultLocationId: string | null }[] = Array.isArray(reply) ? reply : [reply];
-    const inputs: { defaultLocation?: unknown; defaultLocationId?: unknown }[] = Array.isArray(ctx.input?.inputs) ? ctx.input.inputs : [ctx.input ?? {}];
+    type JobInput = { defaultLocation?: unknown; defaultLocationId?: unknown };
+    // The body as the contract validated it: a batch's `inputs`, or the one job.
+    const body = (ctx.input ?? {}) as JobInput & { inputs?: JobInput[] };
+    const inputs = Array.isArray(body.inputs) ? body.inputs : [body];
     const touched = jobs
       .filter((_, i) => inputs[i]?.defaultLocation !== undefined || typeof inputs[i]?.defaultLocationId === 'string')
       .map((j) => j.defaultLocationId);
@@ -49,7 +52,7 @@ const jobsWithLocations =
   };
 
 /** The job (the reply) and the location whose `jobs` list changed. */
-const jobAndLocation: Emitter = async (reply, ctx) => [entry('job', 'updated', reply), ...(await locationEntries(ctx, [ctx.query.locationId]))];
+const jobAndLocation: Emitter = async (reply, ctx) => [entry('job', 'updated', reply as FeedObject), ...(await locationEntries(ctx, [ctx.query.locationId]))];
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
 export const jobsDeclarations: ResourceDeclarations = {

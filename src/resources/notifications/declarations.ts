@@ -1,5 +1,5 @@
 import type { ResourceDeclarations } from '../declarations';
-import { one, entry } from '../../feed/emit';
+import { one, entry, type FeedObject } from '../../feed/emit';
 import { notificationsInOrder, notifications } from './queries';
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
@@ -8,9 +8,11 @@ export const notificationsDeclarations: ResourceDeclarations = {
   feed: {
     createNotification: one('notification', 'created'),
     // The reply lists the ids changed; the notifications are read back in the transaction, in one statement.
-    updateNotifications: async (reply: string[], { db, organizationId }) =>
-      reply.length
-        ? (JSON.parse(await notificationsInOrder(db, organizationId, reply)) as { id: string }[]).map((n) => entry('notification', 'updated', n))
-        : [],
+    updateNotifications: async (reply, { db, organizationId }) => {
+      const ids = reply as string[];
+      return ids.length
+        ? (JSON.parse(await notificationsInOrder(db, organizationId, ids)) as FeedObject[]).map((n) => entry('notification', 'updated', n))
+        : [];
+    },
   },
 };

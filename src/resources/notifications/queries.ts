@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { col, idCol, isUuid, tsCol } from '../../db/columns';
 import { ResourceDef, allJson, oneByIdJson, scoped } from '../../db/resource';
@@ -83,7 +84,7 @@ export async function updateNotifications(tx: Queryable, orgId: string, ids: str
     await tx('notifications')
       .where('organization_id', orgId)
       .whereIn('id', ids)
-      .whereRaw(`(${differs.map(([sql]) => sql).join(' OR ')})`, differs.flatMap(([, values]) => values) as any)
+      .whereRaw(`(${differs.map(([sql]) => sql).join(' OR ')})`, differs.flatMap(([, values]) => values) as Knex.RawBinding[])
       .update(set);
   const updated = new Set(rows.map((r) => r.id));
   return ids.filter((id) => updated.has(id));

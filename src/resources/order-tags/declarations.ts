@@ -1,5 +1,5 @@
 import type { ResourceDeclarations } from '../declarations';
-import { entry, transactionTime } from '../../feed/emit';
+import { entry, transactionTime, type FeedObject } from '../../feed/emit';
 import { objectOfWrite } from '../../http/conditional';
 
 /** What the resource says about its operations besides their handlers (src/resources/declarations.ts). */
@@ -8,16 +8,19 @@ export const orderTagsDeclarations: ResourceDeclarations = {
     // An order's tag: `id` is the tag's id, `data` the tag as GET /order/{orderId}/tags returns it
     // plus `orderId` (a tag is on many orders: the pair orderId, id names the attachment). Tags the
     // request created or recolored (the handler marks them) also get their own `tag.*` entry first.
-    addOrderTags: (reply: { id: string }[], { changes, params }) => [
-      ...reply
-        .filter((t) => changes.created.has(t.id) || changes.updated.has(t.id))
-        .map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
-      // Only the tags the order did not have: one it has already is no change (src/feed/unchanged.ts).
-      ...reply.filter((t) => changes.attached.has(t.id)).map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
-    ],
+    addOrderTags: (reply, { changes, params }) => {
+      const tags = reply as FeedObject[];
+      return [
+        ...tags
+          .filter((t) => changes.created.has(t.id) || changes.updated.has(t.id))
+          .map((t) => entry('tag', changes.created.has(t.id) ? 'created' : 'updated', t)),
+        // Only the tags the order did not have: one it has already is no change (src/feed/unchanged.ts).
+        ...tags.filter((t) => changes.attached.has(t.id)).map((t) => entry('order_tag', 'created', { ...t, orderId: params.orderId })),
+      ];
+    },
     // The tag leaves the order's row with it (nothing is soft-deleted): the transaction's time, as a soft delete's deletedAt is.
     removeOrderTag: async (_reply, { db, params }) => [
-      entry('order_tag', 'deleted', { id: params.tagId, orderId: params.orderId, deletedAt: await transactionTime(db) }),
+      entry('order_tag', 'deleted', { id: params.tagId as string, orderId: params.orderId, deletedAt: await transactionTime(db) }),
     ],
   },
   objects: {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../../db/knex';
 import { ListParams } from '../../db/list';
 import { allJson, listJson, scoped } from '../../db/resource';
@@ -80,7 +81,8 @@ export async function addOrderTags(
          SELECT ?, n.title, 'ORDER', n.color FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS n(title, color, ord) ORDER BY n.ord
          ON CONFLICT (organization_id, title) DO NOTHING
          RETURNING id, title`,
-        [orgId, fresh.map((t) => t.title), fresh.map((t) => t.color)] as any,
+        // knex's binding types have no array with null elements; pg sends a null element as NULL.
+        [orgId, fresh.map((t) => t.title), fresh.map((t) => t.color)] as Knex.RawBinding[],
       )
     ).rows;
     const idOf = new Map(created.map((c) => [c.title, c.id]));
@@ -116,7 +118,7 @@ export async function addOrderTags(
       `UPDATE tags t SET color = u.color, updated_at = now()
          FROM unnest(?::uuid[], ?::text[]) AS u(id, color)
         WHERE t.organization_id = ? AND t.id = u.id`,
-      [recolored.map((t) => t.tag!.id), recolored.map((t) => t.color), orgId] as any,
+      [recolored.map((t) => t.tag!.id), recolored.map((t) => t.color), orgId] as Knex.RawBinding[],
     );
     written.recolored.push(...recolored.map((t) => t.tag!.id));
   }

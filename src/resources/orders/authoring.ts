@@ -134,7 +134,8 @@ export async function itemColumns(
   /** The items being updated, by position (an update may keep its own externalId). */
   ids: string[] = [],
 ): Promise<Record<string, unknown>[]> {
-  const all = inputs as Record<string, any>[];
+  // An update's fields are an input's, each optional; `input[field]` reads them by ITEM_COLUMNS' names.
+  const all: (Partial<ItemInput> & Record<string, unknown>)[] = inputs;
   const externalIds = all.flatMap((input, n) =>
     typeof input.externalId === 'string' ? [{ field: `${prefix(n)}.externalId`, value: input.externalId as string, id: ids[n] }] : [],
   );
@@ -218,7 +219,8 @@ export async function repriceItems(tx: Knex.Transaction, orgId: string, orderId:
       `UPDATE items i SET ext_price = u.ext, ext_price_including_tax = u.incl
          FROM unnest(?::uuid[], ?::float8[], ?::float8[]) AS u(id, ext, incl)
         WHERE i.organization_id = ? AND i.id = u.id`,
-      [changed.map((c) => c.id), changed.map((c) => c.ext), changed.map((c) => c.incl), orgId] as any,
+      // knex's binding types have no array with null elements; pg sends a null element as NULL.
+      [changed.map((c) => c.id), changed.map((c) => c.ext), changed.map((c) => c.incl), orgId] as Knex.RawBinding[],
     );
   }
   return changed.map((c) => c.id);

@@ -6,7 +6,7 @@ import { createOrder, deleteOrder, type IntegrationState, setIntegrationState, u
 import { type ChangeCollector, CommittedRefusal } from '../../feed/append';
 import { entry } from '../../feed/emit';
 import type { ResourceWith } from '../../feed/change-types';
-import { itemColumns, orderColumns, repriceItems } from './authoring';
+import { asItemWrite, itemColumns, orderColumns, repriceItems } from './authoring';
 import { assertInitial, assertMove, type OrderMode, type OrderState } from './states';
 import { changeOrderWith, lockOrder, orderReply } from './versioning';
 import * as q from './queries';
@@ -53,7 +53,7 @@ export const orderHandlers: Handlers<
     assertInitial(mode, state);
     const { created_by_id: createdBy, ...columns } = await orderColumns(tx, orgId, body);
     const rows = await itemColumns(tx, orgId, body.items ?? [], (n) => `body.items[${n}]`);
-    const id = await createOrder(tx, orgId, createdBy ?? caller.userId, { ...columns, mode, state }, rows as any);
+    const id = await createOrder(tx, orgId, createdBy ?? caller.userId, { ...columns, mode, state }, rows.map(asItemWrite));
     await repriceItems(tx, orgId, id);
     const reply = await orderReply(tx, orgId, id);
     changes.add({ type: 'order.created', resource: 'order', id, data: JSON.parse(reply.body) });

@@ -1,5 +1,5 @@
 import type { ResourceDeclarations } from '../declarations';
-import { entry, locationEntries, renamedOf, type Emitter } from '../../feed/emit';
+import { entry, locationEntries, renamedOf, type Emitter, type FeedObject } from '../../feed/emit';
 import { vendorsInOrder, vendors } from './queries';
 import { objectOfWrite } from '../../http/conditional';
 
@@ -31,8 +31,8 @@ export const vendorsDeclarations: ResourceDeclarations = {
     deleteVendor: vendorsWithLocations('deleted'),
     // The location it moved to, then the one it left (marked by the handler: the reply does not name it).
     setVendorLocation: async (reply, ctx) => [
-      entry('vendor', 'updated', reply),
-      ...(await locationEntries(ctx, [ctx.input.locationId, ...ctx.changes.updated])),
+      entry('vendor', 'updated', reply as FeedObject),
+      ...(await locationEntries(ctx, [(ctx.input as { locationId?: unknown }).locationId, ...ctx.changes.updated])),
     ],
   },
   reads: { vendor: vendorsInOrder },
