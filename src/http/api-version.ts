@@ -54,6 +54,9 @@ function runAt(res: Response, version: VersionDefinition): void {
 export function requestedVersion(): (req: Request, res: Response, next: NextFunction) => void {
   const newest = versionNamed(NEWEST)!;
   return (req, res, next) => {
+    // The header selects the representation (an object's shape and ETag differ by version): a
+    // cache keys answers on it, beside the other headers it already varies on (appended, not set).
+    res.vary('Api-Version');
     const given = req.headers['api-version'];
     if (given === undefined) return (runAt(res, newest), next());
     const version = versionNamed(given as string);

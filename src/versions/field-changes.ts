@@ -41,6 +41,7 @@ export function renamedField(schema: string, older: string, newer: string, older
     down: (value) => renamedKey(value, newer, older),
     olderName: (name) => (name === newer ? older : name),
     newerName: (name) => (name === older ? newer : name),
+    newerSources: (name) => [name === older ? newer : name],
   };
 }
 
@@ -50,6 +51,8 @@ export interface RetiredField {
   /** The field it followed in the older contract (its place in the schema and in replies). */
   after: string;
   required: boolean;
+  /** The newer shape's fields its value is computed from: a change of one of them may change it (GET /changes?fields= at the older version). */
+  from: string[];
   /** Its value, from the newer shape of the object; undefined when that shape lacks what it is computed from (a tombstone): then it is left out. */
   value(object: JsonObject): unknown;
 }
@@ -74,5 +77,6 @@ export function retiredField(schema: string, name: string, retired: RetiredField
     },
     olderName: (n) => n,
     newerName: (n) => (n === name ? null : n),
+    newerSources: (n) => (n === name ? [...retired.from] : [n]),
   };
 }
