@@ -102,7 +102,7 @@ export interface paths {
         };
         /**
          * List the organization's deprecated usage
-         * @description What the organization's credentials used in the last 30 days that is deprecated: a deprecated API version, or an operation, parameter or body field marked deprecated in the version the request ran at (each such request answered `Deprecation`, see the guide "Versions"). One line per credential, version, operation and deprecated thing, most recent first: what to change before the sunset.
+         * @description What the organization's credentials used in the last 30 days that is deprecated: a deprecated API version, or an operation, parameter, body field or reply field marked deprecated in the version the request ran at (each such request answered `Deprecation`, see the guide "Versions"); older days are deleted. One line per credential, version, operation and deprecated thing, most recent first: what to change before the sunset.
          */
         get: operations["listDeprecatedUsage"];
         put?: never;
@@ -2671,7 +2671,7 @@ export interface components {
              */
             operationId: string;
             /**
-             * @description What was deprecated: `version` (the version itself), `operation`, or the parameter or body field used (`query.<name>`, `body.<name>`).
+             * @description What was deprecated: `version` (the version itself), `operation`, the parameter or body field used (`query.<name>`, `header.<name>`, `body.<path>` with `[]` for an array's elements, e.g. `body.items[].note`), or a field the operation's success reply carries (`response.<Schema>.<field>`, e.g. `response.Order.version`: counted for every request of the operation, as the code calling it reads the field).
              * @example version
              */
             deprecated: string;

@@ -111,7 +111,7 @@ export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response
   return (req, res, next) => {
     const context = contextOf(req);
     const version = context.apiVersion ?? NEWEST;
-    const uses = deprecatedUses(version, context.operationId, (req.query ?? {}) as Record<string, unknown>, req.body);
+    const uses = deprecatedUses(version, context.operationId, (req.query ?? {}) as Record<string, unknown>, req.headers, req.body);
     if (!uses.length) return next();
     const definition = versionNamed(version)!;
     // A deprecated version announced itself already (runAt); a deprecated operation, parameter or field since its version's release.

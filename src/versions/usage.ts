@@ -1,58 +1,34 @@
 import type { Queryable } from '../db/knex';
-import { contractOf, versionNamed } from './registry';
-
-/** What of a version's contract is deprecated for one operation: the operation, its parameters, its body's top-level fields. */
-interface Deprecations {
-  operation: boolean;
-  parameters: string[];
-  fields: string[];
-}
-
-const known = new Map<string, Deprecations>();
-
-function deprecationsOf(version: string, operationId: string): Deprecations {
-  const key = `${version} ${operationId}`;
-  let found = known.get(key);
-  if (found) return found;
-  const doc = contractOf(version);
-  const resolve = (node: any) =>
-    typeof node?.$ref === 'string'
-      ? node.$ref
-          .split('/')
-          .slice(1)
-          .reduce((o: any, k: string) => o?.[k], doc)
-      : node;
-  let op: any;
-  for (const item of Object.values(doc.paths)) for (const candidate of Object.values<any>(item)) if (candidate?.operationId === operationId) op = candidate;
-  const body = resolve(op?.requestBody?.content?.['application/json']?.schema);
-  found = {
-    operation: op?.deprecated === true,
-    parameters: (op?.parameters ?? [])
-      .map(resolve)
-      .filter((p: any) => p?.deprecated && p.in === 'query')
-      .map((p: any) => p.name as string),
-    fields: Object.entries<any>(body?.properties ?? {})
-      .filter(([, s]) => resolve(s)?.deprecated)
-      .map(([name]) => name),
-  };
-  known.set(key, found);
-  return found;
-}
+import { versionNamed } from './registry';
+import { deprecationsOf, present } from './deprecations';
 
 /**
  * What a request used that is deprecated at its version: `version` (the version itself),
- * `operation`, `query.<name>`, `body.<name>`. Empty for most requests, at no cost beyond a lookup.
+ * `operation`, `query.<name>`, `header.<name>`, `body.<path>` (`items[].note`), and
+ * `response.<Schema>.<field>` (a field its success reply carries: counted for every request of
+ * the operation, whatever it answers, as the caller's code that calls it reads the field).
+ * Empty for most requests, at the cost of a look-up (deprecations.ts).
  */
-export function deprecatedUses(version: string, operationId: string | undefined, query: Record<string, unknown>, body: unknown): string[] {
+export function deprecatedUses(
+  version: string,
+  operationId: string | undefined,
+  query: Record<string, unknown>,
+  headers: Record<string, unknown>,
+  body: unknown,
+): string[] {
   const uses: string[] = [];
   if (versionNamed(version)?.deprecatedAt) uses.push('version');
   if (!operationId) return uses;
   const d = deprecationsOf(version, operationId);
   if (d.operation) uses.push('operation');
-  for (const p of d.parameters) if (p in query) uses.push(`query.${p}`);
-  if (body && typeof body === 'object') for (const f of d.fields) if (f in body) uses.push(`body.${f}`);
+  for (const p of d.parameters) if ((p.in === 'query' ? query[p.name] : headers[p.name.toLowerCase()]) !== undefined) uses.push(`${p.in}.${p.name}`);
+  for (const path of d.bodyFields) if (present(body, path)) uses.push(`body.${path.join('.').replace(/\.\[\]/g, '[]')}`);
+  uses.push(...d.responseFields);
   return uses;
 }
+
+/** How many days of deprecated usage a caller lists (GET /deprecated-usage) and the service keeps. */
+export const USAGE_DAYS = 30;
 
 export interface DeprecatedRequest {
   organizationId: string;
@@ -81,10 +57,10 @@ export async function deprecatedUsage(db: Queryable, organizationId: string) {
             credential_id, version, operation_id, what,
             sum(count) OVER w AS count, last_request_id, last_request_at
        FROM deprecated_usage
-      WHERE organization_id = ? AND day > current_date - 30
+      WHERE organization_id = ? AND day > current_date - ?::int
      WINDOW w AS (PARTITION BY credential_id, version, operation_id, what)
       ORDER BY credential_id, version, operation_id, what, last_request_at DESC`,
-    [organizationId],
+    [organizationId, USAGE_DAYS],
   );
   return (rows as any[])
     .map((r) => ({
@@ -97,4 +73,14 @@ export async function deprecatedUsage(db: Queryable, organizationId: string) {
       lastRequestAt: new Date(r.last_request_at).toISOString(),
     }))
     .sort((a, b) => (a.lastRequestAt < b.lastRequestAt ? 1 : a.lastRequestAt > b.lastRequestAt ? -1 : 0));
+}
+
+/**
+ * Deletes the days no caller lists any more (older than USAGE_DAYS): the background worker's daily
+ * task (src/background/worker.ts). One statement: a row per organization, day, credential, version,
+ * operation and deprecated thing is few rows a day. Returns how many were deleted.
+ */
+export async function pruneDeprecatedUsage(db: Queryable): Promise<number> {
+  const { rowCount } = await db.raw('DELETE FROM deprecated_usage WHERE day <= current_date - ?::int', [USAGE_DAYS]);
+  return rowCount ?? 0;
 }
