@@ -4,9 +4,10 @@ import type { FieldChange, JsonObject } from './types.ts';
 function withKeyAfter(value: JsonObject, after: string | undefined, key: string, item: unknown): JsonObject {
   const out: JsonObject = {};
   if (after === undefined) out[key] = item;
-  for (const [k, v] of Object.entries(value)) {
+  // for...in, not Object.entries: no [key, value] pair per field (a 1000-entry feed page at an older version moves 4000 orders).
+  for (const k in value) {
     if (k === key) continue;
-    out[k] = v;
+    out[k] = value[k];
     if (k === after) out[key] = item;
   }
   if (!(key in out)) out[key] = item;
