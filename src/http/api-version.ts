@@ -7,7 +7,7 @@ import { GENERATED_DIR } from '../paths';
 import { contextOf } from './context';
 import { isServed, NEWEST, servedVersions, successorOf, versionNamed } from '../versions/registry';
 import type { VersionDefinition } from '../versions/types';
-import { deprecatedUses, recordDeprecatedUsage } from '../versions/usage';
+import { deprecatedUses, DeprecatedUsageRecorder } from '../versions/usage';
 import { deprecatedRequests } from '../metrics';
 import type { Queryable } from '../db/knex';
 
@@ -108,6 +108,7 @@ export function versionContracts(): (req: Request, res: Response, next: NextFunc
  * After the body is read, before the operation.
  */
 export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response, next: NextFunction) => void {
+  const usage = new DeprecatedUsageRecorder(db);
   return (req, res, next) => {
     const context = contextOf(req);
     const version = context.apiVersion ?? NEWEST;
@@ -122,13 +123,15 @@ export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response
     deprecatedRequests.inc({ version, operation: context.operationId ?? 'none' });
     const caller = context.caller;
     if (!caller || !context.operationId) return next();
-    recordDeprecatedUsage(db, {
-      organizationId: caller.organizationId,
-      credentialId: caller.credentialId,
-      version,
-      operationId: context.operationId,
-      uses,
-      requestId: context.requestId,
-    }).then(() => next(), next);
+    usage
+      .record({
+        organizationId: caller.organizationId,
+        credentialId: caller.credentialId,
+        version,
+        operationId: context.operationId,
+        uses,
+        requestId: context.requestId,
+      })
+      .then(() => next(), next);
   };
 }

@@ -39,15 +39,80 @@ export interface DeprecatedRequest {
   requestId: string;
 }
 
-/** Counts a request's deprecated uses, one statement (an upsert per use, for today). */
-export async function recordDeprecatedUsage(db: Queryable, r: DeprecatedRequest): Promise<void> {
+/** One line of the usage to add: a (organization, credential, version, operation, deprecated thing) and its requests. */
+interface Counted {
+  organizationId: string;
+  credentialId: string;
+  version: string;
+  operationId: string;
+  what: string;
+  count: number;
+  lastRequestId: string;
+}
+
+/** Adds the lines to today's usage, one statement, in the order of their keys (two instances' statements lock rows in one order). */
+async function addUsage(db: Queryable, lines: Counted[]): Promise<void> {
+  const column = <K extends keyof Counted>(k: K) => lines.map((l) => l[k]);
   await db.raw(
     `INSERT INTO deprecated_usage AS u (organization_id, day, credential_id, version, operation_id, what, count, last_request_id, last_request_at)
-     SELECT ?, current_date, ?, ?, ?, w, 1, ?, now() FROM unnest(?::text[]) AS w
+     SELECT o, current_date, c, v, op, w, n, r, now()
+       FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[]) AS t(o, c, v, op, w, n, r)
      ON CONFLICT (organization_id, day, credential_id, version, operation_id, what)
-     DO UPDATE SET count = u.count + 1, last_request_id = excluded.last_request_id, last_request_at = excluded.last_request_at`,
-    [r.organizationId, r.credentialId, r.version, r.operationId, r.requestId, r.uses],
+     DO UPDATE SET count = u.count + excluded.count, last_request_id = excluded.last_request_id, last_request_at = excluded.last_request_at`,
+    [column('organizationId'), column('credentialId'), column('version'), column('operationId'), column('what'), column('count'), column('lastRequestId')],
   );
+}
+
+interface Batch {
+  lines: Map<string, Counted>;
+  waiters: { resolve(): void; reject(err: unknown): void }[];
+}
+
+/**
+ * Counts requests' deprecated uses in deprecated_usage. A request waits until its count is
+ * stored (GET /deprecated-usage right after it lists it), but concurrent requests share a
+ * statement: while one is in flight, the requests arriving are gathered (summed per line) into the
+ * next. Counted one statement per request, the many requests of a client still at a deprecated
+ * version queued on the lock of the one row they all add to.
+ */
+export class DeprecatedUsageRecorder {
+  private inFlight = false;
+  private next: Batch | undefined;
+
+  constructor(private readonly db: Queryable) {}
+
+  record(r: DeprecatedRequest): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const batch: Batch = (this.next ??= { lines: new Map(), waiters: [] });
+      for (const what of r.uses) {
+        const key = [r.organizationId, r.credentialId, r.version, r.operationId, what].join('\n');
+        const line = batch.lines.get(key);
+        if (line) {
+          line.count++;
+          line.lastRequestId = r.requestId;
+        } else batch.lines.set(key, { ...r, what, count: 1, lastRequestId: r.requestId });
+      }
+      batch.waiters.push({ resolve, reject });
+      if (!this.inFlight) this.flush();
+    });
+  }
+
+  private flush(): void {
+    const batch = this.next;
+    if (!batch) return;
+    this.next = undefined;
+    this.inFlight = true;
+    const lines = [...batch.lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
+    addUsage(this.db, lines)
+      .then(
+        () => batch.waiters.forEach((w) => w.resolve()),
+        (err) => batch.waiters.forEach((w) => w.reject(err)),
+      )
+      .finally(() => {
+        this.inFlight = false;
+        this.flush();
+      });
+  }
 }
 
 /** The organization's deprecated usage of the last 30 days, most recent first (GET /deprecated-usage, the admin CLI). */
