@@ -10,6 +10,8 @@ import type { VersionDefinition } from '../versions/types';
 import { deprecatedUses, DeprecatedUsageRecorder } from '../versions/usage';
 import { deprecatedRequests } from '../metrics';
 import type { Queryable } from '../db/knex';
+import type { Logger } from 'pino';
+import { componentLog } from '../ops/log';
 
 /** The guide's section on moving to a newer version: a deprecated request's `Link rel="deprecation"`. */
 export const MIGRATION_GUIDE = '/docs#section/versions/moving-to-a-newer-version';
@@ -103,12 +105,12 @@ export function versionContracts(): (req: Request, res: Response, next: NextFunc
 
 /**
  * A request that uses something deprecated at its version (the version itself, or an operation,
- * parameter or body field its contract marks deprecated): announced (Deprecation, Link), counted
+ * parameter, request or reply field its contract marks deprecated): announced (Deprecation, Link), counted
  * for Prometheus by version and operation, and for the organization (GET /deprecated-usage).
  * After the body is read, before the operation.
  */
-export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response, next: NextFunction) => void {
-  const usage = new DeprecatedUsageRecorder(db);
+export function deprecatedUsageStep(db: Queryable, logger?: Logger): (req: Request, res: Response, next: NextFunction) => void {
+  const usage = new DeprecatedUsageRecorder(db, componentLog('deprecated-usage', logger));
   return (req, res, next) => {
     const context = contextOf(req);
     const version = context.apiVersion ?? NEWEST;
@@ -123,15 +125,15 @@ export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response
     deprecatedRequests.inc({ version, operation: context.operationId ?? 'none' });
     const caller = context.caller;
     if (!caller || !context.operationId) return next();
-    usage
-      .record({
-        organizationId: caller.organizationId,
-        credentialId: caller.credentialId,
-        version,
-        operationId: context.operationId,
-        uses,
-        requestId: context.requestId,
-      })
-      .then(() => next(), next);
+    // Counted off the request's path (DeprecatedUsageRecorder): a read at a deprecated version waits for no write.
+    usage.record({
+      organizationId: caller.organizationId,
+      credentialId: caller.credentialId,
+      version,
+      operationId: context.operationId,
+      uses,
+      requestId: context.requestId,
+    });
+    next();
   };
 }

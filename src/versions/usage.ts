@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/knex';
+import type { ComponentLog } from '../ops/log';
 import { versionNamed } from './registry';
 import { deprecationsOf, present } from './deprecations';
 
@@ -63,60 +64,66 @@ async function addUsage(db: Queryable, lines: Counted[]): Promise<void> {
   );
 }
 
-interface Batch {
-  lines: Map<string, Counted>;
-  waiters: { resolve(): void; reject(err: unknown): void }[];
-}
+const recorders = new Set<DeprecatedUsageRecorder>();
 
 /**
- * Counts requests' deprecated uses in deprecated_usage. A request waits until its count is
- * stored (GET /deprecated-usage right after it lists it), but concurrent requests share a
- * statement: while one is in flight, the requests arriving are gathered (summed per line) into the
- * next. Counted one statement per request, the many requests of a client still at a deprecated
- * version queued on the lock of the one row they all add to.
+ * Counts requests' deprecated uses in deprecated_usage, off the request's path: a read at a
+ * deprecated version must not wait for a write (a commit per request made an older version's
+ * single read several times the newest's). One statement at a time: the uses recorded while one
+ * is in flight are summed per line into the next (a client still at a deprecated version adds to
+ * one row per operation, which concurrent statements would queue on). A failure is logged; those
+ * counts are lost, as are the ones of a process that ends before its statement. The listing waits
+ * for this process's counts (usageSettled): a request's use is listed as soon as it was answered.
  */
 export class DeprecatedUsageRecorder {
-  private inFlight = false;
-  private next: Batch | undefined;
+  private inFlight: Promise<void> | undefined;
+  private next: Map<string, Counted> | undefined;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly log: ComponentLog,
+  ) {
+    recorders.add(this);
+  }
 
-  record(r: DeprecatedRequest): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const batch: Batch = (this.next ??= { lines: new Map(), waiters: [] });
-      for (const what of r.uses) {
-        const key = [r.organizationId, r.credentialId, r.version, r.operationId, what].join('\n');
-        const line = batch.lines.get(key);
-        if (line) {
-          line.count++;
-          line.lastRequestId = r.requestId;
-        } else batch.lines.set(key, { ...r, what, count: 1, lastRequestId: r.requestId });
-      }
-      batch.waiters.push({ resolve, reject });
-      if (!this.inFlight) this.flush();
-    });
+  record(r: DeprecatedRequest): void {
+    const lines = (this.next ??= new Map());
+    for (const what of r.uses) {
+      const key = [r.organizationId, r.credentialId, r.version, r.operationId, what].join('\n');
+      const line = lines.get(key);
+      if (line) {
+        line.count++;
+        line.lastRequestId = r.requestId;
+      } else lines.set(key, { ...r, what, count: 1, lastRequestId: r.requestId });
+    }
+    if (!this.inFlight) this.flush();
+  }
+
+  /** Resolves once every use recorded before the call is stored (or its failure logged). */
+  async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
   }
 
   private flush(): void {
-    const batch = this.next;
-    if (!batch) return;
+    const lines = this.next;
     this.next = undefined;
-    this.inFlight = true;
-    const lines = [...batch.lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
-    addUsage(this.db, lines)
-      .then(
-        () => batch.waiters.forEach((w) => w.resolve()),
-        (err) => batch.waiters.forEach((w) => w.reject(err)),
-      )
-      .finally(() => {
-        this.inFlight = false;
-        this.flush();
-      });
+    if (!lines) {
+      this.inFlight = undefined;
+      return;
+    }
+    const sorted = [...lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
+    this.inFlight = addUsage(this.db, sorted)
+      .catch((err) => this.log.error('counting deprecated usage failed', err))
+      .then(() => this.flush());
   }
 }
 
+/** Every use this process recorded so far, stored (before a listing). */
+export const usageSettled = () => Promise.all([...recorders].map((r) => r.settled()));
+
 /** The organization's deprecated usage of the last 30 days, most recent first (GET /deprecated-usage, the admin CLI). */
 export async function deprecatedUsage(db: Queryable, organizationId: string) {
+  await usageSettled();
   const { rows } = await db.raw(
     `SELECT DISTINCT ON (credential_id, version, operation_id, what)
             credential_id, version, operation_id, what,
