@@ -10,7 +10,9 @@
  * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), reconciliation
  * (GET /reconciliation/item against a GET /items page of 2500, also right after an item changed (an untimed PATCH
  * before each request), and a ?prefix= drill-down against a page of 1000),
- * compression (GET /items?limit=2500 and GET /jobs/:code with and without Accept-Encoding: gzip, service only), rss;
+ * compression (GET /items?limit=2500 and GET /jobs/:code with and without Accept-Encoding: gzip, service only), versions
+ * (GET /jobs/:code, GET /orders/:id and a GET /changes page of 1000 order entries at the older API version against the
+ * same at the newest, service only), rss;
  * written to bench/results/partial.md, latest.md keeps the last full run), BENCH_PEERS=platformatic
  * (also Platformatic DB, installed on first use into .data/bench-peers/, on GET /items?limit=500 and
  * GET /invoice-items?limit=500 (row invoiceItems500, added with the peer; the dataset then has invoices)).
@@ -190,7 +192,7 @@ async function sequential(target, req, duration) {
     try {
       const res = await fetch(target.base + req.path, {
         method: req.method ?? 'GET',
-        headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}), ...req.headers },
         body: bodyOf(req),
       });
       await res.arrayBuffer();
@@ -214,7 +216,7 @@ const median = (xs) => {
 async function fetchJson(target, req) {
   const res = await fetch(target.base + req.path, {
     method: req.method ?? 'GET',
-    headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${target.key}`, ...(req.body ? { 'content-type': 'application/json' } : {}), ...req.headers },
     body: bodyOf(req),
   });
   const text = await res.text();
@@ -527,6 +529,69 @@ async function main() {
         serviceOnly: true,
         reference: 'jobPlain',
         metric: 'encoding',
+      },
+    );
+  }
+  // API versions (src/versions/): a single read and a 1000-entry feed page at the older version
+  // beside the same at the newest (both named by Api-Version), one request at a time for the page:
+  // an old single read at most 1.2x, an old feed page at most 1.5x the newest's p50 (issue 38).
+  if (wanted('versions')) {
+    const [newest, older] = (await fetchJson(service, { path: '/versions' })).body.map((v) => v.version);
+    const orderIds = (await fetchJson(service, { path: '/orders?limit=1000' })).body.map((o) => o.id);
+    // 1000 order changes (untimed): the feed page's entries are orders, the resource the older version reshapes.
+    const after = (await fetchJson(service, { path: '/changes?after=now' })).body.nextCursor;
+    for (let n = 0; n < 1000; n++) {
+      const res = await fetchJson(service, {
+        path: `/orders/${orderIds[n % orderIds.length]}`,
+        method: 'PATCH',
+        body: JSON.stringify({ notes: `bench version row ${n}` }),
+      });
+      answered('PATCH /orders/:id (versions rows setup)', res.status);
+    }
+    const at = (version) => ({ 'api-version': version });
+    const feed = `/changes?after=${after}&limit=1000`;
+    requests.push(
+      { id: 'jobNewest', label: `GET /jobs/:code at ${newest}`, path: '/jobs/J-1002', headers: at(newest), serviceOnly: true, metric: 'rps' },
+      {
+        id: 'jobOlder',
+        label: `GET /jobs/:code at ${older}`,
+        path: '/jobs/J-1002',
+        headers: at(older),
+        serviceOnly: true,
+        reference: 'jobNewest',
+        target: 1.2,
+        metric: 'reference',
+      },
+      { id: 'orderNewest', label: `GET /orders/:id at ${newest}`, path: `/orders/${orderIds[0]}`, headers: at(newest), serviceOnly: true, metric: 'rps' },
+      {
+        id: 'orderOlder',
+        label: `GET /orders/:id at ${older}`,
+        path: `/orders/${orderIds[0]}`,
+        headers: at(older),
+        serviceOnly: true,
+        reference: 'orderNewest',
+        target: 1.2,
+        metric: 'reference',
+      },
+      {
+        id: 'feedNewest',
+        label: `GET /changes?limit=1000 (1000 order entries) at ${newest}, 1 connection`,
+        path: feed,
+        headers: at(newest),
+        connections: 1,
+        serviceOnly: true,
+        metric: 'rps',
+      },
+      {
+        id: 'feedOlder',
+        label: `GET /changes?limit=1000 (1000 order entries) at ${older}, 1 connection`,
+        path: feed,
+        headers: at(older),
+        connections: 1,
+        serviceOnly: true,
+        reference: 'feedNewest',
+        target: 1.5,
+        metric: 'reference',
       },
     );
   }

@@ -7,6 +7,7 @@ import { CredentialCache } from './auth/credential-cache';
 import { createBackend } from './http/backend';
 import { pipeline } from './http/pipeline';
 import { contractOf, movesOf, servedVersions } from './versions/registry';
+import { prepareDeprecations } from './versions/deprecations';
 import { parseQuery } from './http/query';
 import { setServerTimeouts } from './http/timeouts';
 import { allHandlers, BATCH_LISTS, FEED_BY_HANDLER, FEED_OPERATIONS, FEED_READS, OBJECT_WRITES, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from './resources';
@@ -58,6 +59,8 @@ export async function createApp({
   const olderApis = new Map<string, Awaited<ReturnType<typeof createBackend>>>();
   for (const { version } of servedVersions().slice(1))
     olderApis.set(version, await createBackend({ ...backendDeps, version: { contract: contractOf(version), moves: movesOf(version)! } }, handlers));
+  // What each version's contract marks deprecated, found now rather than by a request.
+  prepareDeprecations();
 
   const app = express();
   app.locals.close = () => credentials.close();

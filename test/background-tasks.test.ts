@@ -7,6 +7,7 @@ import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 import { requestBackfill } from '../src/resources/reconciliation/backfill';
 import { pruneChangeFeed } from '../src/feed/retention';
+import { pruneDeprecatedUsage } from '../src/versions/usage';
 import pg from 'pg';
 import { runMigrations } from 'graphile-worker';
 import { restOtherEndpoints } from './support/webhook-receiver';
@@ -130,9 +131,38 @@ describe('background tasks on graphile-worker', () => {
       // The hourly tick is graphile-worker's crontab: scheduled once however many instances run a worker.
       const known = await db.raw(`SELECT identifier FROM graphile_worker._private_known_crontabs WHERE identifier = 'feed_prune'`);
       expect(known.rows).to.have.length(1);
+      // So is the daily pruning of deprecated usage (its task: the next test).
+      const usage = await db.raw(`SELECT identifier FROM graphile_worker._private_known_crontabs WHERE identifier = 'deprecated_usage_prune'`);
+      expect(usage.rows).to.have.length(1);
     } finally {
       await worker.stop();
     }
+  });
+
+  it('prunes the deprecated usage no caller lists any more (older than 30 days), keeping the rest', async () => {
+    const org = await newOrg();
+    const db = harness().db;
+    // A credential's usage at a deprecated version on three days: 30 days ago (no longer listed), 29 days ago and today.
+    const row = (age: number) => ({
+      organization_id: org.id,
+      day: db.raw(`current_date - ?::int`, [age]),
+      credential_id: 'cl_pruned',
+      version: '2026-06-01',
+      operation_id: 'listOrders',
+      what: 'version',
+      count: 1,
+      last_request_id: `request-${age}`,
+      last_request_at: db.raw(`now() - make_interval(days => ?)`, [age]),
+    });
+    await db('deprecated_usage').insert([row(30), row(29), row(0)]);
+    const ages = async () =>
+      (await db.raw(`SELECT current_date - day AS age FROM deprecated_usage WHERE organization_id = ? ORDER BY 1`, [org.id])).rows.map((r: any) => r.age);
+    expect(await ages()).to.deep.equal([0, 29, 30]);
+    expect(expectStatus(await org.api.get('/deprecated-usage'), 200).body.map((u: any) => u.count)).to.deep.equal([2]);
+    // The task's run, here rather than waited for (the worker runs it daily: its crontab, the test above).
+    expect(await pruneDeprecatedUsage(db)).to.be.greaterThan(0);
+    expect(await ages()).to.deep.equal([0, 29]);
+    expect(expectStatus(await org.api.get('/deprecated-usage'), 200).body.map((u: any) => u.count)).to.deep.equal([2]);
   });
 
   it('survives a job whose completion fails (a lost connection): no unhandled rejection, and a new runner takes the next job', async () => {

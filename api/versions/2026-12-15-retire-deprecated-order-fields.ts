@@ -14,6 +14,7 @@ const change: VersionChange = {
     retiredField('Order', 'version', {
       after: 'versionNumber',
       required: true,
+      from: ['versionNumber'],
       definition: {
         type: 'integer',
         format: 'int32',
@@ -26,6 +27,7 @@ const change: VersionChange = {
     retiredField('Order', 'isProjectPO', {
       after: 'integrationState',
       required: true,
+      from: ['type'],
       definition: { type: 'boolean', description: 'Deprecated; true exactly when `type` is `MAJOR`.', deprecated: true, example: false },
       value: (order) => (order.type === undefined ? undefined : order.type === 'MAJOR'),
     }),

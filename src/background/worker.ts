@@ -15,12 +15,13 @@ import { runPendingBackfills } from '../resources/reconciliation/backfill';
 import { runPendingCaptures } from '../resources/reconciliation/captures';
 import { RECONCILED } from '../resources';
 import { superviseRunner, type SupervisedRunner } from './supervisor';
+import { pruneDeprecatedUsage } from '../versions/usage';
 
 /**
  * The service's background work, on graphile-worker jobs in our PostgreSQL: webhook deliveries
- * (and their sweep), the mail outbox and the change feed's retention. Periodic tasks are
+ * (and their sweep), the mail outbox, the change feed's retention and the deprecated usage's (daily). Periodic tasks are
  * graphile-worker's crontab, which schedules each tick once however many instances run a worker;
- * a task that fails is logged (component `webhooks`, `mailer` or `change-feed-retention`) and
+ * a task that fails is logged (component `webhooks`, `mailer`, `change-feed-retention` or `deprecated-usage`) and
  * runs again at its next tick.
  *
  * Webhooks:
@@ -79,6 +80,7 @@ export async function startBackgroundWorker(options: BackgroundWorkerOptions): P
   };
   const mailLog = componentLog('mailer', options.logger);
   const retentionLog = componentLog('change-feed-retention', options.logger);
+  const usageLog = componentLog('deprecated-usage', options.logger);
   const { mail, feedRetentionDays } = options;
   // The periodic tasks end early once the worker stops (what is left waits for the next tick): a
   // backlog must not hold a shutdown past SHUTDOWN_TIMEOUT_MS.
@@ -91,6 +93,10 @@ export async function startBackgroundWorker(options: BackgroundWorkerOptions): P
     reconciliation_backfill: async () => runPendingBackfills(RECONCILED, options.db, () => stopping),
     // Changes made in the database, woken by its triggers (migration 20261206000000), and every minute.
     feed_capture: async () => runPendingCaptures(RECONCILED, options.db, () => stopping),
+    // Deprecated usage older than GET /deprecated-usage lists (src/versions/usage.ts).
+    deprecated_usage_prune: async () => {
+      await pruneDeprecatedUsage(options.db).catch((err) => usageLog.error('pruning failed', err));
+    },
     ...(mail && {
       mail_deliver: async () => {
         await deliverPending(options.db, mail.smtpUrl, { from: mail.from, stopping: () => stopping }).catch((err) => mailLog.error('delivery run failed', err));
@@ -106,6 +112,7 @@ export async function startBackgroundWorker(options: BackgroundWorkerOptions): P
     '* * * * * webhook_sweep ?max=1',
     '* * * * * reconciliation_backfill ?max=1',
     '* * * * * feed_capture ?max=1',
+    '17 3 * * * deprecated_usage_prune ?max=1',
     mail && '* * * * * mail_deliver ?max=1',
     feedRetentionDays !== undefined && '0 * * * * feed_prune ?max=1',
   ].filter(Boolean);
@@ -155,6 +162,7 @@ export async function startBackgroundWorker(options: BackgroundWorkerOptions): P
   // Mail and retention also run once at start (a job key folds the starts of several instances).
   if (mail) await runners.current().addJob('mail_deliver', {}, { jobKey: 'mail_deliver_start' });
   if (feedRetentionDays !== undefined) await runners.current().addJob('feed_prune', {}, { jobKey: 'feed_prune_start' });
+  await runners.current().addJob('deprecated_usage_prune', {}, { jobKey: 'deprecated_usage_prune_start' });
   let stopped: Promise<void> | undefined;
   return {
     sweep: () => sweepEndpoints(options.db, settings.deliveryRetentionMs),

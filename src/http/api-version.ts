@@ -7,9 +7,11 @@ import { GENERATED_DIR } from '../paths';
 import { contextOf } from './context';
 import { isServed, NEWEST, servedVersions, successorOf, versionNamed } from '../versions/registry';
 import type { VersionDefinition } from '../versions/types';
-import { deprecatedUses, recordDeprecatedUsage } from '../versions/usage';
+import { deprecatedUses, DeprecatedUsageRecorder } from '../versions/usage';
 import { deprecatedRequests } from '../metrics';
 import type { Queryable } from '../db/knex';
+import type { Logger } from 'pino';
+import { componentLog } from '../ops/log';
 
 /** The guide's section on moving to a newer version: a deprecated request's `Link rel="deprecation"`. */
 export const MIGRATION_GUIDE = '/docs#section/versions/moving-to-a-newer-version';
@@ -54,6 +56,9 @@ function runAt(res: Response, version: VersionDefinition): void {
 export function requestedVersion(): (req: Request, res: Response, next: NextFunction) => void {
   const newest = versionNamed(NEWEST)!;
   return (req, res, next) => {
+    // The header selects the representation (an object's shape and ETag differ by version): a
+    // cache keys answers on it, beside the other headers it already varies on (appended, not set).
+    res.vary('Api-Version');
     const given = req.headers['api-version'];
     if (given === undefined) return (runAt(res, newest), next());
     const version = versionNamed(given as string);
@@ -100,15 +105,16 @@ export function versionContracts(): (req: Request, res: Response, next: NextFunc
 
 /**
  * A request that uses something deprecated at its version (the version itself, or an operation,
- * parameter or body field its contract marks deprecated): announced (Deprecation, Link), counted
+ * parameter, request or reply field its contract marks deprecated): announced (Deprecation, Link), counted
  * for Prometheus by version and operation, and for the organization (GET /deprecated-usage).
  * After the body is read, before the operation.
  */
-export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response, next: NextFunction) => void {
+export function deprecatedUsageStep(db: Queryable, logger?: Logger): (req: Request, res: Response, next: NextFunction) => void {
+  const usage = new DeprecatedUsageRecorder(db, componentLog('deprecated-usage', logger));
   return (req, res, next) => {
     const context = contextOf(req);
     const version = context.apiVersion ?? NEWEST;
-    const uses = deprecatedUses(version, context.operationId, (req.query ?? {}) as Record<string, unknown>, req.body);
+    const uses = deprecatedUses(version, context.operationId, (req.query ?? {}) as Record<string, unknown>, req.headers, req.body);
     if (!uses.length) return next();
     const definition = versionNamed(version)!;
     // A deprecated version announced itself already (runAt); a deprecated operation, parameter or field since its version's release.
@@ -119,13 +125,15 @@ export function deprecatedUsageStep(db: Queryable): (req: Request, res: Response
     deprecatedRequests.inc({ version, operation: context.operationId ?? 'none' });
     const caller = context.caller;
     if (!caller || !context.operationId) return next();
-    recordDeprecatedUsage(db, {
+    // Counted off the request's path (DeprecatedUsageRecorder): a read at a deprecated version waits for no write.
+    usage.record({
       organizationId: caller.organizationId,
       credentialId: caller.credentialId,
       version,
       operationId: context.operationId,
       uses,
       requestId: context.requestId,
-    }).then(() => next(), next);
+    });
+    next();
   };
 }

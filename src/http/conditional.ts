@@ -57,6 +57,17 @@ export function conditionsOf(operation: Operation): Conditions {
 /** The entity tag of an object: its digest (`formOf`: the write's own canonicalForm, which puts each object in form once). */
 export const etagOf = (object: unknown, formOf: FormOf = canonicalForm): string => `"${formOf(object).digest}"`;
 
+/**
+ * The entity tag of an object at an older API version (src/versions/): its tag at the newest
+ * version with `@<version>` inside the quotes. The same object has one representation per version,
+ * so one strong tag per version (RFC 9110 8.8.3), derived without putting the older shape in
+ * canonical form again; a tag of one version never matches at another (If-Match 412, no 304).
+ */
+export const etagAtVersion =
+  (version: string) =>
+  (tag: string): string =>
+    tag.replace(/"$/, `@${version}"`);
+
 const opaque = (tag: string) => tag.replace(/^W\//, '');
 
 /** The header's entity tags (`*` alone as itself); undefined when absent. A malformed list is a 400. */
@@ -94,13 +105,15 @@ export async function checkIfMatch(
   tags: string[] | '*',
   object: ObjectOfWrite,
   read: () => Promise<unknown>,
+  /** The tag at the request's API version, for an older one (etagAtVersion). */
+  tagAt?: (tag: string) => string,
 ): Promise<void> {
   const first = (await read()) as { id?: string } | undefined;
   if (!first?.id) return;
   await trx.raw('SELECT 1 FROM ?? WHERE organization_id = ? AND id = ? FOR UPDATE', [object.table, orgId, first.id]);
   const current = await read();
   if (current === undefined || tags === '*') return;
-  const etag = etagOf(current);
+  const etag = tagAt ? tagAt(etagOf(current)) : etagOf(current);
   if (tags.includes(etag)) return;
   const message = `header.If-Match: the object changed since ${tags.join(', ')}; its current ETag is ${etag}`;
   throw new ApiError(412, 'precondition-failed', 'Precondition failed', [{ message, field: 'header.If-Match', rule: 'current-etag' }]);

@@ -13,7 +13,7 @@ import type { FeedResource } from '../feed/change-types';
 import { underNoOpRule } from '../feed/unchanged';
 import type { Caller, OperationId } from './handler';
 import { idempotent } from './idempotency';
-import { checkIfMatch, conditionsOf, etagOf, ifMatchOf, notModified, readObjectOfWrite, type ObjectsOfWrites } from './conditional';
+import { checkIfMatch, conditionsOf, etagAtVersion, etagOf, ifMatchOf, notModified, readObjectOfWrite, type ObjectsOfWrites } from './conditional';
 import { originOf } from './origin';
 import { replyLinks } from './links';
 import { contextOf } from './context';
@@ -88,6 +88,9 @@ export function valueOf(run: Run, body: unknown): unknown {
  * operation declares, its response validators).
  */
 export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handlers: Record<string, AnyHandler>) {
+  /** An older API version's entity tags (conditional.ts: etagAtVersion); undefined at the newest, whose tags are the objects' digests. */
+  const tagAt = deps.version && etagAtVersion(deps.version.moves.version);
+
   /** The context a handler is called with, on the run's database handle. */
   const handlerContext = (
     run: Run,
@@ -171,7 +174,14 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       const orgId = run.caller!.organizationId;
       const params = run.c.request.params as Record<string, string>;
       const readOperation = (id: OperationId) => handlers[id](handlerContext(run, id, params, {}, undefined));
-      await checkIfMatch(run.trx, orgId, tags, object, () => readObjectOfWrite(object, run.trx!, orgId, params, readOperation, (body) => valueOf(run, body)));
+      await checkIfMatch(
+        run.trx,
+        orgId,
+        tags,
+        object,
+        () => readObjectOfWrite(object, run.trx!, orgId, params, readOperation, (body) => valueOf(run, body)),
+        tagAt,
+      );
       return next();
     };
 
@@ -182,7 +192,8 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       const answer = await next();
       if (!etagStatuses.has(answer.status)) return answer;
       // A reply whose body is more than the object's read (a webhook endpoint with its new secret) gives its own.
-      const etag = answer.headers?.ETag ?? etagOf(valueOf(run, answer.body), run.changes?.formOf);
+      const newest = answer.headers?.ETag ?? etagOf(valueOf(run, answer.body), run.changes?.formOf);
+      const etag = tagAt ? tagAt(newest) : newest;
       if (ifNoneMatch && notModified(run.req, etag)) return { status: 304, headers: { ...answer.headers, ETag: etag } };
       return { ...answer, headers: { ...answer.headers, ETag: etag } };
     };
@@ -218,10 +229,12 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
   const responseDown =
     (moves: VersionMoves): Step =>
     async (run, next) => {
+      // The query as the caller's version names it (requestUp, below, moves it to the newest names).
+      const query = run.c.request.query ?? {};
       const answer = await next();
       if (answer.body === undefined || !moves.replyMoves(run.operationId, answer.status)) return answer;
       const body = answer.body instanceof JsonStream ? await answer.body.text() : answer.body;
-      return { ...answer, body: JSON.stringify(moves.replyDown(run.operationId, answer.status, valueOf(run, body))) };
+      return { ...answer, body: JSON.stringify(moves.replyDown(run.operationId, answer.status, valueOf(run, body), query)) };
     };
 
   /** An older version's request (validated by its own contract), moved up to the newest shape the steps below are written for. */

@@ -92,7 +92,7 @@ export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> 
     // uploads hold only their own sockets, not their organization's slots.
     fairShare: () => fairShare({ perOrganization: fairShareLimit(poolMax()), poolSize: poolMax(), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
     // Deprecated usage (a deprecated version, operation, parameter or field): announced, counted, listed.
-    deprecatedUsage: () => deprecatedUsageStep(db),
+    deprecatedUsage: () => deprecatedUsageStep(db, logger),
     // openapi-backend: security, validation, the operation's handler and its reply (at the request's version).
     api: () => apiMiddleware(api, olderApis),
     // Every error, as one problem body (or the operation's own format).

@@ -29,3 +29,27 @@ export function entryDown(objectDown: ReadonlyMap<string, (value: JsonObject) =>
     return { ...entry, data, changedFields: named, previous: Object.fromEntries(named.map((k) => [k, before[k]])) };
   };
 }
+
+/**
+ * The contract's mark on a query parameter whose values name top-level fields of feed entries'
+ * `data` (GET /changes?fields=): at an older version they are that version's names, moved to the
+ * newest's before the feed is read (VersionMoves.changedFieldsUp) and checked again on the page
+ * moved down (keepChangedOneOf).
+ */
+export const CHANGED_FIELDS = 'x-changed-fields';
+
+/** A list parameter's names as given: repeated, comma-separated, or both. */
+export const namesOf = (given: unknown): string[] =>
+  (Array.isArray(given) ? given : [given])
+    .flatMap((n) => String(n).split(','))
+    .map((n) => n.trim())
+    .filter(Boolean);
+
+/** A feed page (`data`: its entries) with only the entries that changed one of `names`, or that say no changedFields (creations, deletions pass). */
+export function keepChangedOneOf(page: unknown, names: string[]): unknown {
+  const entries = (page as { data?: unknown } | null)?.data;
+  if (!Array.isArray(entries)) return page;
+  const wanted = new Set(names);
+  const kept = entries.filter((e: JsonObject) => !Array.isArray(e?.changedFields) || e.changedFields.some((f) => wanted.has(f as string)));
+  return kept.length === entries.length ? page : { ...(page as JsonObject), data: kept };
+}

@@ -4,9 +4,10 @@ import type { FieldChange, JsonObject } from './types.ts';
 function withKeyAfter(value: JsonObject, after: string | undefined, key: string, item: unknown): JsonObject {
   const out: JsonObject = {};
   if (after === undefined) out[key] = item;
-  for (const [k, v] of Object.entries(value)) {
+  // for...in, not Object.entries: no [key, value] pair per field (a 1000-entry feed page at an older version moves 4000 orders).
+  for (const k in value) {
     if (k === key) continue;
-    out[k] = v;
+    out[k] = value[k];
     if (k === after) out[key] = item;
   }
   if (!(key in out)) out[key] = item;
@@ -41,6 +42,7 @@ export function renamedField(schema: string, older: string, newer: string, older
     down: (value) => renamedKey(value, newer, older),
     olderName: (name) => (name === newer ? older : name),
     newerName: (name) => (name === older ? newer : name),
+    newerSources: (name) => [name === older ? newer : name],
   };
 }
 
@@ -50,6 +52,8 @@ export interface RetiredField {
   /** The field it followed in the older contract (its place in the schema and in replies). */
   after: string;
   required: boolean;
+  /** The newer shape's fields its value is computed from: a change of one of them may change it (GET /changes?fields= at the older version). */
+  from: string[];
   /** Its value, from the newer shape of the object; undefined when that shape lacks what it is computed from (a tombstone): then it is left out. */
   value(object: JsonObject): unknown;
 }
@@ -74,5 +78,6 @@ export function retiredField(schema: string, name: string, retired: RetiredField
     },
     olderName: (n) => n,
     newerName: (n) => (n === name ? null : n),
+    newerSources: (n) => (n === name ? [...retired.from] : [n]),
   };
 }

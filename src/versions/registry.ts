@@ -5,7 +5,7 @@ import { GENERATED_DIR } from '../paths';
 import type { Contract, JsonObject, VersionChange, VersionDefinition } from './types';
 import { transformsOf } from './derive';
 import { SchemaWalker } from './walk';
-import { entryDown, FEED_SCHEMAS } from './feed';
+import { CHANGED_FIELDS, entryDown, FEED_SCHEMAS, keepChangedOneOf, namesOf } from './feed';
 
 /** The newest version: what api/ describes and the handlers are written at. */
 export const NEWEST = VERSIONS[0].version;
@@ -75,9 +75,12 @@ function objectSchemaName(schema: any): string | undefined {
  */
 export class VersionMoves {
   private readonly steps: Step[];
+  /** Each operation's query parameters that name fields of feed entries' `changedFields` (CHANGED_FIELDS in its contract). */
+  private readonly changedFieldParameters: Map<string, string[]>;
 
   constructor(readonly version: string) {
     const at = VERSIONS.findIndex((v) => v.version === version);
+    this.changedFieldParameters = changedFieldParametersOf(contractOf(version));
     this.steps = [];
     for (let i = at; i > 0; i--) {
       const older = contractOf(VERSIONS[i].version);
@@ -108,6 +111,7 @@ export class VersionMoves {
    */
   queryUp(operationId: string, query: Record<string, any>): Record<string, any> {
     let q = query;
+    for (const p of this.changedFieldParameters.get(operationId) ?? []) if (q[p] !== undefined) q = { ...q, [p]: this.changedFieldsUp(namesOf(q[p])) };
     for (const s of this.steps) {
       const name = objectSchemaName(json(s.olderOps.get(operationId)?.responses?.['200']?.content));
       const fields = s.changes.flatMap((c) => c.fields).filter((f) => f.schema === name);
@@ -132,14 +136,42 @@ export class VersionMoves {
     return this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content)));
   }
 
-  /** A reply in the newest shape, moved down to this version. */
-  replyDown(operationId: string, status: number, body: unknown): unknown {
+  /**
+   * A reply in the newest shape, moved down to this version; `query`: the request's, as this
+   * version named it. A feed page asked for entries that changed some fields keeps those whose
+   * `changedFields` at this version name one: the page read by the newest names those fields come
+   * from (queryUp) also holds entries whose change this version does not see as one of them.
+   */
+  replyDown(operationId: string, status: number, body: unknown, query: Record<string, unknown> = {}): unknown {
     let v = body;
     for (let i = this.steps.length - 1; i >= 0; i--) {
       const s = this.steps[i];
       v = s.down.walk(v, json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content));
     }
+    if (status === 200)
+      for (const p of this.changedFieldParameters.get(operationId) ?? []) if (query[p] !== undefined) v = keepChangedOneOf(v, namesOf(query[p]));
     return v;
+  }
+
+  /**
+   * Field names of feed entries' `changedFields` at this version, as the newest names the fields
+   * they follow from: a renamed field by its new name, a retired one by the fields it is computed
+   * from (FieldChange.newerSources), through every version's changes of a feed resource's schema.
+   * Each name also stays as it is, for the resources those changes did not touch.
+   */
+  changedFieldsUp(names: string[]): string[] {
+    const feedSchemas = new Set(Object.values(FEED_SCHEMAS));
+    let current = new Set(names);
+    for (const s of this.steps) {
+      const changed = s.changes.flatMap((c) => c.fields).filter((f) => feedSchemas.has(f.schema));
+      if (!changed.length) continue;
+      const next = new Set(current);
+      for (const schema of new Set(changed.map((f) => f.schema)))
+        for (const name of current)
+          for (const source of changed.filter((f) => f.schema === schema).reduce((ns, f) => ns.flatMap((n) => f.newerSources(n)), [name])) next.add(source);
+      current = next;
+    }
+    return [...current];
   }
 
   /** An object of a component schema (`Order`: a feed entry's data), moved down to this version. */
@@ -166,6 +198,16 @@ export class VersionMoves {
       for (const f of this.steps[i].changes.flatMap((c) => c.fields)) if (f.schema === schema && n !== null) n = f.olderName(n);
     return n;
   }
+}
+
+/** Each operation's query parameters the contract marks as naming changed fields of feed entries (CHANGED_FIELDS). */
+function changedFieldParametersOf(doc: Contract): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [operationId, op] of operationsById(doc)) {
+    const names = (op.parameters ?? []).filter((p: any) => p?.in === 'query' && p[CHANGED_FIELDS] === true).map((p: any) => p.name as string);
+    if (names.length) out.set(operationId, names);
+  }
+  return out;
 }
 
 /** The objects' moves down, and the feed entry's (ChangeEntry: its data by its resource's schema). */

@@ -30,6 +30,12 @@ export interface FieldChange {
   olderName(name: string): string | null;
   /** The older shape's field name to the newer's (filters, orderBy), null when the newer has none. */
   newerName(name: string): string | null;
+  /**
+   * The newer shape's fields whose change changes the older shape's field `name` (a feed filter on
+   * changed fields, GET /changes?fields=): itself when this change does not touch it, its new name
+   * when renamed, the fields it is computed from when retired.
+   */
+  newerSources(name: string): string[];
   /** One line for the changelog. */
   summary: string;
 }

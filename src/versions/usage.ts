@@ -1,58 +1,35 @@
 import type { Queryable } from '../db/knex';
-import { contractOf, versionNamed } from './registry';
-
-/** What of a version's contract is deprecated for one operation: the operation, its parameters, its body's top-level fields. */
-interface Deprecations {
-  operation: boolean;
-  parameters: string[];
-  fields: string[];
-}
-
-const known = new Map<string, Deprecations>();
-
-function deprecationsOf(version: string, operationId: string): Deprecations {
-  const key = `${version} ${operationId}`;
-  let found = known.get(key);
-  if (found) return found;
-  const doc = contractOf(version);
-  const resolve = (node: any) =>
-    typeof node?.$ref === 'string'
-      ? node.$ref
-          .split('/')
-          .slice(1)
-          .reduce((o: any, k: string) => o?.[k], doc)
-      : node;
-  let op: any;
-  for (const item of Object.values(doc.paths)) for (const candidate of Object.values<any>(item)) if (candidate?.operationId === operationId) op = candidate;
-  const body = resolve(op?.requestBody?.content?.['application/json']?.schema);
-  found = {
-    operation: op?.deprecated === true,
-    parameters: (op?.parameters ?? [])
-      .map(resolve)
-      .filter((p: any) => p?.deprecated && p.in === 'query')
-      .map((p: any) => p.name as string),
-    fields: Object.entries<any>(body?.properties ?? {})
-      .filter(([, s]) => resolve(s)?.deprecated)
-      .map(([name]) => name),
-  };
-  known.set(key, found);
-  return found;
-}
+import type { ComponentLog } from '../ops/log';
+import { versionNamed } from './registry';
+import { deprecationsOf, present } from './deprecations';
 
 /**
  * What a request used that is deprecated at its version: `version` (the version itself),
- * `operation`, `query.<name>`, `body.<name>`. Empty for most requests, at no cost beyond a lookup.
+ * `operation`, `query.<name>`, `header.<name>`, `body.<path>` (`items[].note`), and
+ * `response.<Schema>.<field>` (a field its success reply carries: counted for every request of
+ * the operation, whatever it answers, as the caller's code that calls it reads the field).
+ * Empty for most requests, at the cost of a look-up (deprecations.ts).
  */
-export function deprecatedUses(version: string, operationId: string | undefined, query: Record<string, unknown>, body: unknown): string[] {
+export function deprecatedUses(
+  version: string,
+  operationId: string | undefined,
+  query: Record<string, unknown>,
+  headers: Record<string, unknown>,
+  body: unknown,
+): string[] {
   const uses: string[] = [];
   if (versionNamed(version)?.deprecatedAt) uses.push('version');
   if (!operationId) return uses;
   const d = deprecationsOf(version, operationId);
   if (d.operation) uses.push('operation');
-  for (const p of d.parameters) if (p in query) uses.push(`query.${p}`);
-  if (body && typeof body === 'object') for (const f of d.fields) if (f in body) uses.push(`body.${f}`);
+  for (const p of d.parameters) if ((p.in === 'query' ? query[p.name] : headers[p.name.toLowerCase()]) !== undefined) uses.push(`${p.in}.${p.name}`);
+  for (const path of d.bodyFields) if (present(body, path)) uses.push(`body.${path.join('.').replace(/\.\[\]/g, '[]')}`);
+  uses.push(...d.responseFields);
   return uses;
 }
+
+/** How many days of deprecated usage a caller lists (GET /deprecated-usage) and the service keeps. */
+export const USAGE_DAYS = 30;
 
 export interface DeprecatedRequest {
   organizationId: string;
@@ -63,28 +40,99 @@ export interface DeprecatedRequest {
   requestId: string;
 }
 
-/** Counts a request's deprecated uses, one statement (an upsert per use, for today). */
-export async function recordDeprecatedUsage(db: Queryable, r: DeprecatedRequest): Promise<void> {
+/** One line of the usage to add: a (organization, credential, version, operation, deprecated thing) and its requests. */
+interface Counted {
+  organizationId: string;
+  credentialId: string;
+  version: string;
+  operationId: string;
+  what: string;
+  count: number;
+  lastRequestId: string;
+}
+
+/** Adds the lines to today's usage, one statement, in the order of their keys (two instances' statements lock rows in one order). */
+async function addUsage(db: Queryable, lines: Counted[]): Promise<void> {
+  const column = <K extends keyof Counted>(k: K) => lines.map((l) => l[k]);
   await db.raw(
     `INSERT INTO deprecated_usage AS u (organization_id, day, credential_id, version, operation_id, what, count, last_request_id, last_request_at)
-     SELECT ?, current_date, ?, ?, ?, w, 1, ?, now() FROM unnest(?::text[]) AS w
+     SELECT o, current_date, c, v, op, w, n, r, now()
+       FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[]) AS t(o, c, v, op, w, n, r)
      ON CONFLICT (organization_id, day, credential_id, version, operation_id, what)
-     DO UPDATE SET count = u.count + 1, last_request_id = excluded.last_request_id, last_request_at = excluded.last_request_at`,
-    [r.organizationId, r.credentialId, r.version, r.operationId, r.requestId, r.uses],
+     DO UPDATE SET count = u.count + excluded.count, last_request_id = excluded.last_request_id, last_request_at = excluded.last_request_at`,
+    [column('organizationId'), column('credentialId'), column('version'), column('operationId'), column('what'), column('count'), column('lastRequestId')],
   );
 }
 
+const recorders = new Set<DeprecatedUsageRecorder>();
+
+/**
+ * Counts requests' deprecated uses in deprecated_usage, off the request's path: a read at a
+ * deprecated version must not wait for a write (a commit per request made an older version's
+ * single read several times the newest's). One statement at a time: the uses recorded while one
+ * is in flight are summed per line into the next (a client still at a deprecated version adds to
+ * one row per operation, which concurrent statements would queue on). A failure is logged; those
+ * counts are lost, as are the ones of a process that ends before its statement. The listing waits
+ * for this process's counts (usageSettled): a request's use is listed as soon as it was answered.
+ */
+export class DeprecatedUsageRecorder {
+  private inFlight: Promise<void> | undefined;
+  private next: Map<string, Counted> | undefined;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly log: ComponentLog,
+  ) {
+    recorders.add(this);
+  }
+
+  record(r: DeprecatedRequest): void {
+    const lines = (this.next ??= new Map());
+    for (const what of r.uses) {
+      const key = [r.organizationId, r.credentialId, r.version, r.operationId, what].join('\n');
+      const line = lines.get(key);
+      if (line) {
+        line.count++;
+        line.lastRequestId = r.requestId;
+      } else lines.set(key, { ...r, what, count: 1, lastRequestId: r.requestId });
+    }
+    if (!this.inFlight) this.flush();
+  }
+
+  /** Resolves once every use recorded before the call is stored (or its failure logged). */
+  async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
+  private flush(): void {
+    const lines = this.next;
+    this.next = undefined;
+    if (!lines) {
+      this.inFlight = undefined;
+      return;
+    }
+    const sorted = [...lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
+    this.inFlight = addUsage(this.db, sorted)
+      .catch((err) => this.log.error('counting deprecated usage failed', err))
+      .then(() => this.flush());
+  }
+}
+
+/** Every use this process recorded so far, stored (before a listing). */
+export const usageSettled = () => Promise.all([...recorders].map((r) => r.settled()));
+
 /** The organization's deprecated usage of the last 30 days, most recent first (GET /deprecated-usage, the admin CLI). */
 export async function deprecatedUsage(db: Queryable, organizationId: string) {
+  await usageSettled();
   const { rows } = await db.raw(
     `SELECT DISTINCT ON (credential_id, version, operation_id, what)
             credential_id, version, operation_id, what,
             sum(count) OVER w AS count, last_request_id, last_request_at
        FROM deprecated_usage
-      WHERE organization_id = ? AND day > current_date - 30
+      WHERE organization_id = ? AND day > current_date - ?::int
      WINDOW w AS (PARTITION BY credential_id, version, operation_id, what)
       ORDER BY credential_id, version, operation_id, what, last_request_at DESC`,
-    [organizationId],
+    [organizationId, USAGE_DAYS],
   );
   return (rows as any[])
     .map((r) => ({
@@ -97,4 +145,14 @@ export async function deprecatedUsage(db: Queryable, organizationId: string) {
       lastRequestAt: new Date(r.last_request_at).toISOString(),
     }))
     .sort((a, b) => (a.lastRequestAt < b.lastRequestAt ? 1 : a.lastRequestAt > b.lastRequestAt ? -1 : 0));
+}
+
+/**
+ * Deletes the days no caller lists any more (older than USAGE_DAYS): the background worker's daily
+ * task (src/background/worker.ts). One statement: a row per organization, day, credential, version,
+ * operation and deprecated thing is few rows a day. Returns how many were deleted.
+ */
+export async function pruneDeprecatedUsage(db: Queryable): Promise<number> {
+  const { rowCount } = await db.raw('DELETE FROM deprecated_usage WHERE day <= current_date - ?::int', [USAGE_DAYS]);
+  return rowCount ?? 0;
 }

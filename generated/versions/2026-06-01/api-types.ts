@@ -102,7 +102,7 @@ export interface paths {
         };
         /**
          * List the organization's deprecated usage
-         * @description What the organization's credentials used in the last 30 days that is deprecated: a deprecated API version, or an operation, parameter or body field marked deprecated in the version the request ran at (each such request answered `Deprecation`, see the guide "Versions"). One line per credential, version, operation and deprecated thing, most recent first: what to change before the sunset.
+         * @description What the organization's credentials used in the last 30 days that is deprecated: a deprecated API version, or an operation, parameter, body field or reply field marked deprecated in the version the request ran at (each such request answered `Deprecation`, see the guide "Versions"); older days are deleted. One line per credential, version, operation and deprecated thing, most recent first: what to change before the sunset.
          */
         get: operations["listDeprecatedUsage"];
         put?: never;
@@ -3022,7 +3022,7 @@ export interface components {
              */
             operationId: string;
             /**
-             * @description What was deprecated: `version` (the version itself), `operation`, or the parameter or body field used (`query.<name>`, `body.<name>`).
+             * @description What was deprecated: `version` (the version itself), `operation`, the parameter or body field used (`query.<name>`, `header.<name>`, `body.<path>` with `[]` for an array's elements, e.g. `body.items[].note`), or a field the operation's success reply carries (`response.<Schema>.<field>`, e.g. `response.Order.version`: counted for every request of the operation, as the code calling it reads the field).
              * @example version
              */
             deprecated: string;
@@ -16041,7 +16041,7 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description The object's entity tag: a strong validator, `"<digest>"`, where the digest is the lowercase hex SHA-256 of the object exactly as its single read returns it, in RFC 8785 canonical JSON (the digest the reconciliation reads use). It changes with every stored change of the object, and only then: a write that changes nothing leaves it as it is. Send it back in `If-Match` to write only if nothing changed since, or in `If-None-Match` to read only if something did.
+         * @description The object's entity tag: a strong validator, `"<digest>"`, where the digest is the lowercase hex SHA-256 of the object exactly as its single read returns it, in RFC 8785 canonical JSON (the digest the reconciliation reads use). It changes with every stored change of the object, and only then: a write that changes nothing leaves it as it is. Send it back in `If-Match` to write only if nothing changed since, or in `If-None-Match` to read only if something did. At an older API version (`Api-Version`, or the credential's pin) the object reads in that version's shape, and its tag is `"<digest>@<version>"` (the digest of its read at the newest version, then the version): every version's representation has its own tag, and a tag sent at another version than the one that gave it matches nothing (`If-Match` answers 412, `If-None-Match` reads again). Answers carry `Vary: Api-Version`.
          * @example "9f2c5e1a7b3d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
          */
         ETag: string;
@@ -29969,7 +29969,8 @@ export interface operations {
                 /**
                  * @description Only update entries that changed at least one of these top-level fields of `data` (see
                  *     `changedFields`), as a comma-separated list or the parameter repeated; creations and
-                 *     deletions always pass. `nextCursor` still moves past the entries skipped.
+                 *     deletions always pass. `nextCursor` still moves past the entries skipped. The names are
+                 *     those of the API version you read at, as its `changedFields` name them.
                  * @example [
                  *       "name",
                  *       "code"
