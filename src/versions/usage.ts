@@ -72,7 +72,7 @@ const recorders = new Set<DeprecatedUsageRecorder>();
  * single read several times the newest's). One statement at a time: the uses recorded while one
  * is in flight are summed per line into the next (a client still at a deprecated version adds to
  * one row per operation, which concurrent statements would queue on). A failure is logged; those
- * counts are lost, as are the ones of a process that ends before its statement. The listing waits
+ * counts are lost, as are those of a process killed before its statement (a graceful shutdown stores them first: closeApp). The listing waits
  * for this process's counts (usageSettled): a request's use is listed as soon as it was answered.
  */
 export class DeprecatedUsageRecorder {
