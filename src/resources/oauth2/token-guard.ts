@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import ipaddr from 'ipaddr.js';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db/knex';
 import { rateLimitRejections } from '../../metrics';
@@ -23,7 +24,17 @@ function limiterFor(db: Db) {
   return set.get(FAILURES_PER_MINUTE, WINDOW_S, false);
 }
 
-const keyOf = (clientId: string, req: Request) => `token:${clientId}:${req.ip ?? req.socket.remoteAddress ?? ''}`;
+/**
+ * The client's address in one spelling: an IPv4 client reaches an instance listening on `::` as
+ * `::ffff:a.b.c.d` and one listening on an IPv4 address as `a.b.c.d`; counted under two keys, the
+ * same client's failures on one instance did not count on the other.
+ */
+function addressOf(req: Request): string {
+  const address = req.ip ?? req.socket.remoteAddress ?? '';
+  return ipaddr.isValid(address) ? ipaddr.process(address).toString() : address;
+}
+
+const keyOf = (clientId: string, req: Request) => `token:${clientId}:${addressOf(req)}`;
 
 function setHeaders(res: Response, remaining: number, resetMs: number): void {
   res.setHeader('RateLimit-Policy', policyHeader([{ name: POLICY, quota: FAILURES_PER_MINUTE, seconds: WINDOW_S }]));
