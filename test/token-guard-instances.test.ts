@@ -58,29 +58,49 @@ describe('token guard across two instances', function () {
     expect(Number(counted?.points ?? 0)).to.equal(0);
   });
 
-  it("a correct client on B waits for A's checks in flight holding every position, then gets its token", async () => {
-    const own = await newOrg();
-    const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+  /**
+   * Runs `meanwhile` while ten checks of the right secret on A hold every position of the client's
+   * count (the client table is locked, so their look-ups wait); then A's answers and its result.
+   */
+  async function whileAHoldsEveryPosition<T>(clientId: string, right: string, meanwhile: (positions: () => Promise<{ version: string }>) => Promise<T>) {
     const positions = () =>
       harness()
         .db('rate_limits')
-        .where({ key: `rl:token:${own.clientId}:127.0.0.1` })
+        .where({ key: `rl:token:${clientId}:127.0.0.1` })
         .first(harness().db.raw('xmin::text AS version'), 'points');
-    // A's ten checks hold their positions: the client table is locked, so their look-ups wait.
     const lock = await harness().db.transaction();
-    const answered = (async () => {
+    const started = (async () => {
       await lock.raw('LOCK TABLE oauth_clients IN ACCESS EXCLUSIVE MODE');
       const onA = Promise.all(Array.from({ length: 10 }, () => post(a, right)));
       await eventually('A holding every position', async () => (await positions())?.points === 10);
+      return { onA, result: await meanwhile(positions) };
+    })().finally(() => lock.rollback());
+    const { onA, result } = await started;
+    return { onA: await onA, result };
+  }
+
+  it("a correct client on B waits for A's checks in flight holding every position, then gets its token", async () => {
+    const own = await newOrg();
+    const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+    const { onA, result: onB } = await whileAHoldsEveryPosition(own.clientId, right, async (positions) => {
       // B's attempt is counted (a new version of the count's row) while A holds every position.
       const held = (await positions()).version;
-      const onB = post(b, right);
+      const answer = post(b, right);
       await eventually("B's attempt counted", async () => (await positions()).version !== held);
-      return [onA, onB] as const;
-    })().finally(() => lock.rollback());
-    const [onA, onB] = await answered;
-    const answers = [...(await onA), await onB];
+      return { answer };
+    });
+    const answers = [...onA, await onB.answer];
     expect(answers.filter((x) => x.status !== 200).map((x) => `${x.status} ${x.ratelimit} ${JSON.stringify(x.body)}`)).to.deep.equal([]);
+  });
+
+  it('checks in flight holding every position longer than B waits: 503 with Retry-After, not 429', async () => {
+    const own = await newOrg();
+    const right = form({ grant_type: 'client_credentials', client_id: own.clientId, client_secret: own.clientSecret });
+    const { onA, result: onB } = await whileAHoldsEveryPosition(own.clientId, right, () => post(b, right));
+    expect(onB.status, JSON.stringify(onB.body)).to.equal(503);
+    expect(Number(onB.retryAfter)).to.be.at.least(1);
+    expect(onB.body.detail).to.match(/being checked/);
+    expect(onA.map((x) => x.status)).to.deep.equal(Array(10).fill(200));
   });
 
   it('still guards: wrong secrets on A count on B; after 10 failures both refuse with 429, even the right secret', async () => {
