@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import type { Handlers } from '../../http/handler';
 import { TOKEN_LIFETIME_SECONDS, signToken } from '../../auth/credentials';
 import { hashSecret, sameHash } from '../../auth/secrets';
-import { releaseTokenAttempt, reserveTokenAttempt } from './token-guard';
+import { withTokenGuard } from './token-guard';
 import { grantedScopes } from '../../auth/scopes';
 
 /** RFC 6749 section 5.1: token responses must not be cached. */
@@ -101,12 +101,11 @@ export function tokenHandlers(jwtSecret: string): Handlers<'issueToken'> {
       if (!clientId || !secret) return oauthError(401, 'invalid_client', 'Client authentication is required (client_id and client_secret).', !!basic);
 
       // Guessing secrets is throttled per (client id, address): see src/resources/oauth2/token-guard.ts.
-      await reserveTokenAttempt(db, req, res, clientId);
-      const client = await findClient(db, clientId);
-      if (!client || !sameHash(client.secret_hash, hashSecret(secret))) {
-        return oauthError(401, 'invalid_client', 'Client authentication failed.', !!basic);
-      }
-      await releaseTokenAttempt(db, req, res, clientId);
+      const client = await withTokenGuard(db, req, res, clientId, async () => {
+        const found = await findClient(db, clientId);
+        return found && sameHash(found.secret_hash, hashSecret(secret)) ? found : undefined;
+      });
+      if (!client) return oauthError(401, 'invalid_client', 'Client authentication failed.', !!basic);
       const scope = grantedScopes(client.scopes, form.scope as string | undefined);
       if (scope === undefined) return oauthError(400, 'invalid_scope', `scope may name only this client's scopes: ${client.scopes.join(' ')}.`);
       const token = signToken(jwtSecret, { sub: client.user_id, org: client.organization_id, cid: client.id, scope });
