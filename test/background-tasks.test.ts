@@ -165,7 +165,9 @@ describe('background tasks on graphile-worker', () => {
     expect(expectStatus(await org.api.get('/deprecated-usage'), 200).body.map((u: any) => u.count)).to.deep.equal([2]);
   });
 
-  it('survives a job whose completion fails (a lost connection): no unhandled rejection, and a new runner takes the next job', async () => {
+  it('survives a job whose completion fails (a lost connection): no unhandled rejection, and a new runner takes the next job', async function () {
+    // Its waits are for events (a refused completion, a new runner), each up to 30 s on a loaded machine.
+    this.timeout(120_000);
     const db = harness().db;
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
