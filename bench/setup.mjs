@@ -123,11 +123,13 @@ export async function generate(url, { items, orders, bigJobItems, invoices = fal
 export async function backfillStates(url, orgs, log) {
   const { createDb } = dist('src/db/knex.js');
   const { requestBackfill, runPendingBackfills } = dist('src/resources/reconciliation/backfill.js');
+  // The reconciled resources, as the service gathers them from their declarations.
+  const { RECONCILED } = dist('src/resources/index.js');
   const db = createDb(url, 2);
   try {
     const t0 = Date.now();
     for (const org of orgs) await requestBackfill(db, org.organization.id);
-    await runPendingBackfills(db);
+    await runPendingBackfills(RECONCILED, db);
     await db.raw('VACUUM ANALYZE feed_objects');
     log(`  object states backfilled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
