@@ -165,53 +165,57 @@ describe('background tasks on graphile-worker', () => {
     expect(expectStatus(await org.api.get('/deprecated-usage'), 200).body.map((u: any) => u.count)).to.deep.equal([2]);
   });
 
-  it('survives a job whose completion fails (a lost connection): no unhandled rejection, and a new runner takes the next job', async function () {
-    // Its waits are for events (a refused completion, a new runner), each up to 30 s on a loaded machine.
-    this.timeout(120_000);
-    const db = harness().db;
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    // The job marked `refuseCompletion` cannot be deleted, which is how graphile-worker completes a
-    // job: its completion fails as one whose connection is terminated would.
-    await db.raw(REFUSE_COMPLETION);
-    const log = captureLog();
-    const worker = await startBackgroundWorker({
-      db,
-      connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
-      settings: webhookSettings(loadConfig()),
-      pollInterval: 100,
-      logger: createLogger('info', log.stream),
-    });
-    const logged = (text: string) => log.parsed().some((l) => l.component === 'background' && String(l.msg).includes(text));
-    try {
-      await db.raw(`CREATE TRIGGER test_refuse_job_completion BEFORE DELETE ON graphile_worker._private_jobs
+  itDirect(
+    'survives a job whose completion fails (a lost connection): no unhandled rejection, and a new runner takes the next job',
+    ONLY_WORKER,
+    async function () {
+      // Its waits are for events (a refused completion, a new runner), each up to 30 s on a loaded machine.
+      this.timeout(120_000);
+      const db = harness().db;
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      // The job marked `refuseCompletion` cannot be deleted, which is how graphile-worker completes a
+      // job: its completion fails as one whose connection is terminated would.
+      await db.raw(REFUSE_COMPLETION);
+      const log = captureLog();
+      const worker = await startBackgroundWorker({
+        db,
+        connectionString: process.env.DATABASE_DIRECT_URL || harness().databaseUrl,
+        settings: webhookSettings(loadConfig()),
+        pollInterval: 100,
+        logger: createLogger('info', log.stream),
+      });
+      const logged = (text: string) => log.parsed().some((l) => l.component === 'background' && String(l.msg).includes(text));
+      try {
+        await db.raw(`CREATE TRIGGER test_refuse_job_completion BEFORE DELETE ON graphile_worker._private_jobs
         FOR EACH ROW EXECUTE FUNCTION test_refuse_job_completion()`);
-      const refused = (await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', json_build_object('refuseCompletion', 'yes'))`)).rows[0].id;
-      // The refused job ran (it is locked or was attempted) and its completion failed.
-      await eventually(
-        'the refused job attempted',
-        async () => (await db.raw(`SELECT attempts FROM graphile_worker._private_jobs WHERE id = ?`, [refused])).rows[0]?.attempts >= 1,
-        30_000,
-      );
-      // ... and the runner that failed it was replaced. A job added before could be taken by the
-      // failing runner and completed in the same refused batch (its row then stays locked by a
-      // runner that is gone: seen on a loaded machine), which is not what this test is about.
-      await eventually('the runner replaced', () => logged('worker started again'), 30_000);
-      const next = (await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', json_build_object('refuseCompletion', 'no'))`)).rows[0].id;
-      await eventually(
-        'the next job completed by a runner',
-        async () => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [next])).rows.length === 0,
-        30_000,
-      );
-      expect(unhandled, 'unhandled rejections').to.deep.equal([]);
-    } finally {
-      await db.raw(`DROP TRIGGER IF EXISTS test_refuse_job_completion ON graphile_worker._private_jobs`);
-      await db.raw(`DELETE FROM graphile_worker._private_jobs WHERE payload->>'refuseCompletion' IS NOT NULL`);
-      await worker.stop();
-      process.off('unhandledRejection', onUnhandled);
-    }
-  });
+        const refused = (await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', json_build_object('refuseCompletion', 'yes'))`)).rows[0].id;
+        // The refused job ran (it is locked or was attempted) and its completion failed.
+        await eventually(
+          'the refused job attempted',
+          async () => (await db.raw(`SELECT attempts FROM graphile_worker._private_jobs WHERE id = ?`, [refused])).rows[0]?.attempts >= 1,
+          30_000,
+        );
+        // ... and the runner that failed it was replaced. A job added before could be taken by the
+        // failing runner and completed in the same refused batch (its row then stays locked by a
+        // runner that is gone: seen on a loaded machine), which is not what this test is about.
+        await eventually('the runner replaced', () => logged('worker started again'), 30_000);
+        const next = (await db.raw(`SELECT id FROM graphile_worker.add_job('webhook_sweep', json_build_object('refuseCompletion', 'no'))`)).rows[0].id;
+        await eventually(
+          'the next job completed by a runner',
+          async () => (await db.raw(`SELECT 1 FROM graphile_worker._private_jobs WHERE id = ?`, [next])).rows.length === 0,
+          30_000,
+        );
+        expect(unhandled, 'unhandled rejections').to.deep.equal([]);
+      } finally {
+        await db.raw(`DROP TRIGGER IF EXISTS test_refuse_job_completion ON graphile_worker._private_jobs`);
+        await db.raw(`DELETE FROM graphile_worker._private_jobs WHERE payload->>'refuseCompletion' IS NOT NULL`);
+        await worker.stop();
+        process.off('unhandledRejection', onUnhandled);
+      }
+    },
+  );
 
   itDirect(
     "a runner whose pool saw two completions fail before its shutdown ended ends, and a new one takes the next job (graphile-worker's batcher, patches/README.md batch-pending)",
@@ -324,7 +328,7 @@ describe('background tasks on graphile-worker', () => {
     },
   );
 
-  it('a stopping worker ends a backfill between chunks: its shutdown waits for no backlog, and what is left stays owed', async function () {
+  itDirect('a stopping worker ends a backfill between chunks: its shutdown waits for no backlog, and what is left stays owed', ONLY_WORKER, async function () {
     this.timeout(120_000);
     const org = await newOrg();
     const db = harness().db;
