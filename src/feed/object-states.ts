@@ -73,8 +73,11 @@ function stateOf(entry: ChangeEntry): unknown {
  * on the left owes the objects of the resources on the right that show it a rebuild of their
  * states from their reads before their digests are answered again
  * (src/resources/reconciliation/backfill.ts): a job's `groups`; an item's `taxCode`, `phase`,
- * `subJob`, `costCategory`; an order's `taxCode`; a phase's and a cost category's `jobCode`, a
- * cost category's `phaseCode`; a release's `deliveryLocation` and the items of its `releaseItems`.
+ * `subJob`, `costCategory`; an order's `taxCode`; an invoice item's `taxCode`, `phaseCode` and
+ * `costCategory` (codes only); a phase's and a cost category's `jobCode`, a cost category's
+ * `phaseCode`; a release's `deliveryLocation`, the items of its `releaseItems` and its order's
+ * `purchaseOrderNumber` (a release has no `updated` event, an invoice item no event at all: their
+ * states follow their reads only through these rebuilds).
  * `fields`: the only fields of the changed object they show (an entry whose changedFields has
  * none of them owes nothing: renaming a job leaves its phases as they are); without, any change
  * (even of `updatedAt`, which a job's `groups` show) owes the rebuild.
@@ -84,18 +87,24 @@ const SHOWN_IN: Partial<Record<string, readonly { resource: string; fields?: rea
   tax_code: [
     { resource: 'item', fields: ['code', 'taxPercent'] },
     { resource: 'order', fields: ['code', 'taxPercent'] },
+    { resource: 'invoice_item', fields: ['code'] },
   ],
   phase: [
     { resource: 'item', fields: ['code', 'description'] },
     { resource: 'cost_category', fields: ['code'] },
+    { resource: 'invoice_item', fields: ['code'] },
   ],
-  cost_category: [{ resource: 'item', fields: ['code', 'description'] }],
+  cost_category: [
+    { resource: 'item', fields: ['code', 'description'] },
+    { resource: 'invoice_item', fields: ['code'] },
+  ],
   job: [
     { resource: 'phase', fields: ['code'] },
     { resource: 'cost_category', fields: ['code'] },
   ],
   location: [{ resource: 'release', fields: ['name'] }],
   item: [{ resource: 'release' }],
+  order: [{ resource: 'release', fields: ['purchaseOrderNumber'] }],
 };
 
 /**

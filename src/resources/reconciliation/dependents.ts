@@ -14,6 +14,9 @@ const SHOWING: Record<string, (ids: string[]) => [string, unknown[]]> = {
   'item phase': (ids) => ['(i.phase_id = ANY(?::uuid[]) OR i.sub_job_id = ANY(?::uuid[]))', [ids, ids]],
   'cost_category phase': (ids) => ['cc.phase_id = ANY(?::uuid[])', [ids]],
   'item cost_category': (ids) => ['i.cost_category_id = ANY(?::uuid[])', [ids]],
+  'invoice_item tax_code': (ids) => ['ii.tax_code_id = ANY(?::uuid[])', [ids]],
+  'invoice_item phase': (ids) => ['ii.phase_id = ANY(?::uuid[])', [ids]],
+  'invoice_item cost_category': (ids) => ['ii.cost_category_id = ANY(?::uuid[])', [ids]],
   'phase job': (ids) => ['ph.job_id = ANY(?::uuid[])', [ids]],
   'cost_category job': (ids) => ['cc.job_id = ANY(?::uuid[])', [ids]],
   'release location': (ids) => ['r.delivery_location_id = ANY(?::uuid[])', [ids]],
@@ -21,6 +24,7 @@ const SHOWING: Record<string, (ids: string[]) => [string, unknown[]]> = {
     'r.id IN (SELECT ri.release_id FROM release_items ri WHERE ri.organization_id = r.organization_id AND ri.item_id = ANY(?::uuid[]))',
     [ids],
   ],
+  'release order': (ids) => ['r.order_id = ANY(?::uuid[])', [ids]],
 };
 
 /** Narrows a read of `resource` to the objects that show the `via` objects `ids`; undefined when the pair has no condition. */
