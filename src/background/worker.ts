@@ -60,8 +60,11 @@ export interface BackgroundWorkerOptions {
   stalledShutdownMs?: number;
 }
 
-/** graphile-worker's own messages: warnings and errors only (job failures are in our delivery log). */
-const quietLogger = (log: ComponentLog) =>
+/**
+ * graphile-worker's own messages: warnings and errors only (job failures are in our delivery log).
+ * Exported for test/graphile-worker-log-lines.test.ts, which runs graphile-worker with it.
+ */
+export const quietLogger = (log: ComponentLog) =>
   new Logger(() => (level, message) => {
     if (level === 'error') log.error(message);
     else if (level === 'warning') log.warn(message);
