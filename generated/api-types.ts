@@ -8295,7 +8295,9 @@ export interface components {
              */
             types: components["schemas"]["ChangeTypeFilter"][] | null;
             /**
-             * @description Only update entries that changed one of these top-level fields are delivered (creations and deletions always); null delivers every entry.
+             * @description Only update entries that changed one of these top-level fields are delivered (creations and
+             *     deletions always); null delivers every entry. Named as the version you read at names them
+             *     (guide "Versions"): a field only your version has is listed when every field it follows from is.
              * @example [
              *       "name",
              *       "code"
@@ -8424,7 +8426,10 @@ export interface components {
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
-             *     always delivered. Omitted or null: every entry. Combines with `types`.
+             *     always delivered. Omitted or null: every entry. Combines with `types`. The names are those of
+             *     this request's API version or of the endpoint's `apiVersion` (guide "Versions"); they are
+             *     stored as the newest version names them, so they match the same changes after a switch of
+             *     `apiVersion`.
              * @example [
              *       "name",
              *       "code"
@@ -8484,7 +8489,10 @@ export interface components {
             /**
              * @description Only update entries that changed at least one of these top-level fields of `data` are
              *     delivered (their `changedFields`, as `GET /changes?fields=`); creations and deletions are
-             *     always delivered. Omitted or null: every entry. Combines with `types`.
+             *     always delivered. Omitted or null: every entry. Combines with `types`. The names are those of
+             *     this request's API version or of the endpoint's `apiVersion` (guide "Versions"); they are
+             *     stored as the newest version names them, so they match the same changes after a switch of
+             *     `apiVersion`.
              * @example [
              *       "name",
              *       "code"

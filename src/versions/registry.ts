@@ -77,10 +77,25 @@ export class VersionMoves {
   private readonly steps: Step[];
   /** Each operation's query parameters that name fields of feed entries' `changedFields` (CHANGED_FIELDS in its contract). */
   private readonly changedFieldParameters: Map<string, string[]>;
+  /** This version's operations, and its objects' properties that name such fields (a webhook endpoint's `fields`): up to the newest names in bodies, down in replies. */
+  private readonly ops: Map<string, any>;
+  private readonly namesUp: SchemaWalker;
+  private readonly namesDown: SchemaWalker;
 
   constructor(readonly version: string) {
     const at = VERSIONS.findIndex((v) => v.version === version);
-    this.changedFieldParameters = changedFieldParametersOf(contractOf(version));
+    const contract = contractOf(version);
+    this.changedFieldParameters = changedFieldParametersOf(contract);
+    this.ops = operationsById(contract);
+    const marked = changedFieldPropertiesOf(contract);
+    this.namesUp = new SchemaWalker(
+      contract,
+      renamingIn(marked, (names) => this.changedFieldsUp(names)),
+    );
+    this.namesDown = new SchemaWalker(
+      contract,
+      renamingIn(marked, (names) => this.changedFieldsDown(names)),
+    );
     this.steps = [];
     for (let i = at; i > 0; i--) {
       const older = contractOf(VERSIONS[i].version);
@@ -100,7 +115,7 @@ export class VersionMoves {
 
   /** A request body in this version's shape, moved to the newest. */
   bodyUp(operationId: string, body: unknown): unknown {
-    let v = body;
+    let v = this.namesUp.walk(body, json(this.ops.get(operationId)?.requestBody?.content));
     for (const s of this.steps) v = s.up.walk(v, json(s.olderOps.get(operationId)?.requestBody?.content));
     return v;
   }
@@ -133,7 +148,10 @@ export class VersionMoves {
 
   /** Whether a reply of the operation with the status can differ at this version (else it goes out as the handler wrote it). */
   replyMoves(operationId: string, status: number): boolean {
-    return this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content)));
+    return (
+      this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content))) ||
+      this.namesDown.touches(json(this.ops.get(operationId)?.responses?.[String(status)]?.content))
+    );
   }
 
   /**
@@ -148,6 +166,7 @@ export class VersionMoves {
       const s = this.steps[i];
       v = s.down.walk(v, json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content));
     }
+    v = this.namesDown.walk(v, json(this.ops.get(operationId)?.responses?.[String(status)]?.content));
     if (status === 200)
       for (const p of this.changedFieldParameters.get(operationId) ?? []) if (query[p] !== undefined) v = keepChangedOneOf(v, namesOf(query[p]));
     return v;
@@ -172,6 +191,42 @@ export class VersionMoves {
       current = next;
     }
     return [...current];
+  }
+
+  /**
+   * Field names as the newest version names them (a webhook endpoint's stored `fields`, as
+   * changedFieldsUp made them and shownAtNewest shows them), as this version names them: a renamed
+   * field by its name here, and a field only this version has (a retired one) when every field it
+   * follows from is among them (every change of it changes one of those).
+   */
+  changedFieldsDown(names: string[]): string[] {
+    const given = new Set(names);
+    const out = new Set<string>();
+    for (const name of names) {
+      let n = name;
+      for (const schema of new Set(Object.values(FEED_SCHEMAS))) n = this.fieldName(schema, n) ?? n;
+      out.add(n);
+    }
+    for (const [name, sources] of this.ownNames()) if (sources.every((s) => given.has(s))) out.add(name);
+    return [...out];
+  }
+
+  private own?: Map<string, string[]>;
+
+  /** The top-level fields of feed resources' objects only this version (not the newest) has, each with the newest fields it follows from. */
+  ownNames(): Map<string, string[]> {
+    if (!this.own) {
+      this.own = new Map();
+      const older = contractOf(this.version).components.schemas;
+      const newest = contractOf(NEWEST).components.schemas;
+      for (const schema of new Set(Object.values(FEED_SCHEMAS)))
+        for (const name of Object.keys(older[schema]?.properties ?? {})) {
+          if (name in (newest[schema]?.properties ?? {})) continue;
+          const sources = this.changedFieldsUp([name]).filter((n) => n !== name);
+          if (sources.length) this.own.set(name, sources);
+        }
+    }
+    return this.own;
   }
 
   /** An object of a component schema (`Order`: a feed entry's data), moved down to this version. */
@@ -210,6 +265,30 @@ function changedFieldParametersOf(doc: Contract): Map<string, string[]> {
   return out;
 }
 
+/** Each component schema's properties the contract marks as naming changed fields of feed entries (CHANGED_FIELDS: a webhook endpoint's `fields`). */
+function changedFieldPropertiesOf(doc: Contract): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [schema, s] of Object.entries<any>(doc.components.schemas)) {
+    const names = Object.entries<any>(s?.properties ?? {})
+      .filter(([, p]) => p?.[CHANGED_FIELDS] === true)
+      .map(([name]) => name);
+    if (names.length) out.set(schema, names);
+  }
+  return out;
+}
+
+/** Per schema, its marked properties' lists of names moved by `move` (null and absent stay). */
+function renamingIn(marked: Map<string, string[]>, move: (names: string[]) => string[]): Map<string, (value: JsonObject) => JsonObject> {
+  const out = new Map<string, (value: JsonObject) => JsonObject>();
+  for (const [schema, properties] of marked)
+    out.set(schema, (value) => {
+      let v = value;
+      for (const p of properties) if (Array.isArray(v[p])) v = { ...v, [p]: move(v[p] as string[]) };
+      return v;
+    });
+  return out;
+}
+
 /** The objects' moves down, and the feed entry's (ChangeEntry: its data by its resource's schema). */
 function withFeedEntries(objectDown: Map<string, (value: JsonObject) => JsonObject>): Map<string, (value: JsonObject) => JsonObject> {
   return new Map([...objectDown, ['ChangeEntry', entryDown(objectDown)]]);
@@ -235,6 +314,29 @@ export function restateAt(version: string | undefined, resource: string): ((data
   const schema = FEED_SCHEMAS[resource];
   if (!moves || !schema || !moves.schemaMoves(schema)) return undefined;
   return (data) => moves.objectDown(schema, data);
+}
+
+/**
+ * Field names of feed entries' `changedFields` given at a version (a webhook endpoint's `fields`
+ * at its `apiVersion`), as the newest names them: VersionMoves.changedFieldsUp, the names
+ * themselves at the newest.
+ */
+export const changedFieldsUpAt = (version: string, names: string[]): string[] => movesOf(version)?.changedFieldsUp(names) ?? names;
+
+/**
+ * Stored field names (changedFieldsUp's) as the newest version shows them: without the names only
+ * an older version has whose newest fields are all among them (at 2026-06-01 `isProjectPO`, kept
+ * beside `type`). They stay stored: changedFieldsUp keeps every given name for the resources no
+ * version changed, which may have a field of that name.
+ */
+export function shownAtNewest(names: string[]): string[] {
+  const given = new Set(names);
+  const redundant = (name: string) =>
+    VERSIONS.slice(1).some((v) => {
+      const sources = movesOf(v.version)!.ownNames().get(name);
+      return sources !== undefined && sources.every((s) => given.has(s));
+    });
+  return names.filter((n) => !redundant(n));
 }
 
 /** A webhook body (WebhookEvent, its `data` the feed entry) at an API version: the body itself at the newest. */

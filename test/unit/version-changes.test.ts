@@ -7,7 +7,7 @@ import { VERSIONS } from '../../api/versions/index';
 import retireDeprecatedOrderFields from '../../api/versions/2026-12-15-retire-deprecated-order-fields';
 import { olderContract, transformsOf } from '../../src/versions/derive';
 import { entryDown } from '../../src/versions/feed';
-import { isServed, movesOf, NEWEST, statusOf } from '../../src/versions/registry';
+import { changedFieldsUpAt, isServed, movesOf, NEWEST, shownAtNewest, statusOf } from '../../src/versions/registry';
 import { SchemaWalker } from '../../src/versions/walk';
 import type { Contract } from '../../src/versions/types';
 import { GENERATED_DIR } from '../../src/paths';
@@ -114,6 +114,21 @@ describe('version changes (api/versions/)', () => {
     expect(validOld(derived.components.examples!.OrderUpdated.value)).to.equal(true);
     // The newer contract is left as it was.
     expect(newest.components.schemas.Order.properties).to.not.have.property('version');
+  });
+
+  it("moves a webhook endpoint's fields (x-changed-fields) up to the newest names and down to the older ones", () => {
+    const moves = movesOf('2026-06-01')!;
+    const stored = (moves.bodyUp('createWebhookEndpoint', { url: 'https://x.example', fields: ['isProjectPO', 'notes'] }) as any).fields;
+    expect(stored).to.have.members(['isProjectPO', 'type', 'notes']);
+    expect(changedFieldsUpAt('2026-06-01', ['version'])).to.have.members(['version', 'versionNumber']);
+    expect(changedFieldsUpAt(NEWEST, ['version'])).to.deep.equal(['version']);
+    // The newest shows the older-only name no more once the fields it follows from are there; an older-only name alone stays.
+    expect(shownAtNewest(stored)).to.have.members(['type', 'notes']);
+    expect(shownAtNewest(['isProjectPO'])).to.deep.equal(['isProjectPO']);
+    const [listed] = moves.replyDown('listWebhookEndpoints', 200, [{ id: 'e', fields: ['type', 'notes'] }]) as any[];
+    expect(listed.fields).to.have.members(['type', 'notes', 'isProjectPO']);
+    expect((moves.replyDown('createWebhookEndpoint', 201, { id: 'e', fields: null, secret: 's' }) as any).fields).to.equal(null);
+    expect(moves.replyMoves('getWebhookEndpoint', 200)).to.equal(true);
   });
 
   it('walks only the schemas that can hold a changed object', () => {

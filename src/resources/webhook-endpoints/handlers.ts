@@ -10,7 +10,7 @@ import type { Caller } from '../../http/handler';
 import { etagOf } from '../../http/conditional';
 import * as q from './queries';
 import { contextOf } from '../../http/context';
-import { isServed, NEWEST, versionNamed } from '../../versions/registry';
+import { changedFieldsUpAt, isServed, NEWEST, versionNamed } from '../../versions/registry';
 
 const missing = (id: string) => notFound(`No webhook endpoint matches ${id}.`);
 
@@ -60,6 +60,15 @@ function versionChange(orgId: string, body: { apiVersion?: string; apiVersionAft
 /** An update's settings besides its version change. */
 const settingsOf = <T extends { apiVersion?: string; apiVersionAfter?: string }>({ apiVersion: _v, apiVersionAfter: _a, ...settings }: T) => settings;
 
+/**
+ * `fields` named as the newest version names them, whichever of the request's version (its body
+ * was moved up already: x-changed-fields) and the endpoint's `apiVersion` (what its payloads'
+ * changedFields name) they were given in: stored so, they match the same changes whatever version
+ * the endpoint is later switched to.
+ */
+const fieldsAt = <T extends { fields?: string[] | null }>(input: T, apiVersion: string): T =>
+  input.fields ? { ...input, fields: changedFieldsUpAt(apiVersion, input.fields) } : input;
+
 export const webhookEndpointHandlers: Handlers<
   | 'listWebhookEndpoints'
   | 'createWebhookEndpoint'
@@ -80,7 +89,10 @@ export const webhookEndpointHandlers: Handlers<
     await checkUrl(body.url, await allowedHostsOf(db, caller.organizationId, config.webhookAllowedHosts));
     // Its payloads at the version the creating request ran at, unless it names one.
     const apiVersion = servedVersion(body.apiVersion ?? contextOf(req).apiVersion ?? NEWEST);
-    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, { ...withOrigins(caller, body), apiVersion });
+    const { row, secret } = await q.createEndpoint(db, caller.organizationId, caller.userId, {
+      ...fieldsAt(withOrigins(caller, body), apiVersion),
+      apiVersion,
+    });
     const endpoint = q.endpointJson(row);
     emit(changes, 'created', row.id, endpoint);
     // The ETag is the endpoint's as its read returns it, without the secret shown only here.
@@ -95,11 +107,12 @@ export const webhookEndpointHandlers: Handlers<
   updateWebhookEndpoint: async ({ db, caller, params, body, changes, config }) => {
     if (body.types) checkChangeTypes('body.types', body.types);
     if (body.url !== undefined) await checkUrl(body.url, await allowedHostsOf(db, caller.organizationId, config.webhookAllowedHosts));
+    const version = versionChange(caller.organizationId, body);
+    // The names of the version it will have, when given.
+    const current = body.fields ? await q.endpointRow(db, caller.organizationId, params.webhookEndpointId, true) : undefined;
+    const settings = current ? fieldsAt(settingsOf(body), version.apiVersion ?? current.api_version) : settingsOf(body);
     const row = orNotFound(
-      await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, {
-        ...withOrigins(caller, settingsOf(body)),
-        ...versionChange(caller.organizationId, body),
-      }),
+      await q.updateEndpoint(db, caller.organizationId, params.webhookEndpointId, { ...withOrigins(caller, settings), ...version }),
       missing,
       params.webhookEndpointId,
     );

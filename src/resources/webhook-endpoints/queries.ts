@@ -5,6 +5,7 @@ import type { Schema } from '../../http/handler';
 import { newSecret } from '../../webhooks/signing';
 import { encodeCursor } from '../../feed/cursor';
 import type { SendResult } from '../../webhooks/send';
+import { shownAtNewest } from '../../versions/registry';
 
 /**
  * Every statement that writes `webhook_endpoints` (and its delivery log, `webhook_deliveries`):
@@ -20,6 +21,7 @@ export interface WebhookEndpointRow {
   description: string;
   /** Change types as the endpoint's operations checked them (src/feed/change-type-filter.ts). */
   types: WebhookEndpoint['types'];
+  /** Field names as the newest version names them (src/versions/registry.ts changedFieldsUpAt), whatever the version they were given at. */
   fields: string[] | null;
   exclude_origins: string[] | null;
   enabled: boolean;
@@ -53,14 +55,14 @@ type WebhookDelivery = Schema<'WebhookDelivery'>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The stored row as the API shows it (never the secrets). */
+/** The stored row as the API shows it at the newest version (never the secrets); an older version renames `fields` on the way out (x-changed-fields). */
 export function endpointJson(r: WebhookEndpointRow): WebhookEndpoint {
   return {
     id: r.id,
     url: r.url,
     description: r.description,
     types: r.types ?? null,
-    fields: r.fields ?? null,
+    fields: r.fields ? shownAtNewest(r.fields) : null,
     excludeOrigins: r.exclude_origins ?? null,
     enabled: r.enabled,
     status: r.enabled ? (r.failing_since ? 'retrying' : 'active') : r.disabled_reason ? 'failing' : 'disabled',
