@@ -10,6 +10,7 @@ import { webhookSettings } from '../src/webhooks/settings';
 import { loadConfig } from '../src/config';
 import { runPendingCaptures } from '../src/resources/reconciliation/captures';
 import { RECONCILED } from '../src/resources';
+import { headCursor } from './support/feed';
 
 // The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS; the receiver is local.
 process.env.WEBHOOK_ALLOWED_HOSTS ||= '127.0.0.1';
@@ -122,6 +123,45 @@ describe('API versions: a webhook endpoint’s fields in its version’s names',
     expect(received[1].verifiedBy).to.deep.equal([0]);
     expect(received[1].body.data.data).to.include({ id, versionNumber: 2 }).and.not.have.property('version');
     expect(received[1].body.data.changedFields).to.include('versionNumber');
+  });
+
+  it('renders its own feed entries (GET /changes, webhook payloads) at the reader’s version, like its read there', async () => {
+    const after = await headCursor(org.api);
+    // An endpoint at the older version that is sent the endpoints' own changes.
+    const watcher = expectStatus(
+      await org.api.post('/webhook-endpoints', { url: receiver.url('/endpoints'), types: ['webhook_endpoint.created', 'webhook_endpoint.updated'] }, at(OLD)),
+      201,
+    ).body;
+    receiver.secrets.set('/endpoints', [watcher.secret]);
+    const watched = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url('/watched'), fields: ['isProjectPO'] }, at(OLD)), 201).body;
+    expectStatus(await org.api.patch(`/webhook-endpoints/${watched.id}`, { fields: ['notes'] }, at(NEW)), 200);
+    const entriesAt = async (version: string) =>
+      (expectStatus(await org.api.get(`/changes?after=${after}&resource=webhook_endpoint`, at(version)), 200).body.data as any[]).filter(
+        (e) => e.id === watched.id,
+      );
+
+    const [createdNew, updatedNew] = await entriesAt(NEW);
+    expect(createdNew.data.fields).to.deep.equal(['type']);
+    expect(updatedNew.data.fields).to.deep.equal(['notes']);
+    expect(updatedNew.changedFields).to.include('fields');
+    expect(updatedNew.previous.fields).to.deep.equal(['type']);
+
+    const [createdOld, updatedOld] = await entriesAt(OLD);
+    expect(createdOld.data.fields).to.have.members(['isProjectPO', 'type']);
+    expect(updatedOld.data.fields).to.deep.equal(['notes']);
+    expect(updatedOld.changedFields).to.deep.equal(updatedNew.changedFields);
+    expect(updatedOld.previous.fields).to.have.members(['isProjectPO', 'type']);
+    // The entry is the endpoint as its read at each version returns it (nothing changed since).
+    for (const [version, entry] of [
+      [OLD, updatedOld],
+      [NEW, updatedNew],
+    ] as const)
+      expect(entry.data, version).to.deep.equal(expectStatus(await org.api.get(`/webhook-endpoints/${watched.id}`, at(version)), 200).body);
+
+    // The watcher (at the older version) is sent the same entries, signed.
+    const received = (await deliver(watcher.id, '/endpoints', 2)).filter((r) => r.body.data.id === watched.id);
+    expect(received.map((r) => r.verifiedBy)).to.deep.equal([[0], [0]]);
+    expect(received.map((r) => r.body.data)).to.deep.equal([createdOld, updatedOld]);
   });
 
   it('shows what a request at the older version names in the newer names, and leaves names of neither version as given', async () => {

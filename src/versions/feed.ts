@@ -4,10 +4,13 @@ import type { JsonObject } from './types';
 /**
  * The component schema of each feed resource's `data` (what its own read returns): a feed entry,
  * stored once in the newest shape, is moved down to a reader's version by its resource's schema.
- * A resource not listed here has not changed in any version yet.
+ * A resource not listed here reads the same at every version. A webhook endpoint's schema is the
+ * same at every version, but its `fields` are shown in the reader's version's names
+ * (x-changed-fields), so its entries are moved down like its read.
  */
 export const FEED_SCHEMAS: Readonly<Record<string, string>> = {
   order: 'Order',
+  webhook_endpoint: 'WebhookEndpoint',
 };
 
 /**

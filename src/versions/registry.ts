@@ -92,10 +92,8 @@ export class VersionMoves {
       contract,
       renamingIn(marked, (names) => this.changedFieldsUp(names)),
     );
-    this.namesDown = new SchemaWalker(
-      contract,
-      renamingIn(marked, (names) => this.changedFieldsDown(names)),
-    );
+    // Feed entries too: an entry's `data` is its object's read (a webhook endpoint's `fields`).
+    this.namesDown = new SchemaWalker(contract, withFeedEntries(renamingIn(marked, (names) => this.changedFieldsDown(names))));
     this.steps = [];
     for (let i = at; i > 0; i--) {
       const older = contractOf(VERSIONS[i].version);
@@ -229,16 +227,21 @@ export class VersionMoves {
     return this.own;
   }
 
-  /** An object of a component schema (`Order`: a feed entry's data), moved down to this version. */
+  /**
+   * An object of a component schema (`Order`: a feed entry's data), moved down to this version as
+   * a reply holding it is (replyDown): across each version's changes, then its changed-field names.
+   */
   objectDown(schema: string, value: JsonObject): JsonObject {
+    const ref = { $ref: `#/components/schemas/${schema}` };
     let v = value;
-    for (let i = this.steps.length - 1; i >= 0; i--) v = this.steps[i].down.walk(v, { $ref: `#/components/schemas/${schema}` }) as JsonObject;
-    return v;
+    for (let i = this.steps.length - 1; i >= 0; i--) v = this.steps[i].down.walk(v, ref) as JsonObject;
+    return this.namesDown.walk(v, ref) as JsonObject;
   }
 
   /** Whether objects of a component schema differ at this version. */
   schemaMoves(schema: string): boolean {
-    return this.steps.some((s) => s.down.touches({ $ref: `#/components/schemas/${schema}` }));
+    const ref = { $ref: `#/components/schemas/${schema}` };
+    return this.steps.some((s) => s.down.touches(ref)) || this.namesDown.touches(ref);
   }
 
   /** A feed entry (as GET /changes and webhooks carry it) in the newest shape, moved down to this version. */
