@@ -133,4 +133,53 @@ describe('API versions: a webhook endpoint switched at a cursor during a stream 
       expect(r.body.data.data, r.id).to.satisfy((d: any) => (old ? 'isProjectPO' in d && 'version' in d : !('isProjectPO' in d) && !('version' in d)));
     });
   });
+
+  it('records an entry acknowledged while the endpoint was switched at its cursor: sent once, the next one in the newer shape', async () => {
+    const path = '/in-flight';
+    const types = ['order.created', 'order.updated'];
+    const endpoint = expectStatus(await org.api.post('/webhook-endpoints', { url: receiver.url(path), types }, at(OLD)), 201).body;
+    receiver.secrets.set(path, [endpoint.secret]);
+    // The first request to this path is answered only once the switch has committed.
+    let release!: () => void;
+    const switchCommitted = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: (r: { body: { data: { cursor: string } } }) => void;
+    const firstArrived = new Promise<{ body: { data: { cursor: string } } }>((resolve) => (arrived = resolve));
+    const replies = receiver.reply;
+    receiver.reply = (r, attempt) => {
+      if (r.path !== path) return replies(r, attempt);
+      if (receiver.requests.filter((x) => x.path === path).length === 1) {
+        arrived(r);
+        return { status: 204, after: switchCommitted };
+      }
+      return { status: 204 };
+    };
+    try {
+      const order = { ...BASE, purchaseOrderNumber: 'PO-IN-FLIGHT', jobId: refs.job, vendorId: refs.vendor, type: 'MAJOR' as const };
+      const id = expectStatus(await org.api.post('/orders', order, at(NEW)), 201).body.id as string;
+      const run = deliverEndpoint(deps(), endpoint.id);
+      const first = await firstArrived;
+      // Switched while the entry is in flight, at that entry's cursor: it stays in the older shape.
+      expectStatus(await org.api.patch(`/webhook-endpoints/${endpoint.id}`, { apiVersion: NEW, apiVersionAfter: first.body.data.cursor }), 200);
+      release();
+      await run;
+      expectStatus(await org.api.patch(`/orders/${id}`, { notes: 'after the switch' }, at(NEW)), 200);
+      await eventually(
+        'the entry after the switch',
+        async () => {
+          await deliverEndpoint(deps(), endpoint.id);
+          return receiver.accepted(path).length >= 2;
+        },
+        30_000,
+      );
+      await deliverEndpoint(deps(), endpoint.id);
+      const received = receiver.requests.filter((r) => r.path === path);
+      // Without recording the acknowledged entry, the run after the switch sent it again.
+      expect(received.map((r) => r.body.data.type)).to.deep.equal(['order.created', 'order.updated']);
+      expect(received.every((r) => r.verifiedBy.length === 1)).to.equal(true);
+      expect(received[0].body.data.data).to.include.keys('isProjectPO', 'version');
+      expect(received[1].body.data.data).to.not.include.keys('isProjectPO', 'version');
+    } finally {
+      receiver.reply = replies;
+    }
+  });
 });

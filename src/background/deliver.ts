@@ -184,7 +184,18 @@ async function drain(deps: DeliveryDeps, ep: WebhookEndpointRow, owner: string):
         };
         const result = await deps.sender.send(ep.url, headers, body, allowedHosts);
         if (!(await settled())) return;
-        const attempt: Attempt = { ep, owner, position: entry.position, type: entry.type, id, number: failures + 1, result, sentAt: now };
+        const attempt: Attempt = {
+          ep,
+          owner,
+          position: entry.position,
+          type: entry.type,
+          id,
+          number: failures + 1,
+          result,
+          sentAt: now,
+          after: position,
+          version,
+        };
         if (result.outcome === 'retry') {
           const since = failingSince ?? now;
           if (Date.now() - since.getTime() >= settings.giveUpAfterMs) {

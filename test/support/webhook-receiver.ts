@@ -19,8 +19,11 @@ export interface Received {
   receivedAt: number;
 }
 
-/** What to answer: a status (with headers), or `hold` to never answer (the sender times out). */
-export type Reply = { status: number; headers?: Record<string, string> } | 'hold';
+/**
+ * What to answer: a status (with headers), once `after` settles when given (a request in flight
+ * while the test does something else), or `hold` to never answer (the sender times out).
+ */
+export type Reply = { status: number; headers?: Record<string, string>; after?: Promise<unknown> } | 'hold';
 
 /**
  * A real local webhook receiver on 127.0.0.1 (port 0). Every request is checked with the
@@ -75,8 +78,12 @@ export class Receiver {
         this.held.push(res);
         return;
       }
-      r.answered = reply.status;
-      res.writeHead(reply.status, reply.headers).end();
+      const answer = () => {
+        r.answered = reply.status;
+        res.writeHead(reply.status, reply.headers).end();
+      };
+      if (reply.after) void reply.after.then(answer, answer);
+      else answer();
     });
   }
 

@@ -318,12 +318,23 @@ export interface Attempt {
   result: SendResult;
   /** When its request was sent (the log's `attemptedAt`). */
   sentAt: Date;
+  /** The endpoint's delivered position when the entry was sent (the entry before it, or where the run started). */
+  after: number;
+  /** The API version its body was rendered at. */
+  version: string;
 }
 
 /**
  * Logs an attempt and moves the endpoint on (after a success or a final failure) or marks it
  * retrying, in one statement. False when the run no longer holds the lease with the same
  * generation: it must stop (the attempt is still logged while the endpoint exists).
+ *
+ * An entry the receiver acknowledged while the endpoint was reconfigured (a PATCH, a rotated
+ * secret: the generation moved on during the request) is still recorded as delivered, so that the
+ * next run does not send it again, when nothing about that entry changed meanwhile: the endpoint
+ * still stands where the run left it (no replay moved it) and its settings now give the entry the
+ * same API version its body was rendered at. Otherwise (a replay, or a version switch whose
+ * cursor lies before the entry in flight) the next run sends it as the settings now say.
  *
  * The statement first locks the endpoint row (FOR KEY SHARE, the lock the log's foreign key check
  * takes anyway) and writes only through it: an endpoint deleted meanwhile (before the statement,
@@ -343,7 +354,7 @@ export async function recordAttempt(
   next: Date | null,
   failingSince: Date | null,
 ): Promise<boolean> {
-  const { ep, owner, position, type, id, number: attempt, result: r, sentAt } = a;
+  const { ep, owner, position, type, id, number: attempt, result: r, sentAt, after, version } = a;
   const advance = status !== 'retrying';
   const { rows } = await db.raw(
     `WITH endpoint AS MATERIALIZED (
@@ -357,15 +368,19 @@ export async function recordAttempt(
          last_error = ?,
          last_success_at = CASE WHEN ? THEN clock_timestamp() ELSE last_success_at END,
          lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
-       WHERE id = (SELECT id FROM endpoint) AND lease_owner = ? AND generation = ? AND enabled
-       RETURNING 1
+       WHERE id = (SELECT id FROM endpoint) AND lease_owner = ?
+         AND ((generation = ? AND enabled)
+           OR (? AND delivered_position = ?::bigint
+               AND CASE WHEN api_version_after IS NOT NULL AND ?::bigint <= api_version_after
+                        THEN coalesce(previous_api_version, api_version) ELSE api_version END = ?))
+       RETURNING generation = ? AND enabled AS current
      ), log AS (
        INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at, attempted_at)
        SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz FROM endpoint
      ), relaxed AS (
        SELECT set_config('synchronous_commit', 'off', true)
      )
-     SELECT count(*)::int AS kept FROM ep, relaxed`,
+     SELECT count(*) FILTER (WHERE current)::int AS kept FROM ep, relaxed`,
     [
       ep.id,
       advance,
@@ -378,6 +393,11 @@ export async function recordAttempt(
       status === 'succeeded',
       r.durationMs + 30_000,
       owner,
+      ep.generation,
+      status === 'succeeded',
+      after,
+      position,
+      version,
       ep.generation,
       position,
       type,
