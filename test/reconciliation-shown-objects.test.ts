@@ -103,7 +103,11 @@ describe('objects shown by invoice items and releases: their digests follow a ch
       [null, null, null],
     ]);
     await expectDigestsOf(b.org.api, 'invoice_item', items);
-    expect(await entriesAfter(b.org.api, cursor)).to.deep.equal(['tax_code.updated code api_key', 'phase.updated code api_key', 'cost_category.updated code api_key']);
+    expect(await entriesAfter(b.org.api, cursor)).to.deep.equal([
+      'tax_code.updated code api_key',
+      'phase.updated code api_key',
+      'cost_category.updated code api_key',
+    ]);
   });
 
   it('the same codes changed by SQL: the invoice items’ digests follow, with no entries of theirs', async () => {
@@ -144,5 +148,25 @@ describe('objects shown by invoice items and releases: their digests follow a ch
     expect(reads.map((x) => x.purchaseOrderNumber)).to.deep.equal(['SPO-1', 'SPO-2B']);
     await expectDigestsOf(r.org.api, 'release', reads);
     expect(await entriesAfter(r.org.api, cursor)).to.deep.equal(['order.updated purchaseOrderNumber database']);
+  });
+
+  it('an order deleted and brought back by SQL: its releases leave the digests and come back with it', async () => {
+    const r = await released();
+    const allReleases = async () => expectStatus(await r.org.api.get('/releases'), 200).body.data as { id: string }[];
+    await expectDigestsOf(r.org.api, 'release', await allReleases());
+    const cursor = await headCursor(r.org.api);
+    await db()('orders').where({ organization_id: r.org.id, id: r.orders[1] }).update({ deleted_at: db().fn.now() });
+    const without = await allReleases();
+    expect(without).to.have.length(1);
+    await expectDigestsOf(r.org.api, 'release', without);
+    // An operator's undo: the row is live again, and so are the releases its read excluded.
+    await db()('orders').where({ organization_id: r.org.id, id: r.orders[1] }).update({ deleted_at: null });
+    const back = await allReleases();
+    expect(back).to.have.length(2);
+    await expectDigestsOf(r.org.api, 'release', back);
+    // The order's entries and its items' (a deleted order's items leave the reads with it), none of the releases'.
+    const entries = await entriesAfter(r.org.api, cursor);
+    expect(entries.filter((e) => e.startsWith('order.'))).to.deep.equal(['order.deleted  database', 'order.created  database']);
+    expect(entries.filter((e) => !/^(order|item)\./.test(e))).to.deep.equal([]);
   });
 });

@@ -64,7 +64,7 @@ export async function appendChanges(
   // the head's lock (object-states.ts): a state row is only ever written with its organization's
   // head locked, so this statement still never waits for another lock.
   const forms = storedForms(entries, formOf);
-  const states = stateCtes(organizationId, entries, forms);
+  const states = stateCtes(organizationId, entries, forms, origin);
   const rows = await rowsPrepared(
     trx,
     trx.raw(

@@ -1,6 +1,7 @@
 import { canonicalForm, type FormOf } from '../db/object-digest';
 import type { Queryable } from '../db/knex';
 import type { ChangeEntry } from './append';
+import { type Origin, SYSTEM_ORIGIN } from './origin';
 
 /**
  * Each live object's current state (table `feed_objects`, migration 20261126000000): the object as
@@ -111,13 +112,18 @@ const SHOWN_IN: Partial<Record<string, readonly { resource: string; fields?: rea
  * What a transaction's entries owe the objects that show their objects (SHOWN_IN): per
  * (resource, via) the ids of the changed `via` objects whose showing objects are to be rebuilt
  * (feed_object_refreshes); a deleted object (whose references may be gone already) owes its
- * showing resources a whole backfill (feed_object_backfills). A created object is shown nowhere yet.
+ * showing resources a whole backfill (feed_object_backfills). An object the API creates is shown
+ * nowhere yet; one the capture finds created (`restored`: changes made in the database) may be a
+ * row brought back (`deleted_at` set to NULL again), whose showing objects reappear with it.
  */
-export function owedRebuilds(entries: ChangeEntry[]): { whole: string[]; refreshes: { resource: string; via: string; ids: string[] }[] } {
+export function owedRebuilds(
+  entries: ChangeEntry[],
+  { restored = false }: { restored?: boolean } = {},
+): { whole: string[]; refreshes: { resource: string; via: string; ids: string[] }[] } {
   const whole = new Set<string>();
   const refreshes = new Map<string, { resource: string; via: string; ids: Set<string> }>();
   for (const e of entries) {
-    if (e.type.endsWith('.created')) continue;
+    if (e.type.endsWith('.created') && !restored) continue;
     for (const shown of SHOWN_IN[e.resource] ?? []) {
       if (e.type.endsWith('.deleted')) whole.add(shown.resource);
       else if (!shown.fields || !e.changedFields || e.changedFields.some((f) => shown.fields!.includes(f))) {
@@ -155,7 +161,12 @@ export function storedForms(entries: ChangeEntry[], formOf: FormOf = canonicalFo
  * bucket digests of GET /reconciliation/{resource}, src/resources/reconciliation/bucket-cache.ts).
  * The objects whose reads show a changed object are marked as owed a rebuild (owedRebuilds).
  */
-export function stateCtes(organizationId: string, entries: ChangeEntry[], forms: StoredForm[]): { sql: string; bindings: (string | number)[] } {
+export function stateCtes(
+  organizationId: string,
+  entries: ChangeEntry[],
+  forms: StoredForm[],
+  origin: Origin = SYSTEM_ORIGIN,
+): { sql: string; bindings: (string | number)[] } {
   const last = new Map<string, { ord: number; resource: string; id: string; state: unknown }>();
   entries.forEach((e, i) => {
     const state = stateOf(e);
@@ -166,7 +177,7 @@ export function stateCtes(organizationId: string, entries: ChangeEntry[], forms:
   // A state other than its entry's data (a counter change's job) travels as its own text.
   const own = puts.map((s) => (s.state === entries[s.ord - 1].data ? undefined : canonicalForm(s.state)));
   const buckets = touchedBuckets([...last.values()]);
-  const owed = owedRebuilds(entries);
+  const owed = owedRebuilds(entries, { restored: origin.credentialType === 'database' });
   return {
     sql: `, put_states AS (
          INSERT INTO feed_objects AS f (organization_id, resource, id, position, digest, data)

@@ -35,6 +35,13 @@ describe('unit: what a change owes the objects that show its object (object-stat
     expect(owedRebuilds([entry('tax_code.created', TAX)])).to.deep.equal({ whole: [], refreshes: [] });
   });
 
+  it('a creation found in the database (a row brought back by SQL) owes its showing objects a rebuild', () => {
+    expect(owedRebuilds([entry('order.created', ORDER)], { restored: true })).to.deep.equal({
+      whole: [],
+      refreshes: [{ resource: 'release', via: 'order', ids: [ORDER] }],
+    });
+  });
+
   it('every pair it can owe has the condition that narrows the rebuild', () => {
     const via = ['group', 'tax_code', 'phase', 'cost_category', 'job', 'location', 'item', 'order'];
     for (const resource of via) {
