@@ -133,12 +133,49 @@ export const RELEASES = `SELECT ${OK}, json_build_object(
     ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3) p)
 )::text AS json`;
 
-/** POST /jobs/batch ($2 the inputs as JSON): one set-based upsert, jobs returned in input order */
-export const JOBS_BATCH = `WITH input AS (SELECT e.ord, r.* FROM json_array_elements($2::json) WITH ORDINALITY AS e(v, ord)
-  CROSS JOIN LATERAL json_to_record(e.v) AS r(code text, name text, "defaultTaxCodeId" uuid, "startDate" timestamptz, state text)),
-up AS (INSERT INTO jobs (organization_id, code, name, default_tax_code_id, start_date, state)
+const BATCH_INPUT = `input AS (SELECT e.ord, r.* FROM json_array_elements($2::json) WITH ORDINALITY AS e(v, ord)
+  CROSS JOIN LATERAL json_to_record(e.v) AS r(code text, name text, "defaultTaxCodeId" uuid, "startDate" timestamptz, state text))`;
+const BATCH_UPSERT = `up AS (INSERT INTO jobs (organization_id, code, name, default_tax_code_id, start_date, state)
   SELECT ${ORG}, code, name, "defaultTaxCodeId", "startDate", coalesce(state, 'OPEN') FROM input WHERE ${ORG} IS NOT NULL
   ON CONFLICT (organization_id, code) DO UPDATE SET name = EXCLUDED.name, default_tax_code_id = EXCLUDED.default_tax_code_id,
     start_date = EXCLUDED.start_date, state = EXCLUDED.state, updated_at = now()
-  RETURNING *)
+  RETURNING *)`;
+
+/** POST /jobs/batch ($2 the inputs as JSON): one set-based upsert, jobs returned in input order */
+export const JOBS_BATCH = `WITH ${BATCH_INPUT},
+${BATCH_UPSERT}
 SELECT ${OK}, (SELECT coalesce(json_agg(${jobJson('up')} ORDER BY input.ord), '[]'::json) FROM up JOIN input USING (code))::text AS json`;
+
+/**
+ * The floor's own change feed (created by FLOOR_FEED_SETUP when the floor starts): change_feed's
+ * columns less what the service adds to an entry (no digests, no previous values, no changed
+ * fields, no per-organization head), with its primary key and its data as json text (as
+ * change_feed's, migration 20261124090000).
+ */
+export const FLOOR_FEED_SETUP = `CREATE TABLE IF NOT EXISTS floor_feed (
+  organization_id uuid NOT NULL,
+  position bigint GENERATED ALWAYS AS IDENTITY,
+  type text NOT NULL,
+  resource text NOT NULL,
+  resource_id uuid NOT NULL,
+  occurred_at timestamptz(3) NOT NULL DEFAULT clock_timestamp(),
+  data json NOT NULL,
+  PRIMARY KEY (organization_id, position))`;
+
+/**
+ * POST /jobs/batch?feed=1: JOBS_BATCH's upsert and, in the same statement (so the same
+ * transaction), one floor_feed row per created or changed job carrying the job's JSON as the
+ * reply (and GET /jobs/:code) shows it. The jobs as they were before the statement (its snapshot)
+ * tell which elements changed: an element repeating what is stored writes no feed row.
+ */
+export const JOBS_BATCH_FEED = `WITH ${BATCH_INPUT},
+prior AS (SELECT j.code, j.name, j.default_tax_code_id, j.start_date, j.state FROM jobs j
+  WHERE j.organization_id = ${ORG} AND j.code IN (SELECT code FROM input)),
+${BATCH_UPSERT},
+written AS (SELECT up.organization_id, up.id, up.code, ${jobJson('up')} AS json, prior.code IS NULL AS created,
+    (prior.name, prior.default_tax_code_id, prior.start_date, prior.state) IS DISTINCT FROM (up.name, up.default_tax_code_id, up.start_date, up.state) AS changed
+  FROM up LEFT JOIN prior USING (code)),
+feed AS (INSERT INTO floor_feed (organization_id, type, resource, resource_id, data)
+  SELECT w.organization_id, CASE WHEN w.created THEN 'job.created' ELSE 'job.updated' END, 'job', w.id, w.json
+  FROM written w JOIN input USING (code) WHERE w.created OR w.changed ORDER BY input.ord)
+SELECT ${OK}, (SELECT coalesce(json_agg(w.json ORDER BY input.ord), '[]'::json) FROM written w JOIN input USING (code))::text AS json`;

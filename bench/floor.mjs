@@ -3,14 +3,15 @@
  * SQL statement per request that authenticates (API key hash lookup folded in) and builds the
  * whole response body as JSON text in PostgreSQL. Same responses as the service for these
  * requests (bench/run.mjs checks), no validation, no routing library; statements are prepared per
- * connection.
+ * connection. `POST /jobs/batch?feed=1` is the batch that also writes a feed: the same upsert plus
+ * one row per changed job in the floor's own `floor_feed` (created at start), in the same statement.
  *
  * Env: DATABASE_URL, PORT, DB_POOL_MAX (default 10, as the service).
  */
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { ITEMS, JOB, JOBS_BATCH, ORDERS, RELEASES } from './floor-sql.mjs';
+import { FLOOR_FEED_SETUP, ITEMS, JOB, JOBS_BATCH, JOBS_BATCH_FEED, ORDERS, RELEASES } from './floor-sql.mjs';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX || 10), application_name: 'bench-floor' });
 
@@ -45,7 +46,8 @@ async function route(req) {
   if (req.method === 'GET' && p === '/orders') return [ORDERS, [Math.min(int(q.get('limit'), 100), 1000), int(q.get('offset'), 0)]];
   if (req.method === 'GET' && p === '/releases') return [RELEASES, [Math.min(int(q.get('limit'), 100), 500), int(q.get('offset'), 0)]];
   if (req.method === 'GET' && p.startsWith('/jobs/') && p.indexOf('/', 6) < 0) return [JOB, [decodeURIComponent(p.slice(6))]];
-  if (req.method === 'POST' && p === '/jobs/batch') return [JOBS_BATCH, [JSON.stringify(JSON.parse(await readBody(req)).inputs)]];
+  if (req.method === 'POST' && p === '/jobs/batch')
+    return [q.get('feed') === '1' ? JOBS_BATCH_FEED : JOBS_BATCH, [JSON.stringify(JSON.parse(await readBody(req)).inputs)]];
   return undefined;
 }
 
@@ -68,6 +70,8 @@ const server = createServer(async (req, res) => {
   }
 });
 
+// The feed the batch writes with ?feed=1: the floor's own table, made before the first request.
+await pool.query(FLOOR_FEED_SETUP);
 server.listen(Number(process.env.PORT || 3100), '127.0.0.1', () => console.log(`floor listening on ${process.env.PORT || 3100}`));
 const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
 process.on('SIGTERM', stop);

@@ -9,6 +9,7 @@ import { makeOrder } from './support/purchasing-fixtures';
 import { PART_BYTES } from '../src/db/json';
 import { listJson, scoped } from '../src/db/resource';
 import { jobs } from '../src/resources/jobs/queries';
+import { listBulkItems } from '../src/resources/orders/item-reads';
 import { listParams } from '../src/http/list-params';
 import { eventually } from './support/webhook-receiver';
 
@@ -110,6 +111,27 @@ describe('streamed bulk pages (production mode)', function () {
     // Every connection back in the pool (a leaked one never comes back), then requests served.
     await eventually('the connections given back', () => db.client.pool.numUsed() === 0);
     for (let i = 0; i < 4; i++) expect((await get('/items?limit=10')).status).to.equal(200);
+  });
+
+  it('reads a page of at most 500 objects whole (its connection back in the pool before any part is sent); a larger page streams', async () => {
+    const params = (limit: number) => listParams({ limit }, { orderBy: 'createdAt', direction: 'DESC' });
+    await eventually('an idle pool', () => db.client.pool.numUsed() === 0);
+    // Where clients outnumber the pool, a page that held its connection while the client read it
+    // held back every request waiting for one (issue 40).
+    const small = await listBulkItems(db, org.id, params(500));
+    const usedBeforeAnyPart = db.client.pool.numUsed();
+    // Read whatever happens, so a failure here leaks no connection into the other tests.
+    const page = JSON.parse(await small.text());
+    expect(usedBeforeAnyPart).to.equal(0);
+    expect(page.meta).to.deep.equal({ total: 1300, limit: 500, offset: 0 });
+    expect(page.data).to.have.length(500);
+    // Larger: one part at a time from a cursor, the connection held until the parts are read or closed
+    // (a whole page of 2,500 per connection would not keep the peak RSS bound).
+    const large = await listBulkItems(db, org.id, params(501));
+    const usedWhileStreaming = db.client.pool.numUsed();
+    await large.close();
+    expect(usedWhileStreaming).to.equal(1);
+    await eventually('the connection given back', () => db.client.pool.numUsed() === 0);
   });
 
   it('refuses a revoked key before any part is sent', async () => {

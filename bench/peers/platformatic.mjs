@@ -70,7 +70,8 @@ const JOB_CODE = 'J-1002';
 
 /** The peer's request for a benchmark row, or undefined when it has none. */
 export function request(id, organizationId) {
-  if (id === 'items500') return `/items?${pageQuery(organizationId, 500)}`;
+  // The 500-item page at 10 and at 32 connections (the row says how many).
+  if (id === 'items500' || id === 'items500c32') return `/items?${pageQuery(organizationId, 500)}`;
   if (id === 'invoiceItems500') return `/invoiceItems?${pageQuery(organizationId, 500)}`;
   // The single read by code: the jobs table's key is (organization id, id), so Platformatic's read by
   // primary key is not the service's read by code; its list filtered on the organization and the

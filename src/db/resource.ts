@@ -4,7 +4,7 @@ import { Columns, isUuid, quoteIdent, selectList } from './columns';
 import { Direction, ListParams, applyFilter, applyList, applyOrder } from './list';
 import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared, rowsPrepared } from './prepared';
-import { streamRows } from './stream';
+import { rowsOf, streamRows } from './stream';
 import { invalidField } from '../errors';
 import type { Queryable } from './knex';
 
@@ -219,6 +219,21 @@ export interface PageMeta {
 const ROWS_PER_PART = 100;
 
 /**
+ * A bulk page of at most this many objects (items, invoice items: about 1.2 KB each) is read whole,
+ * in one round trip of a prepared statement, and its connection goes back to the pool before the
+ * first part is written; a larger one is streamed part by part (streamRows). Streamed, a page of
+ * 500 took seven round trips of a statement planned anew each time (a portal read a row at a
+ * time: the head, five parts, the end) and held its connection while the client took each part:
+ * where clients outnumber the pool (32 connections against 10), requests queued behind those
+ * holds, and the planning and round trips cost 20-30 % of the request's CPU (this process and
+ * its database backend together) (issue 40, bench/results/2026-12-06-items-32.md). Whole, such a page is at
+ * most about 600 KB per request, in parts of ROWS_PER_PART objects (young-generation strings, see
+ * PART_BYTES, each let go once written); pages of 2,500, which the peak-RSS bound is measured
+ * with, still stream.
+ */
+const WHOLE_PAGE_ROWS = 500;
+
+/**
  * `{"meta":{"total","limit","offset"},"data":[...]}` from ONE statement: the page and the size of
  * the whole filtered set. `filtered` carries the tenancy scope and every filter; `order` sorts the
  * page (ending with a unique key); `metaLimit` is the limit to report (defaults to the page size).
@@ -226,7 +241,8 @@ const ROWS_PER_PART = 100;
  * page's last row, or null when the page is not full.
  *
  * The statement's first row is the meta (total, page size, last key); the page follows in parts of
- * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamRows).
+ * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamRows), or read
+ * whole first when the limit is at most `wholeUpTo` (see WHOLE_PAGE_ROWS).
  */
 export async function pageWithTotalJson<T>(
   db: Queryable,
@@ -241,6 +257,8 @@ export async function pageWithTotalJson<T>(
     cursorKey?: { column: string; orderBy: string; direction: Direction };
     /** An integer expression equal to the filtered set's size, cheaper than counting `filtered`. */
     total?: Knex.Raw;
+    /** Read the page whole (one round trip) when its limit is at most this many rows, rather than streaming it. */
+    wholeUpTo?: number;
   },
 ): Promise<JsonStream<{ meta: PageMeta; data: T[] }>> {
   const rows = filtered.clone();
@@ -262,7 +280,7 @@ export async function pageWithTotalJson<T>(
       GROUP BY 1 + (rn - 1) / ${ROWS_PER_PART} ORDER BY 1)`,
     [rows, total],
   );
-  const parts = await streamRows(db, statement);
+  const parts = page.limit <= (page.wholeUpTo ?? 0) ? rowsOf(await rowsPrepared(db, statement)) : await streamRows(db, statement);
   // The statement's first row (part 0): the page's total, its size and its last key.
   let head: { total: number; n: number; last: string | null };
   try {
@@ -336,5 +354,6 @@ export function bulkPageJson<T>(
     // Offset paging answers exactly the spec's meta; cursor paging adds nextCursor.
     cursorKey: params.cursor === undefined ? undefined : { column, orderBy: params.orderBy, direction: params.direction },
     total: liveCountTotal(db, def, orgId, params.filter),
+    wholeUpTo: WHOLE_PAGE_ROWS,
   });
 }

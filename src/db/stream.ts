@@ -97,3 +97,16 @@ export async function streamRows(db: Queryable, query: Knex.QueryBuilder | Knex.
   }
   return rows();
 }
+
+/**
+ * Rows already read whole, handed over as streamRows hands over its rows (a page that is not
+ * streamed). Each row is let go as it is handed over, so a part already written can be collected
+ * while the rest of the page is still being sent.
+ */
+export async function* rowsOf(rows: Row[]): AsyncGenerator<Row, void> {
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    rows[i] = {};
+    yield row;
+  }
+}
