@@ -3,11 +3,12 @@
  * the same generated data. See docs/performance.md.
  *
  * Env: BENCH_ITEMS (200000, up to 1000000), BENCH_DURATION (s per run, 10), BENCH_ROUNDS (3),
+ * BENCH_SERVICE_NODE_ARGS (node options for the service's process, e.g. `--cpu-prof --cpu-prof-dir=...` for a CPU profile),
  * BENCH_CONNECTIONS (10), BENCH_QUICK=1 (small data, short runs, no warm-up: the smoke CI runs with BENCH_DURATION=1;
  * written to bench/results/quick.md, latest.md keeps the last full run), DB_POOL_MAX (10,
  * both servers), DATABASE_URL (a scratch database on that server instead of an embedded cluster),
  * BENCH_ONLY (some rows only, by id: items500, items500c32 (the same page at 32 connections), items2500job, orders100,
- * job, releases500, batch (the changing batch against the floor without a feed: a reference), batchFeed (the same against
+ * job, job32 (the single read at 32 connections), releases500, batch (the changing batch against the floor without a feed: a reference), batchFeed (the same against
  * the floor that writes a feed row per changed job, bench/floor-sql.mjs JOBS_BATCH_FEED), batchNoop, deep,
  * feed (a GET /changes page of 1000 entries against a GET /jobs page of 1000 rows, service only), reconciliation
  * (GET /reconciliation/item against a GET /items page of 2500, also right after an item changed (an untimed PATCH
@@ -311,7 +312,7 @@ async function main() {
   const key = orgs[0].apiKey;
   const dbEnv = { DATABASE_URL: scratch.url };
   const service = {
-    ...(await startProcess('service', ['dist/src/server.js'], {
+    ...(await startProcess('service', [...(env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/server.js'], {
       ...dbEnv,
       NODE_ENV: 'production',
       JWT_SECRET: 'bench-' + process.pid,
@@ -364,6 +365,8 @@ async function main() {
     },
     { id: 'orders100', label: 'GET /orders?limit=100', path: '/orders?limit=100', target: 0.9, metric: 'rps' },
     { id: 'job', label: 'GET /jobs/:code', path: '/jobs/J-1002', target: 0.8, peerTarget: 1.0, metric: 'rps' },
+    // The single read where the clients outnumber the pool (issue 40 asks for the lead at 10 and at 32).
+    { id: 'job32', label: 'GET /jobs/:code, 32 connections', path: '/jobs/J-1002', connections: 32, target: 0.8, peerTarget: 1.0, metric: 'rps' },
     { id: 'releases500', label: 'GET /releases?limit=500', path: '/releases?limit=500', target: 0.9, metric: 'rps' },
     {
       // A reference: the plain floor writes no feed, the service writes an entry per changed job (row batchFeed).

@@ -23,7 +23,7 @@ export function command(root, { url, pool }) {
   return { args: ['-e', start], cwd: root };
 }
 
-const PATHS = { items500: '/items?limit=500', items500c32: '/items?limit=500', orders100: '/orders?limit=100', job: '/jobs/J-1002' };
+const PATHS = { items500: '/items?limit=500', items500c32: '/items?limit=500', orders100: '/orders?limit=100', job: '/jobs/J-1002', job32: '/jobs/J-1002' };
 
 /** The peer's request for a benchmark row, or undefined when it has none. */
 export function request(id) {

@@ -76,7 +76,7 @@ export function request(id, organizationId) {
   // The single read by code: the jobs table's key is (organization id, id), so Platformatic's read by
   // primary key is not the service's read by code; its list filtered on the organization and the
   // code is the same index lookup. One job row, as it is stored (no groups).
-  if (id === 'job') return `/jobs?limit=1&where.code.eq=${JOB_CODE}&where.or=${encodeURIComponent(`(organizationId.eq=${organizationId})`)}`;
+  if (id === 'job' || id === 'job32') return `/jobs?limit=1&where.code.eq=${JOB_CODE}&where.or=${encodeURIComponent(`(organizationId.eq=${organizationId})`)}`;
   return undefined;
 }
 
