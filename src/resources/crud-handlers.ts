@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller';
 import type { BatchOutcome, RejectedElements } from '../db/batch';
 import type { Db } from '../db/knex';
-import { ResourceDef, existsById, listJson, oneByIdJson, oneByIdOrCodeJson, scoped } from '../db/resource';
+import { ResourceDef, existsById, listJson, oneByIdJson, oneByIdOrCodeWithDigest, scoped } from '../db/resource';
 import { insertOne, rowOf, softDeleteByIdOrCode, updateByIdOrCode } from '../db/resource-writes';
 import type { ChangeCollector } from '../feed/append';
 import { Missing, okOrNotFound } from '../http/handler';
@@ -59,11 +59,14 @@ export function plainHandlers<T>(def: ResourceDef) {
 
     get:
       <K extends string>(key: K, missing: Missing) =>
-      ({ db, caller, params }: Keyed<K>) => {
+      async ({ db, caller, params }: Keyed<K>) => {
         const orgId = caller.organizationId;
-        // With codes, the prepared `:idOrCode` read (GET /jobs/J-1042 is the hottest read there is).
-        const found = def.codeColumn ? oneByIdOrCodeJson<T>(db, def, orgId, params[key]) : oneByIdJson<T>(db, def, orgId, params[key]);
-        return okOrNotFound(found, missing, params[key]);
+        if (!def.codeColumn) return okOrNotFound(oneByIdJson<T>(db, def, orgId, params[key]), missing, params[key]);
+        // With codes, the prepared `:idOrCode` read (GET /jobs/J-1042 is the hottest read there is),
+        // with its entity tag when its stored state is current (oneByIdOrCodeWithDigest).
+        const found = await oneByIdOrCodeWithDigest<T>(db, def, orgId, params[key]);
+        if (!found) throw missing(params[key]);
+        return { status: 200 as const, body: found.json, ...(found.digest ? { headers: { ETag: `"${found.digest}"` } } : {}) };
       },
 
     update:

@@ -1,4 +1,4 @@
-import type { ResourceDef } from '../../db/resource';
+import { keepsStatesOf, type ResourceDef } from '../../db/resource';
 import type { FeedResource } from '../../feed/change-types';
 
 /**
@@ -20,6 +20,8 @@ export interface ReconciledSources {
 }
 
 export function reconciledSources(defs: Partial<Record<FeedResource, ResourceDef>>): ReconciledSources {
+  // A single read with this definition may take its entity tag from the state (oneByIdOrCodeWithDigest).
+  for (const [resource, def] of Object.entries(defs)) keepsStatesOf(resource, def!);
   return { defs, resources: (Object.keys(defs) as FeedResource[]).sort() };
 }
 
