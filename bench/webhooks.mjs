@@ -96,6 +96,10 @@ async function main() {
       PORT: String(port),
       JWT_SECRET: 'bench-' + process.pid,
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      // As bench/run.mjs: the limits are counted, never reached (a full run's batches, each of 1000
+      // elements, met the default burst: 429, and no summary).
+      RATE_LIMIT_BURST: '1000000',
+      RATE_LIMIT_HOURLY: '1000000000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
