@@ -20,8 +20,22 @@ export class SchemaWalker {
     this.transforms = transforms;
   }
 
-  /** Whether a value of `schema` can hold an object to transform. */
-  touches(schema: any, seen: Set<object> = new Set()): boolean {
+  /** Whether a value of `schema` can hold an object to transform (decided once per schema object). */
+  touches(schema: any): boolean {
+    if (!schema || typeof schema !== 'object') return false;
+    const known = this.reaches.get(schema);
+    if (known !== undefined) return known;
+    const seen = new Set<object>();
+    const result = this.reach(schema, seen);
+    // A cycle's inner `false` is provisional, but when the outermost answer is `false` no schema it
+    // went through reaches a transformed one either: all of them are settled. (Remembering only
+    // the outermost left every compound part of a reply's schema to be decided again at each
+    // value the walk met: a tenth of an older version's order read.)
+    if (!result) for (const s of seen) this.reaches.set(s, false);
+    return result;
+  }
+
+  private reach(schema: any, seen: Set<object>): boolean {
     if (!schema || typeof schema !== 'object') return false;
     const known = this.reaches.get(schema);
     if (known !== undefined) return known;
@@ -30,14 +44,14 @@ export class SchemaWalker {
     let result: boolean;
     if (typeof schema.$ref === 'string' && schema.$ref.startsWith(REF)) {
       const name = schema.$ref.slice(REF.length);
-      result = this.transforms.has(name) || this.touches(this.doc.components.schemas[name], seen);
+      result = this.transforms.has(name) || this.reach(this.doc.components.schemas[name], seen);
     } else {
       const parts = [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? []), schema.items, ...Object.values(schema.properties ?? {})];
       if (typeof schema.additionalProperties === 'object') parts.push(schema.additionalProperties);
-      result = parts.some((p) => this.touches(p, seen));
+      result = parts.some((p) => this.reach(p, seen));
     }
-    // Only a settled answer is remembered (a cycle's inner `false` is provisional).
-    if (result || seen.size === 1) this.reaches.set(schema, result);
+    // A `true` is settled whatever cycle it was found in.
+    if (result) this.reaches.set(schema, true);
     return result;
   }
 
