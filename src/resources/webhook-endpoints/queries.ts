@@ -354,7 +354,7 @@ export async function recordAttempt(
   next: Date | null,
   failingSince: Date | null,
 ): Promise<boolean> {
-  const { ep, owner, position, type, id, number: attempt, result: r, sentAt, after, version } = a;
+  const { ep, owner, position, type, id, number: attempt, result: r, sentAt } = a;
   const advance = status !== 'retrying';
   const { rows } = await db.raw(
     `WITH endpoint AS MATERIALIZED (
@@ -368,19 +368,15 @@ export async function recordAttempt(
          last_error = ?,
          last_success_at = CASE WHEN ? THEN clock_timestamp() ELSE last_success_at END,
          lease_expires_at = clock_timestamp() + ? * interval '1 millisecond'
-       WHERE id = (SELECT id FROM endpoint) AND lease_owner = ?
-         AND ((generation = ? AND enabled)
-           OR (? AND delivered_position = ?::bigint
-               AND CASE WHEN api_version_after IS NOT NULL AND ?::bigint <= api_version_after
-                        THEN coalesce(previous_api_version, api_version) ELSE api_version END = ?))
-       RETURNING generation = ? AND enabled AS current
+       WHERE id = (SELECT id FROM endpoint) AND lease_owner = ? AND generation = ? AND enabled
+       RETURNING 1
      ), log AS (
        INSERT INTO webhook_deliveries (organization_id, endpoint_id, position, type, message_id, attempt, status, response_status, duration_ms, error, next_attempt_at, attempted_at)
        SELECT organization_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz FROM endpoint
      ), relaxed AS (
        SELECT set_config('synchronous_commit', 'off', true)
      )
-     SELECT count(*) FILTER (WHERE current)::int AS kept FROM ep, relaxed`,
+     SELECT count(*)::int AS kept FROM ep, relaxed`,
     [
       ep.id,
       advance,
@@ -394,11 +390,6 @@ export async function recordAttempt(
       r.durationMs + 30_000,
       owner,
       ep.generation,
-      status === 'succeeded',
-      after,
-      position,
-      version,
-      ep.generation,
       position,
       type,
       id,
@@ -411,7 +402,26 @@ export async function recordAttempt(
       sentAt,
     ],
   );
-  return rows[0].kept > 0;
+  const kept = rows[0].kept > 0;
+  if (!kept && status === 'succeeded') await recordDeliveredAfterChange(db, a);
+  return kept;
+}
+
+/**
+ * An acknowledged entry of a run whose endpoint changed meanwhile (recordAttempt's conditions):
+ * the endpoint moves past it when it still stands where the run left it and its settings now give
+ * the entry the API version its body was rendered at. A statement of its own, run only then (the
+ * endpoint's reconfiguration is rare), so the attempt's bookkeeping stays as it was.
+ */
+async function recordDeliveredAfterChange(db: Db, a: Attempt): Promise<void> {
+  await db.raw(
+    `UPDATE webhook_endpoints SET delivered_position = ?::bigint, head_attempts = 0, failing_since = NULL, next_attempt_at = NULL, last_error = NULL,
+            last_success_at = clock_timestamp()
+      WHERE id = ? AND lease_owner = ? AND delivered_position = ?::bigint
+        AND CASE WHEN api_version_after IS NOT NULL AND ?::bigint <= api_version_after
+                 THEN coalesce(previous_api_version, api_version) ELSE api_version END = ?`,
+    [a.position, a.ep.id, a.owner, a.after, a.position, a.version],
+  );
 }
 
 /**
