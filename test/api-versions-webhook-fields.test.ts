@@ -1,13 +1,11 @@
 import { expect } from 'chai';
 import { harness } from './support/harness';
+import { localDelivery } from './support/local-delivery';
 import { expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { insertJob, insertVendor } from './support/purchasing-fixtures';
 import { onlyDirect } from './support/proxy';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { deliverEndpoint } from '../src/background/deliver';
-import { Sender } from '../src/webhooks/send';
-import { webhookSettings } from '../src/webhooks/settings';
-import { loadConfig } from '../src/config';
 import { runPendingCaptures } from '../src/resources/reconciliation/captures';
 import { RECONCILED } from '../src/resources';
 import { headCursor } from './support/feed';
@@ -40,13 +38,7 @@ describe('API versions: a webhook endpoint’s fields in its version’s names',
   });
   after(async () => receiver?.stop());
 
-  const deps = () => ({
-    db: harness().db,
-    sender: new Sender(['127.0.0.1'], 5000),
-    settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'] },
-    workerId: 'versions-fields-test',
-    stopping: () => false,
-  });
+  const deps = () => localDelivery('versions-fields-test');
   /** Delivers until the receiver has `n` on `path`, then once more: all the endpoint is sent of what was written. */
   const deliver = async (endpointId: string, path: string, n: number) => {
     await eventually(`${n} deliveries on ${path}`, async () => {

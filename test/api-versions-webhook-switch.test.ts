@@ -1,14 +1,11 @@
 import { expect } from 'chai';
-import { harness } from './support/harness';
+import { localDelivery } from './support/local-delivery';
 import { expectStatus, newOrg, TestOrg } from './support/client';
 import { insertJob, insertVendor } from './support/purchasing-fixtures';
 import { onlyDirect } from './support/proxy';
 import { headCursor, type Change } from './support/feed';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { deliverEndpoint } from '../src/background/deliver';
-import { Sender } from '../src/webhooks/send';
-import { webhookSettings } from '../src/webhooks/settings';
-import { loadConfig } from '../src/config';
 import { decodeCursor } from '../src/feed/cursor';
 
 // The API checks webhook targets against WEBHOOK_ALLOWED_HOSTS; the receiver is local.
@@ -44,13 +41,7 @@ describe('API versions: a webhook endpoint switched at a cursor during a stream 
   });
   after(async () => receiver?.stop());
 
-  const deps = () => ({
-    db: harness().db,
-    sender: new Sender(['127.0.0.1'], 5000),
-    settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'] },
-    workerId: 'versions-switch-test',
-    stopping: () => false,
-  });
+  const deps = () => localDelivery('versions-switch-test');
 
   /** The feed's entries after `after` at a version, every page. */
   const entriesAt = async (version: string, after: string, types: string): Promise<Change[]> => {

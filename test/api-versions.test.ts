@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { harness } from './support/harness';
+import { localDelivery } from './support/local-delivery';
 import { anonymous, Client, expectStatus, newOrg, problemOf, TestOrg } from './support/client';
 import { insertJob, insertVendor } from './support/purchasing-fixtures';
 import { itDirect, onlyDirect, PRISM } from './support/proxy';
@@ -9,9 +10,6 @@ import { pinCredential } from '../src/admin/api-versions';
 import { headCursor } from './support/feed';
 import { eventually, Receiver } from './support/webhook-receiver';
 import { deliverEndpoint } from '../src/background/deliver';
-import { Sender } from '../src/webhooks/send';
-import { webhookSettings } from '../src/webhooks/settings';
-import { loadConfig } from '../src/config';
 import { decodeCursor } from '../src/feed/cursor';
 import { startPrism } from './support/mock';
 import type { Child } from './support/child';
@@ -231,13 +229,7 @@ describe('API versions', () => {
 
     /** Delivers the endpoint's entries (this process, a real sender) until the receiver has `n` on `path`. */
     const deliver = async (endpointId: string, path: string, n: number) => {
-      const deps = {
-        db: harness().db,
-        sender: new Sender(['127.0.0.1'], 5000),
-        settings: { ...webhookSettings(loadConfig()), allowedHosts: ['127.0.0.1'] },
-        workerId: 'versions-test',
-        stopping: () => false,
-      };
+      const deps = localDelivery('versions-test');
       await eventually(`${n} deliveries on ${path}`, async () => {
         await deliverEndpoint(deps, endpointId);
         return receiver.accepted(path).length >= n;
