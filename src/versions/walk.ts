@@ -2,6 +2,12 @@ import type { Contract, JsonObject } from './types.ts';
 
 const REF = '#/components/schemas/';
 
+/** An object schema's parts a walk visits (SchemaWalker.fieldsOf). */
+interface SchemaFields {
+  named: [string, object][];
+  others: object | undefined;
+}
+
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
@@ -66,14 +72,35 @@ export class SchemaWalker {
     let v: unknown = value;
     for (const part of schema.allOf ?? []) v = this.walk(v, part);
     if (Array.isArray(v)) return schema.items ? v.map((e) => this.walk(e, schema.items)) : v;
-    if (!isObject(v) || (!schema.properties && typeof schema.additionalProperties !== 'object')) return v;
+    if (!isObject(v)) return v;
+    const { named, others } = this.fieldsOf(schema);
     let out: JsonObject | undefined;
-    for (const [key, item] of Object.entries(v)) {
-      const propertySchema = schema.properties?.[key] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-      if (!propertySchema) continue;
+    const move = (key: string, item: unknown, propertySchema: object) => {
       const moved = this.walk(item, propertySchema);
       if (moved !== item) (out ??= { ...v })[key] = moved;
-    }
+    };
+    for (const [key, propertySchema] of named) if (Object.hasOwn(v, key)) move(key, v[key], propertySchema);
+    if (others) for (const key of Object.keys(v)) if (!Object.hasOwn(schema.properties ?? {}, key)) move(key, v[key], others);
     return out ?? v;
+  }
+
+  private readonly fields = new WeakMap<object, SchemaFields>();
+
+  /**
+   * The properties of an object schema that can hold an object to transform, and its
+   * additionalProperties schema when it can: only those are walked (an Order's 39 fields, none of
+   * which holds one, are not visited one by one at every reply).
+   */
+  private fieldsOf(schema: { properties?: Record<string, object>; additionalProperties?: unknown }): SchemaFields {
+    let fields = this.fields.get(schema);
+    if (!fields) {
+      const additional = typeof schema.additionalProperties === 'object' && schema.additionalProperties !== null ? schema.additionalProperties : undefined;
+      fields = {
+        named: Object.entries(schema.properties ?? {}).filter(([, s]) => this.touches(s)),
+        others: additional && this.touches(additional) ? additional : undefined,
+      };
+      this.fields.set(schema, fields);
+    }
+    return fields;
   }
 }
