@@ -294,7 +294,8 @@ const WHOLE_PAGE_ROWS = 500;
  *
  * The statement's first row is the meta (total, page size, last key); the page follows in parts of
  * ROWS_PER_PART objects, streamed to the client as they arrive (see JsonStream, streamRows), or read
- * whole first when the limit is at most `wholeUpTo` (see WHOLE_PAGE_ROWS).
+ * whole first when the limit is at most `wholeUpTo` (WHOLE_PAGE_ROWS unless given: `GET /releases`
+ * too, whose 500-release pages streamed, their statement planned anew at every request).
  */
 export async function pageWithTotalJson<T>(
   db: Queryable,
@@ -309,7 +310,7 @@ export async function pageWithTotalJson<T>(
     cursorKey?: { column: string; orderBy: string; direction: Direction };
     /** An integer expression equal to the filtered set's size, cheaper than counting `filtered`. */
     total?: Knex.Raw;
-    /** Read the page whole (one round trip) when its limit is at most this many rows, rather than streaming it. */
+    /** Read the page whole (one round trip, one prepared statement) when its limit is at most this many rows, rather than streaming it (default WHOLE_PAGE_ROWS). */
     wholeUpTo?: number;
   },
 ): Promise<JsonStream<{ meta: PageMeta; data: T[] }>> {
@@ -332,7 +333,7 @@ export async function pageWithTotalJson<T>(
       GROUP BY 1 + (rn - 1) / ${ROWS_PER_PART} ORDER BY 1)`,
     [rows, total],
   );
-  const parts = page.limit <= (page.wholeUpTo ?? 0) ? rowsOf(await rowsPrepared(db, statement)) : await streamRows(db, statement);
+  const parts = page.limit <= (page.wholeUpTo ?? WHOLE_PAGE_ROWS) ? rowsOf(await rowsPrepared(db, statement)) : await streamRows(db, statement);
   // The statement's first row (part 0): the page's total, its size and its last key.
   let head: { total: number; n: number; last: string | null };
   try {
@@ -406,6 +407,5 @@ export function bulkPageJson<T>(
     // Offset paging answers exactly the spec's meta; cursor paging adds nextCursor.
     cursorKey: params.cursor === undefined ? undefined : { column, orderBy: params.orderBy, direction: params.direction },
     total: liveCountTotal(db, def, orgId, params.filter),
-    wholeUpTo: WHOLE_PAGE_ROWS,
   });
 }

@@ -26,6 +26,25 @@ const ITEMS_OF_RELEASE = `FROM release_items ri
   CROSS JOIN LATERAL (SELECT ${RELEASE_ITEM_COST} AS total) cost
   WHERE ri.organization_id = r.organization_id AND ri.release_id = r.id`;
 
+/**
+ * A release's items and its total cost, in one pass over its items (`rx.items`, `rx.total`): two
+ * subqueries, one for each, read every release's items twice. A lateral join, so a count of
+ * releases (a list's total) leaves it out: one row per release whatever it holds, none of its
+ * columns used, and PostgreSQL removes such a join.
+ */
+const RELEASE_ITEMS_AND_TOTAL = `SELECT coalesce(sum(cost.total), 0) AS total, coalesce(json_agg(json_build_object(
+        'id', ri.id,
+        'releaseId', ri.release_id,
+        'lineItemId', ri.item_id,
+        'requisitionItemId', ri.requisition_item_id,
+        'quantityReleased', ri.quantity_released,
+        'backorderQuantity', ri.backorder_quantity,
+        'totalCost', cost.total,
+        'lineItem', json_build_object('id', i.id, 'description', i.description, 'unitPrice', coalesce(i.unit_price, 0), 'extPrice', cost.total),
+        'createdAt', api_ts(ri.created_at),
+        'updatedAt', api_ts(ri.updated_at)
+      ) ORDER BY i.line_number, ri.created_at, ri.id), '[]'::json) AS items ${ITEMS_OF_RELEASE}`;
+
 export const releases: ResourceDef = {
   table: 'releases',
   alias: 'r',
@@ -40,20 +59,9 @@ export const releases: ResourceDef = {
     additionalNotes: col('r.additional_notes'),
     cancelledAt: tsCol('r.cancelled_at'),
     cancelledReason: col('r.cancelled_reason'),
-    totalCost: expr(`(SELECT coalesce(sum(cost.total), 0) ${ITEMS_OF_RELEASE})`),
+    totalCost: expr('rx.total'),
     deliveryLocation: expr(`CASE WHEN loc.id IS NULL THEN NULL ELSE json_build_object('id', loc.id, 'name', loc.name) END`),
-    releaseItems: expr(`(SELECT coalesce(json_agg(json_build_object(
-        'id', ri.id,
-        'releaseId', ri.release_id,
-        'lineItemId', ri.item_id,
-        'requisitionItemId', ri.requisition_item_id,
-        'quantityReleased', ri.quantity_released,
-        'backorderQuantity', ri.backorder_quantity,
-        'totalCost', cost.total,
-        'lineItem', json_build_object('id', i.id, 'description', i.description, 'unitPrice', coalesce(i.unit_price, 0), 'extPrice', cost.total),
-        'createdAt', api_ts(ri.created_at),
-        'updatedAt', api_ts(ri.updated_at)
-      ) ORDER BY i.line_number, ri.created_at, ri.id), '[]'::json) ${ITEMS_OF_RELEASE})`),
+    releaseItems: expr('rx.items'),
     createdAt: tsCol('r.created_at'),
     updatedAt: tsCol('r.updated_at'),
     createdById: idCol('r.created_by_id'),
@@ -63,7 +71,8 @@ export const releases: ResourceDef = {
     q
       .join({ o: 'orders' }, (j) => j.on('o.organization_id', 'r.organization_id').andOn('o.id', 'r.order_id'))
       .whereNull('o.deleted_at')
-      .leftJoin({ loc: 'locations' }, (j) => j.on('loc.organization_id', 'r.organization_id').andOn('loc.id', 'r.delivery_location_id')),
+      .leftJoin({ loc: 'locations' }, (j) => j.on('loc.organization_id', 'r.organization_id').andOn('loc.id', 'r.delivery_location_id'))
+      .joinRaw(`LEFT JOIN LATERAL (${RELEASE_ITEMS_AND_TOTAL}) rx ON true`),
 };
 
 const NEWEST_FIRST = 'r.created_at DESC, r.id DESC';
