@@ -147,6 +147,12 @@ export async function oneByIdOrCodeJson<T>(
   return (await oneByIdOrCode<T>(db, def, orgId, idOrCode, opts, false))?.json;
 }
 
+/** One object by ID as JSON, or undefined (a non-ID matches nothing): the same compiled statement as oneByIdOrCodeJson's, matching the ID only. */
+export async function oneByIdJson<T>(db: Queryable, def: ResourceDef, orgId: string, id: string, opts: ScopeOptions = {}): Promise<Json<T> | undefined> {
+  if (!isUuid(id)) return undefined;
+  return (await oneByIdOrCode<T>(db, def, orgId, id, opts, false, true))?.json;
+}
+
 /**
  * oneByIdOrCodeJson with the object's digest (its entity tag), when the same statement finds the
  * object's stored state (feed_objects) equal to the object as read now: equal as JSON values
@@ -172,15 +178,17 @@ async function oneByIdOrCode<T>(
   idOrCode: string,
   opts: ScopeOptions,
   withDigest: boolean,
+  /** An ID that names the object by its ID only, never by a code that looks like one (oneByIdJson). */
+  idOnly = false,
 ): Promise<{ json: Json<T>; digest?: string } | undefined> {
   const byId = isUuid(idOrCode);
-  const shape = `${byId ? 'id' : 'code'} ${opts.includeDeleted ? 'all' : 'live'}${withDigest ? ' digest' : ''}`;
+  const shape = `${idOnly ? 'id only' : byId ? 'id' : 'code'} ${opts.includeDeleted ? 'all' : 'live'}${withDigest ? ' digest' : ''}`;
   let shapes = compiledReads.get(def);
   if (!shapes) compiledReads.set(def, (shapes = new Map()));
   let compiled = shapes.get(shape);
   if (!compiled) {
     const placeholder = byId ? PLACEHOLDER.id : PLACEHOLDER.code;
-    const one = whereIdOrCode(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder)
+    const one = (idOnly ? whereId : whereIdOrCode)(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder)
       .select(db.raw(selectList(def.columns)))
       .limit(1);
     const read = db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x'));
@@ -248,10 +256,6 @@ export async function resolveIdWithin(
     .first(id);
   return row?.id;
 }
-
-/** One object by ID as JSON, or undefined (a non-ID matches nothing). */
-export const oneByIdJson = <T>(db: Queryable, def: ResourceDef, orgId: string, id: string, opts: ScopeOptions = {}): Promise<Json<T> | undefined> =>
-  oneJson<T>(db, def, whereId(scoped(db, def, orgId, opts), def, id));
 
 /** Whether the ID names an object of the organization (a live one, when the resource soft-deletes). */
 export async function existsById(db: Queryable, def: ResourceDef, orgId: string, id: string): Promise<boolean> {

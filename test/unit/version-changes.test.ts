@@ -57,6 +57,27 @@ describe('version changes (api/versions/)', () => {
     expect(down.get('Order')!({ id: order.id, deletedAt: order.createdAt })).to.deep.equal({ id: order.id, deletedAt: order.createdAt });
   });
 
+  it('moves orders of different key lists down one after the other, each with its own keys in order (the reply template is made again when the keys differ)', () => {
+    const order = orderExample();
+    const withoutNotes = Object.fromEntries(Object.entries(order).filter(([k]) => k !== 'notes'));
+    const reordered = { versionNumber: 2, type: 'MINOR', ...order };
+    const expected = (o: Record<string, unknown>) => {
+      // What withKeyAfter's key-by-key copy gave: each retired field right after the field it followed.
+      const out: [string, unknown][] = [];
+      for (const [k, v] of Object.entries(o)) {
+        out.push([k, v]);
+        if (k === 'versionNumber') out.push(['version', o.versionNumber]);
+        if (k === 'integrationState') out.push(['isProjectPO', o.type === 'MAJOR']);
+      }
+      return out;
+    };
+    for (const o of [order, withoutNotes, order, reordered, withoutNotes]) expect(Object.entries(down.get('Order')!(o))).to.deep.equal(expected(o));
+    // The field it followed absent: the retired field comes last, as before.
+    const { integrationState: _dropped, ...noState } = order;
+    const moved = Object.keys(down.get('Order')!(noState));
+    expect(moved[moved.length - 1]).to.equal('isProjectPO');
+  });
+
   it('moves a request body up: the older spelling renamed, nothing else touched', () => {
     expect(up.get('OrderInput')!({ notes: 'n', isVisibileToField: false })).to.deep.equal({ notes: 'n', isVisibleToField: false });
     expect(up.get('OrderUpdate')!({ isVisibileToField: true })).to.deep.equal({ isVisibleToField: true });
