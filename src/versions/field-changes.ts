@@ -21,9 +21,10 @@ function withKeyAfter(value: JsonObject, after: string | undefined, key: string,
  * copy into `{}` turns an object of more than a dozen keys into a dictionary: slow to fill, to
  * copy again and to stringify (an older version's order read spent an eighth more instructions
  * than the newest's, most of them there). The template is kept for the last list of keys seen
- * (an object's reads have the same keys every time) and made again when they differ.
+ * (an object's reads have the same keys every time) and made again when they differ. Without
+ * `after` among the keys, `key` comes last, as withKeyAfter puts it.
  */
-function keyInserter(after: string | undefined, key: string): (value: JsonObject, item: unknown) => JsonObject {
+function keyInserter(after: string, key: string): (value: JsonObject, item: unknown) => JsonObject {
   let seen: string[] | undefined;
   let template: JsonObject = {};
   return (value, item) => {
@@ -40,7 +41,7 @@ function keyInserter(after: string | undefined, key: string): (value: JsonObject
     }
     if (!same) {
       seen = Object.keys(value);
-      const keys = after === undefined ? [key] : [];
+      const keys: string[] = [];
       for (const k of seen) {
         if (k === key) continue;
         keys.push(k);
