@@ -15,7 +15,7 @@
  * before each request), and a ?prefix= drill-down against a page of 1000),
  * compression (GET /items?limit=2500 and GET /jobs/:code with and without Accept-Encoding: gzip, service only), versions
  * (GET /jobs/:code, GET /orders/:id and a GET /changes page of 1000 order entries at the older API version against the
- * same at the newest, service only), rss;
+ * same at the newest, service only; each pair run ABBA in every round, judged on the median of the rounds' ratios), rss;
  * written to bench/results/partial.md, latest.md keeps the last full run), BENCH_PEERS=platformatic
  * (also Platformatic DB, installed on first use into .data/bench-peers/, on GET /items?limit=500 and
  * GET /invoice-items?limit=500 (row invoiceItems500, added with the peer; the dataset then has invoices)).
@@ -634,6 +634,7 @@ async function main() {
         headers: at(older),
         serviceOnly: true,
         reference: 'jobNewest',
+        pairedWith: 'jobNewest',
         target: 1.2,
         metric: 'reference',
       },
@@ -645,6 +646,7 @@ async function main() {
         headers: at(older),
         serviceOnly: true,
         reference: 'orderNewest',
+        pairedWith: 'orderNewest',
         target: 1.2,
         metric: 'reference',
       },
@@ -665,6 +667,7 @@ async function main() {
         connections: 1,
         serviceOnly: true,
         reference: 'feedNewest',
+        pairedWith: 'feedNewest',
         target: 1.5,
         metric: 'reference',
       },
@@ -698,9 +701,54 @@ async function main() {
   }
 
   const runs = Object.fromEntries(requests.map((r) => [r.id, Object.fromEntries([service, floor, ...peers].map((t) => [t.name, []]))]));
+  /** A paired row's ratio (p50 / its reference's p50) in each round (pairedRound). */
+  const pairRatios = Object.fromEntries(requests.filter((r) => r.pairedWith).map((r) => [r.id, []]));
+  /**
+   * A row and its reference on the service, in one round: each run for half the duration twice, in
+   * the order ABBA (the reference outside in odd rounds, inside in even ones), so that whatever
+   * drifts while they run (the machine, the database's caches, a background task) weighs on both
+   * alike. Run one after the other for the whole duration, the second always after the first, an
+   * older version's single read read 0.95, 1.50 and 1.20 of the newest's in three rounds of one run.
+   */
+  async function pairedRound(row, reference, round) {
+    const half = Math.max(1, DURATION / 2);
+    const order = round % 2 ? [reference, row, row, reference] : [row, reference, reference, row];
+    const halves = new Map([
+      [row, []],
+      [reference, []],
+    ]);
+    for (const req of order) halves.get(req).push(await load(service, req, { connections: req.connections ?? CONNECTIONS, duration: half }));
+    const sum = (xs, k) => xs.reduce((total, x) => total + x[k], 0);
+    const mean = (xs, k) => sum(xs, k) / xs.length;
+    for (const [req, xs] of halves) {
+      const r = {
+        rps: mean(xs, 'rps'),
+        p50: mean(xs, 'p50'),
+        p99: mean(xs, 'p99'),
+        bytes: mean(xs, 'bytes'),
+        non2xx: sum(xs, 'non2xx'),
+        errors: sum(xs, 'errors'),
+      };
+      runs[req.id].service.push(r);
+      if (r.non2xx || r.errors) unanswered.push(`${req.label} on service (round ${round}): ${r.non2xx} non-2xx, ${r.errors} errors`);
+    }
+    const [a, b] = [runs[row.id].service.at(-1), runs[reference.id].service.at(-1)];
+    pairRatios[row.id].push(a.p50 / b.p50);
+    log(`  ${row.id} / ${reference.id}: p50 ${fmt(a.p50, 2)} / ${fmt(b.p50, 2)} ms = ${fmt(a.p50 / b.p50, 2)}`);
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round}/${ROUNDS}`);
     for (const req of requests) {
+      // A reference of a paired row runs with it (pairedRound).
+      if (requests.some((r) => r.pairedWith === req.id)) continue;
+      if (req.pairedWith) {
+        await pairedRound(
+          req,
+          requests.find((r) => r.id === req.pairedWith),
+          round,
+        );
+        continue;
+      }
       // Each round starts with the next server, so none always runs first (or after the same one).
       const targets = targetsOf(req);
       const order = [...targets.slice((round - 1) % targets.length), ...targets.slice(0, (round - 1) % targets.length)];
@@ -763,6 +811,14 @@ async function main() {
         ratio: fmt(ratio, 2) + ' (p50)',
         target: req.target ? `p50 <= ${req.target} x floor` : '(none)',
         ok: req.target ? ratio <= req.target : undefined,
+      });
+    } else if (req.metric === 'reference' && req.pairedWith) {
+      // The median of the rounds' ratios, each of a row and its reference run ABBA (pairedRound).
+      const ratio = median(pairRatios[req.id]);
+      Object.assign(row, {
+        ratio: `${fmt(ratio, 2)} (p50 / reference, median of the rounds' ${pairRatios[req.id].map((x) => fmt(x, 2)).join(', ')})`,
+        target: `p50 <= ${req.target} x reference`,
+        ok: ratio <= req.target,
       });
     } else if (req.metric === 'reference') {
       const ratio = s.p50 / med[req.reference].service.p50;
@@ -838,7 +894,7 @@ async function main() {
   mkdirSync(RESULTS, { recursive: true });
   const name = QUICK ? 'quick' : ONLY ? 'partial' : 'latest';
   writeFileSync(join(RESULTS, `${name}.md`), md);
-  writeFileSync(join(RESULTS, `${name}.raw`), JSON.stringify({ runs, rss, checks, data, deep }, null, 1));
+  writeFileSync(join(RESULTS, `${name}.raw`), JSON.stringify({ runs, pairRatios, rss, checks, data, deep }, null, 1));
   console.log('\n' + md);
   log(`written to bench/results/${name}.md`);
   // Every row must answer: a contract change that breaks a request of the benchmark fails it (and CI's smoke).

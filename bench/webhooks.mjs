@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { mkdirSync, writeFileSync, createWriteStream } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, createScratch, migrate, provision } from './setup.mjs';
 
@@ -142,7 +142,13 @@ async function main() {
     });
   }
   while ((receiver.counts.get('/throughput') ?? 0) < EVENTS) {
-    if (Number(process.hrtime.bigint() - t0) / 1e9 > 120) throw new Error(`only ${receiver.counts.get('/throughput') ?? 0} of ${EVENTS} delivered in 120 s`);
+    if (Number(process.hrtime.bigint() - t0) / 1e9 > 120) {
+      // What the service says of the endpoint, and its log's end (the log file is overwritten by the next run).
+      const state = await call(a, 'GET', `/webhook-endpoints/${ep.id}`).catch((err) => err.message);
+      console.error(`the endpoint: ${JSON.stringify(state)}`);
+      console.error(`the service log's end:\n${readFileSync(join(RESULTS, 'webhooks-service.log'), 'utf8').split('\n').slice(-40).join('\n')}`);
+      throw new Error(`only ${receiver.counts.get('/throughput') ?? 0} of ${EVENTS} delivered in 120 s`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;

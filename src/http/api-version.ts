@@ -32,6 +32,30 @@ export function unsupportedVersion(given: string, from: 'header' | 'pin'): ApiEr
 /** `Date.parse` of a version's day, in seconds. */
 const unixOf = (day: string) => Math.floor(Date.parse(day + 'T00:00:00Z') / 1000);
 
+/** A deprecated version's notices, the same on every answer at it: worked out once per version. */
+interface Notices {
+  deprecation: string;
+  sunset?: string;
+  links: string[];
+}
+const noticesOf = new Map<VersionDefinition, Notices>();
+function notices(version: VersionDefinition & { deprecatedAt: string }): Notices {
+  let n = noticesOf.get(version);
+  if (!n) {
+    const successor = successorOf(version);
+    n = {
+      deprecation: `@${unixOf(version.deprecatedAt)}`,
+      ...(version.sunsetAt && { sunset: new Date(unixOf(version.sunsetAt) * 1000).toUTCString() }),
+      links: [
+        `<${MIGRATION_GUIDE}>; rel="deprecation"; type="text/html"`,
+        ...(successor ? [`</openapi/${successor.version}.json>; rel="successor-version"; type="application/openapi+json"`] : []),
+      ],
+    };
+    noticesOf.set(version, n);
+  }
+  return n;
+}
+
 /** The request runs at `version`: the context says so, and the answer's headers (with a deprecated version's notices). */
 function runAt(res: Response, version: VersionDefinition): void {
   contextOf(res.req).apiVersion = version.version;
@@ -41,11 +65,10 @@ function runAt(res: Response, version: VersionDefinition): void {
     return;
   }
   // RFC 9745 (Deprecation), RFC 8594 (Sunset), RFC 8288 links to the migration guide and the successor's contract.
-  res.setHeader('Deprecation', `@${unixOf(version.deprecatedAt)}`);
-  if (version.sunsetAt) res.setHeader('Sunset', new Date(unixOf(version.sunsetAt) * 1000).toUTCString());
-  const successor = successorOf(version);
-  res.append('Link', `<${MIGRATION_GUIDE}>; rel="deprecation"; type="text/html"`);
-  if (successor) res.append('Link', `</openapi/${successor.version}.json>; rel="successor-version"; type="application/openapi+json"`);
+  const n = notices(version as VersionDefinition & { deprecatedAt: string });
+  res.setHeader('Deprecation', n.deprecation);
+  if (n.sunset) res.setHeader('Sunset', n.sunset);
+  res.append('Link', n.links);
 }
 
 /**

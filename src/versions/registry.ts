@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSIONS } from '../../api/versions/index';
 import { GENERATED_DIR } from '../paths';
-import type { Contract, JsonObject, VersionChange, VersionDefinition } from './types';
+import type { Contract, FieldChange, JsonObject, VersionChange, VersionDefinition } from './types';
 import { transformsOf } from './derive';
 import { SchemaWalker } from './walk';
 import { CHANGED_FIELDS, entryDown, FEED_SCHEMAS, keepChangedOneOf, namesOf } from './feed';
@@ -125,9 +125,9 @@ export class VersionMoves {
   queryUp(operationId: string, query: Record<string, any>): Record<string, any> {
     let q = query;
     for (const p of this.changedFieldParameters.get(operationId) ?? []) if (q[p] !== undefined) q = { ...q, [p]: this.changedFieldsUp(namesOf(q[p])) };
-    for (const s of this.steps) {
-      const name = objectSchemaName(json(s.olderOps.get(operationId)?.responses?.['200']?.content));
-      const fields = s.changes.flatMap((c) => c.fields).filter((f) => f.schema === name);
+    // Most requests name no field in their query (a single read): nothing below applies.
+    if (q.orderBy === undefined && q.filter === undefined) return q;
+    for (const fields of this.listFieldChanges(operationId)) {
       if (!fields.length) continue;
       const newer = (field: string) => fields.reduce<string | null>((n, f) => (n === null ? null : f.newerName(n)), field);
       q = { ...q };
@@ -144,12 +144,34 @@ export class VersionMoves {
     return q;
   }
 
-  /** Whether a reply of the operation with the status can differ at this version (else it goes out as the handler wrote it). */
+  private readonly listFields = new Map<string, FieldChange[][]>();
+
+  /** Per step, the field changes of the objects an operation's 200 lists or reads (what its filters and orderBy name): worked out once per operation. */
+  private listFieldChanges(operationId: string): FieldChange[][] {
+    let perStep = this.listFields.get(operationId);
+    if (!perStep) {
+      perStep = this.steps.map((s) => {
+        const name = objectSchemaName(json(s.olderOps.get(operationId)?.responses?.['200']?.content));
+        return s.changes.flatMap((c) => c.fields).filter((f) => f.schema === name);
+      });
+      this.listFields.set(operationId, perStep);
+    }
+    return perStep;
+  }
+
+  private readonly moving = new Map<string, boolean>();
+
+  /** Whether a reply of the operation with the status can differ at this version (else it goes out as the handler wrote it): worked out once per operation and status. */
   replyMoves(operationId: string, status: number): boolean {
-    return (
-      this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content))) ||
-      this.namesDown.touches(json(this.ops.get(operationId)?.responses?.[String(status)]?.content))
-    );
+    const key = `${operationId} ${status}`;
+    let moves = this.moving.get(key);
+    if (moves === undefined) {
+      moves =
+        this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content))) ||
+        this.namesDown.touches(json(this.ops.get(operationId)?.responses?.[String(status)]?.content));
+      this.moving.set(key, moves);
+    }
+    return moves;
   }
 
   /**
