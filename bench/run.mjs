@@ -337,6 +337,8 @@ async function main() {
     ...(await startProcess('service', [...(env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/server.js'], {
       ...dbEnv,
       NODE_ENV: 'production',
+      // As `npm start` and `start:prod` run it (README, Operating it: Memory).
+      MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2',
       JWT_SECRET: 'bench-' + process.pid,
       RATE_LIMIT_BURST: '1000000',
       RATE_LIMIT_HOURLY: '1000000000',

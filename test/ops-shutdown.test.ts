@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { harness } from './support/harness';
 import { newOrg, type TestOrg } from './support/client';
@@ -149,10 +150,17 @@ describe('ops: graceful shutdown of the compiled server', function () {
   it('npm run start:prod: a SIGTERM to npm (what a container runtime sends its main process) reaches the server, which drains and stops', async () => {
     // npm forwards the signal to the shell running the script; only a script that execs node lets
     // it reach the server (a shell that waits on node dies and leaves node running, undrained).
-    const npm = startChild(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'start:prod'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: harness().databaseUrl, PORT: '0', LOG_LEVEL: 'info', JWT_SECRET: harness().jwtSecret || 'npm-start-test' },
-    });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: harness().databaseUrl,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: harness().jwtSecret || 'npm-start-test',
+    };
+    delete env.MALLOC_ARENA_MAX;
+    const npm = startChild(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'start:prod'], { cwd: ROOT, env });
+    /** The server: npm's child (the script's shell became node), on Linux. */
+    let server: number | undefined;
     try {
       const listening = /listening on http:\/\/localhost:(\d+)/;
       await until('the server listens', () => listening.test(npm.output()) || npm.process.exitCode !== null, npm.output);
@@ -160,11 +168,23 @@ describe('ops: graceful shutdown of the compiled server', function () {
       expect(port, npm.output()).to.be.a('string');
       const base = `http://127.0.0.1:${port}`;
       expect((await fetch(base + '/healthz')).status).to.equal(200);
+      if (process.platform === 'linux') {
+        server = Number(readFileSync(`/proc/${npm.process.pid}/task/${npm.process.pid}/children`, 'utf8').trim().split(' ')[0]);
+        // It runs with glibc's arenas capped (README, Operating it: Memory).
+        expect(readFileSync(`/proc/${server}/environ`, 'utf8').split('\0')).to.include('MALLOC_ARENA_MAX=2');
+      }
       npm.process.kill('SIGTERM');
       await until('the server has shut down', () => npm.output().includes('"msg":"shutdown complete"'), npm.output);
       await until('the port refuses connections', () => refused(base), npm.output);
     } finally {
       npm.process.kill('SIGKILL');
+      // A failed check leaves the server running without npm: it goes too (it holds the test database's connections).
+      if (server)
+        try {
+          process.kill(server, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
     }
   });
 
