@@ -219,13 +219,20 @@ export function apiMiddleware(
   newest: RoutedOnceBackend,
   olderVersions?: ReadonlyMap<string, RoutedOnceBackend>,
 ): (req: Request, res: Response, next: NextFunction) => void {
+  // An older version's operations by id: openapi-backend's getOperation searches its list at every call.
+  const byId = new Map<RoutedOnceBackend, Map<string, Operation>>();
+  const operationOf = (api: RoutedOnceBackend, id: string): Operation | undefined => {
+    let ops = byId.get(api);
+    if (!ops) byId.set(api, (ops = new Map(api.getOperations().map((o) => [o.operationId!, o]))));
+    return ops.get(id);
+  };
   return (req, res, next) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const context = contextOf(req);
     // A request at an older version goes to that version's backend, as its contract's operation.
     const older = context.apiVersion === undefined ? undefined : olderVersions?.get(context.apiVersion);
     const api = older ?? newest;
-    const operation = older && context.operation ? older.getOperation(context.operation.operationId!) : context.operation;
+    const operation = older && context.operation ? operationOf(older, context.operation.operationId!) : context.operation;
     const request = api.router.preRouted(
       { method, path: req.path, query: req.query as ApiRequest['query'], headers: req.headers as ApiRequest['headers'], body: req.body },
       operation,

@@ -66,7 +66,7 @@ export const etagOf = (object: unknown, formOf: FormOf = canonicalForm): string 
 export const etagAtVersion =
   (version: string) =>
   (tag: string): string =>
-    tag.replace(/"$/, `@${version}"`);
+    tag.endsWith('"') ? `${tag.slice(0, -1)}@${version}"` : tag;
 
 const opaque = (tag: string) => tag.replace(/^W\//, '');
 
