@@ -706,20 +706,26 @@ async function main() {
   /** A paired row's ratio (p50 / its reference's p50) in each round (pairedRound). */
   const pairRatios = Object.fromEntries(requests.filter((r) => r.pairedWith).map((r) => [r.id, []]));
   /**
-   * A row and its reference on the service, in one round: each run for half the duration twice, in
-   * the order ABBA (the reference outside in odd rounds, inside in even ones), so that whatever
-   * drifts while they run (the machine, the database's caches, a background task) weighs on both
-   * alike. Run one after the other for the whole duration, the second always after the first, an
-   * older version's single read read 0.95, 1.50 and 1.20 of the newest's in three rounds of one run.
+   * A row and its reference on the service, in one round: each run for the duration in slices,
+   * alternating ABBA BAAB (the reference outside in odd rounds, inside in even ones), so that
+   * whatever drifts while they run (the machine, the database's caches, a background task) weighs
+   * on both alike. Run one after the other for the whole duration, the second always after the
+   * first, an older version's single read read 0.95, 1.50 and 1.20 of the newest's in three rounds
+   * of one run; ABBA in halves of 5 s still read 1.20, 1.14 and 1.27 in one run while the CPU each
+   * request took in the service differed by a tenth (a 5 s window of the same read varied by a
+   * quarter from the next on this machine): slices of 2.5 s follow the machine more closely.
    */
   async function pairedRound(row, reference, round) {
-    const half = Math.max(1, DURATION / 2);
-    const order = round % 2 ? [reference, row, row, reference] : [row, reference, reference, row];
+    const pairs = DURATION >= 8 ? 2 : 1;
+    const slice = Math.max(1, DURATION / (2 * pairs));
+    const abba = (a, b) => [a, b, b, a];
+    const order = [];
+    for (let p = 0; p < pairs; p++) order.push(...((round + p) % 2 ? abba(reference, row) : abba(row, reference)));
     const halves = new Map([
       [row, []],
       [reference, []],
     ]);
-    for (const req of order) halves.get(req).push(await load(service, req, { connections: req.connections ?? CONNECTIONS, duration: half }));
+    for (const req of order) halves.get(req).push(await load(service, req, { connections: req.connections ?? CONNECTIONS, duration: slice }));
     const sum = (xs, k) => xs.reduce((total, x) => total + x[k], 0);
     const mean = (xs, k) => sum(xs, k) / xs.length;
     for (const [req, xs] of halves) {

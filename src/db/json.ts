@@ -79,6 +79,12 @@ export class JsonParts<T> {
    * of the next page, or null on the last one; the page's length then says nothing.
    */
   nextQuery?: Record<string, string> | null;
+  /**
+   * The texts it was gathered from, when its maker keeps them (gather's `keep`: a feed page): an
+   * older API version moves each entry and sends the text of those it leaves as they are
+   * (VersionMoves.partsDown), instead of parsing and writing the whole page again.
+   */
+  elements?: { head: string; items: readonly string[]; tail: string };
   constructor(readonly parts: readonly string[]) {}
 
   /** `head`, the comma-joined parts of elements, `tail`: e.g. `[`, parts, `]`. */
@@ -92,8 +98,8 @@ export class JsonParts<T> {
     return new JsonParts<T>(parts);
   }
 
-  /** Elements (JSON texts) gathered into comma-joined parts of about PART_BYTES characters each. */
-  static gather<T>(head: string, elements: readonly string[], tail: string): JsonParts<T> {
+  /** Elements (JSON texts) gathered into comma-joined parts of about PART_BYTES characters each; `keep`: the elements are kept too (JsonParts.elements). */
+  static gather<T>(head: string, elements: readonly string[], tail: string, keep = false): JsonParts<T> {
     const parts: string[] = [];
     let current: string[] = [];
     let size = 0;
@@ -107,7 +113,9 @@ export class JsonParts<T> {
       }
     }
     if (current.length) parts.push(current.join(','));
-    return JsonParts.of<T>(head, parts, tail);
+    const gathered = JsonParts.of<T>(head, parts, tail);
+    if (keep) gathered.elements = { head, items: elements, tail };
+    return gathered;
   }
 
   /** The whole document. */

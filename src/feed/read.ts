@@ -117,5 +117,6 @@ export async function readChanges(db: Queryable, organizationId: string, q: Chan
       `{"cursor":"${encodeCursor(organizationId, Number(r.position))}","type":${JSON.stringify(r.type)},"resource":${JSON.stringify(r.resource)},"id":"${r.resource_id}","occurredAt":"${r.occurred_at}","origin":${r.origin},"data":${r.data}${whatChanged(r)}}`,
   );
   const nextCursor = encodeCursor(organizationId, next);
-  return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`), nextCursor, hasMore };
+  // The entries' texts are kept: a reader at an older API version gets those it does not move as they are (VersionMoves.partsDown).
+  return { ok: true, page: JsonParts.gather('{"data":[', parts, `],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`, true), nextCursor, hasMore };
 }

@@ -36,7 +36,8 @@ const unixOf = (day: string) => Math.floor(Date.parse(day + 'T00:00:00Z') / 1000
 interface Notices {
   deprecation: string;
   sunset?: string;
-  links: string[];
+  /** Both links in one field value (RFC 8288 allows a list): one header line, not two, on every answer. */
+  links: string;
 }
 const noticesOf = new Map<VersionDefinition, Notices>();
 function notices(version: VersionDefinition & { deprecatedAt: string }): Notices {
@@ -49,7 +50,7 @@ function notices(version: VersionDefinition & { deprecatedAt: string }): Notices
       links: [
         `<${MIGRATION_GUIDE}>; rel="deprecation"; type="text/html"`,
         ...(successor ? [`</openapi/${successor.version}.json>; rel="successor-version"; type="application/openapi+json"`] : []),
-      ],
+      ].join(', '),
     };
     noticesOf.set(version, n);
   }
@@ -68,7 +69,9 @@ function runAt(res: Response, version: VersionDefinition): void {
   const n = notices(version as VersionDefinition & { deprecatedAt: string });
   res.setHeader('Deprecation', n.deprecation);
   if (n.sunset) res.setHeader('Sunset', n.sunset);
-  res.append('Link', n.links);
+  // Nothing set a Link before (runAt comes first): set, not appended through express (a lookup of what is there).
+  if (res.hasHeader('Link')) res.append('Link', n.links);
+  else res.setHeader('Link', n.links);
 }
 
 /**

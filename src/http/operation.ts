@@ -226,23 +226,32 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
     };
 
   /** An older version's reply, moved down to its shape: every step below answered in the newest. */
-  const responseDown =
-    (moves: VersionMoves): Step =>
-    async (run, next) => {
+  const responseDown = (moves: VersionMoves, operationId: OperationId): Step => {
+    // The operation's move of a reply by status (null: it does not move), found at its first reply of that status.
+    const movers: (ReturnType<VersionMoves['replyMover']> | undefined)[] = [];
+    return async (run, next) => {
       // The query as the caller's version names it (requestUp, below, moves it to the newest names).
       const query = run.c.request.query ?? {};
       const answer = await next();
-      if (answer.body === undefined || !moves.replyMoves(run.operationId, answer.status)) return answer;
+      if (answer.body === undefined) return answer;
+      let move = movers[answer.status];
+      if (move === undefined) move = movers[answer.status] = moves.replyMover(operationId, answer.status);
+      if (!move) return answer;
+      // A feed page kept its entries' texts: moved entry by entry, those that do not move sent as they are.
+      const parts = answer.body instanceof JsonParts ? moves.partsDown(operationId, answer.status, answer.body, query) : undefined;
+      if (parts) return { ...answer, body: parts };
       const body = answer.body instanceof JsonStream ? await answer.body.text() : answer.body;
-      return { ...answer, body: JSON.stringify(moves.replyDown(run.operationId, answer.status, valueOf(run, body), query)) };
+      return { ...answer, body: JSON.stringify(move(valueOf(run, body), query)) };
     };
+  };
 
   /** An older version's request (validated by its own contract), moved up to the newest shape the steps below are written for. */
   const requestUp =
-    (moves: VersionMoves): Step =>
+    (move: NonNullable<ReturnType<VersionMoves['requestMover']>>): Step =>
     (run, next) => {
-      run.c.request.query = moves.queryUp(run.operationId, run.c.request.query ?? {}) as typeof run.c.request.query;
-      run.c.request.requestBody = moves.bodyUp(run.operationId, run.c.request.requestBody);
+      const { query, body } = move(run.c.request.query ?? {}, run.c.request.requestBody);
+      run.c.request.query = query as typeof run.c.request.query;
+      run.c.request.requestBody = body;
       return next();
     };
 
@@ -283,6 +292,7 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
     const emit = deps.emitters[operationId];
     const entersFeed = !!emit || deps.recordedByHandler.has(operationId);
     const moves = deps.version?.moves;
+    const moveUp = moves?.requestMover(operationId);
     const steps: (Step | false)[] = [
       // The reply, after everything below has answered (and a write has committed): checked against the contract in test mode, sent.
       reply,
@@ -291,9 +301,9 @@ export function operationSteps(api: OpenAPIBackend, deps: OperationDeps, handler
       // Idempotency-Key, inside the transaction: a retried write is answered once, and its stored reply commits with the write.
       idempotencyKey,
       // An older API version: its reply moved down to its shape, after everything below answered in the newest (the stored Idempotency-Key reply is the one the caller got).
-      !!moves && responseDown(moves),
-      // An older API version: its request moved up to the newest shape, so If-Match, the ETag, the feed and the handler see one shape only.
-      !!moves && requestUp(moves),
+      !!moves && responseDown(moves, operationId),
+      // An older API version: its request moved up to the newest shape, so If-Match, the ETag, the feed and the handler see one shape only (an operation none of whose request differs has no such step).
+      !!moveUp && requestUp(moveUp),
       // Location of a created object, Link rel="next" of a list page: inside the key, so a replayed create carries them too.
       links.applies(operationId) && replyLinksStep,
       // If-Match, before the handler and inside the key (a replay is replayed, not refused), on the object's row lock.

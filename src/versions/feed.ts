@@ -26,7 +26,8 @@ export function entryDown(objectDown: ReadonlyMap<string, (value: JsonObject) =>
     const data = down(entry.data as JsonObject);
     if (!Array.isArray(entry.changedFields)) return { ...entry, data };
     const before = down({ ...(entry.data as JsonObject), ...(entry.previous as JsonObject) });
-    const changedFields = Object.keys(data).filter((k) => k !== 'updatedAt' && k in before && !isDeepStrictEqual(data[k], before[k]));
+    // A field the change did not touch holds the very same value in both (the spread copies it): no deep comparison for it.
+    const changedFields = Object.keys(data).filter((k) => k !== 'updatedAt' && k in before && data[k] !== before[k] && !isDeepStrictEqual(data[k], before[k]));
     // Only the fields the stored entry says changed (or ones computed from them): a change the read does not show stays empty.
     const named = entry.changedFields.length ? changedFields : [];
     return { ...entry, data, changedFields: named, previous: Object.fromEntries(named.map((k) => [k, before[k]])) };

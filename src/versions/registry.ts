@@ -5,6 +5,7 @@ import { GENERATED_DIR } from '../paths';
 import type { Contract, FieldChange, JsonObject, VersionChange, VersionDefinition } from './types';
 import { transformsOf } from './derive';
 import { SchemaWalker } from './walk';
+import { JsonParts } from '../db/json';
 import { CHANGED_FIELDS, entryDown, FEED_SCHEMAS, keepChangedOneOf, namesOf } from './feed';
 
 /** The newest version: what api/ describes and the handlers are written at. */
@@ -17,7 +18,15 @@ export const statusOf = (v: VersionDefinition): VersionStatus => (v.version === 
 
 /** Whether requests may run at the version: a dated version, not past its sunset. */
 export function isServed(v: VersionDefinition | undefined, now = Date.now()): v is VersionDefinition {
-  return !!v && (!v.sunsetAt || Date.parse(v.sunsetAt + 'T00:00:00Z') > now);
+  return !!v && (!v.sunsetAt || sunsetOf(v, v.sunsetAt) > now);
+}
+
+/** A version's sunset, in ms (asked at every request that names a version): parsed once. */
+const sunsets = new Map<VersionDefinition, number>();
+function sunsetOf(v: VersionDefinition, sunsetAt: string): number {
+  let at = sunsets.get(v);
+  if (at === undefined) sunsets.set(v, (at = Date.parse(sunsetAt + 'T00:00:00Z')));
+  return at;
 }
 
 export const versionNamed = (version: string): VersionDefinition | undefined => VERSIONS.find((v) => v.version === version);
@@ -111,6 +120,24 @@ export class VersionMoves {
     }
   }
 
+  /**
+   * How a request of the operation moves up to the newest (its query by queryUp, its body by
+   * bodyUp), or null when none can differ: no body field, query parameter, filter or orderBy of it
+   * changed between this version and the newest (a single read at most versions). Worked out once
+   * per operation (src/http/operation.ts leaves the step out of such an operation's list).
+   */
+  requestMover(operationId: string): ((query: Record<string, any>, body: unknown) => { query: Record<string, any>; body: unknown }) | null {
+    const bodyMoves =
+      this.namesUp.touches(json(this.ops.get(operationId)?.requestBody?.content)) ||
+      this.steps.some((s) => s.up.touches(json(s.olderOps.get(operationId)?.requestBody?.content)));
+    const queryMoves = this.changedFieldParameters.has(operationId) || this.listFieldChanges(operationId).some((fields) => fields.length > 0);
+    if (!bodyMoves && !queryMoves) return null;
+    return (query, body) => ({
+      query: queryMoves ? this.queryUp(operationId, query) : query,
+      body: bodyMoves ? this.bodyUp(operationId, body) : body,
+    });
+  }
+
   /** A request body in this version's shape, moved to the newest. */
   bodyUp(operationId: string, body: unknown): unknown {
     let v = this.namesUp.walk(body, json(this.ops.get(operationId)?.requestBody?.content));
@@ -159,19 +186,76 @@ export class VersionMoves {
     return perStep;
   }
 
-  private readonly moving = new Map<string, boolean>();
+  /**
+   * How a reply of the operation with the status moves down to this version (replyDown), or null
+   * when it cannot differ (it goes out as the handler wrote it). Worked out once per operation and
+   * status, with every step's schema found: the caller keeps it (src/http/operation.ts), and a
+   * reply looks nothing up by name.
+   */
+  replyMover(operationId: string, status: number): ((body: unknown, query: Record<string, unknown>) => unknown) | null {
+    const code = String(status);
+    const down = this.steps.map((s) => ({ walker: s.down, schema: json(s.newerOps.get(operationId)?.responses?.[code]?.content) }));
+    const names = json(this.ops.get(operationId)?.responses?.[code]?.content);
+    if (!down.some((d) => d.walker.touches(d.schema)) && !this.namesDown.touches(names)) return null;
+    const parameters = status === 200 ? (this.changedFieldParameters.get(operationId) ?? []) : [];
+    return (body, query) => {
+      let v = body;
+      for (let i = down.length - 1; i >= 0; i--) v = down[i].walker.walk(v, down[i].schema);
+      v = this.namesDown.walk(v, names);
+      for (const p of parameters) if (query[p] !== undefined) v = keepChangedOneOf(v, namesOf(query[p]));
+      return v;
+    };
+  }
 
-  /** Whether a reply of the operation with the status can differ at this version (else it goes out as the handler wrote it): worked out once per operation and status. */
-  replyMoves(operationId: string, status: number): boolean {
-    const key = `${operationId} ${status}`;
-    let moves = this.moving.get(key);
-    if (moves === undefined) {
-      moves =
-        this.steps.some((s) => s.down.touches(json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content))) ||
-        this.namesDown.touches(json(this.ops.get(operationId)?.responses?.[String(status)]?.content));
-      this.moving.set(key, moves);
+  /**
+   * A reply gathered from its elements' texts (JsonParts.elements: a feed page) moved down to this
+   * version element by element: each parsed and moved as replyMover would move it in the page, and
+   * sent as its own text when it did not move (a change order's entry at 2026-06-01), else written
+   * anew. Undefined when the parts keep no elements, or the page around them (`head` and `tail`:
+   * an array, or an object with one array property) is not one this can tell apart; replyMover
+   * then moves the whole reply.
+   */
+  partsDown(operationId: string, status: number, body: JsonParts<unknown>, query: Record<string, unknown>): JsonParts<unknown> | undefined {
+    const { elements } = body;
+    if (!elements) return undefined;
+    const skeleton = JSON.parse(elements.head + elements.tail) as unknown;
+    const key = Array.isArray(skeleton)
+      ? undefined
+      : skeleton && typeof skeleton === 'object'
+        ? Object.keys(skeleton).find((k) => Array.isArray((skeleton as JsonObject)[k]))
+        : undefined;
+    if (!Array.isArray(skeleton) && key === undefined) return undefined;
+    const code = String(status);
+    const itemsOf = (doc: Contract, schema: any): any => {
+      const s = typeof schema?.$ref === 'string' ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+      if (!s || s.allOf || s.oneOf || s.anyOf) return undefined;
+      return key === undefined ? s.items : s.properties?.[key]?.items;
+    };
+    const down = this.steps.map((s) => ({ walker: s.down, schema: itemsOf(s.newer, json(s.newerOps.get(operationId)?.responses?.[code]?.content)) }));
+    const names = itemsOf(contractOf(this.version), json(this.ops.get(operationId)?.responses?.[code]?.content));
+    if (down.some((d) => !d.schema) || !names) return undefined;
+    // The rest of the page must read the same at this version (what is around the elements is sent as it is).
+    const whole = this.replyMover(operationId, status);
+    if (whole && JSON.stringify(whole(skeleton, {})) !== JSON.stringify(skeleton)) return undefined;
+    const wanted =
+      status === 200 ? (this.changedFieldParameters.get(operationId) ?? []).filter((p) => query[p] !== undefined).flatMap((p) => namesOf(query[p])) : [];
+    const kept = wanted.length ? new Set(wanted) : undefined;
+    const items: string[] = [];
+    for (const text of elements.items) {
+      const element = JSON.parse(text) as unknown;
+      let v = element;
+      for (let i = down.length - 1; i >= 0; i--) v = down[i].walker.walk(v, down[i].schema);
+      v = this.namesDown.walk(v, names);
+      // keepChangedOneOf, for one entry.
+      const changed = (v as JsonObject | null)?.changedFields;
+      if (kept && Array.isArray(changed) && !changed.some((f) => kept.has(f as string))) continue;
+      items.push(v === element ? text : JSON.stringify(v));
     }
-    return moves;
+    const moved = JsonParts.gather<unknown>(elements.head, items, elements.tail);
+    if (body.elementCount !== undefined) moved.elementCount = items.length;
+    moved.pageLimit = body.pageLimit;
+    moved.nextQuery = body.nextQuery;
+    return moved;
   }
 
   /**
@@ -181,15 +265,8 @@ export class VersionMoves {
    * from (queryUp) also holds entries whose change this version does not see as one of them.
    */
   replyDown(operationId: string, status: number, body: unknown, query: Record<string, unknown> = {}): unknown {
-    let v = body;
-    for (let i = this.steps.length - 1; i >= 0; i--) {
-      const s = this.steps[i];
-      v = s.down.walk(v, json(s.newerOps.get(operationId)?.responses?.[String(status)]?.content));
-    }
-    v = this.namesDown.walk(v, json(this.ops.get(operationId)?.responses?.[String(status)]?.content));
-    if (status === 200)
-      for (const p of this.changedFieldParameters.get(operationId) ?? []) if (query[p] !== undefined) v = keepChangedOneOf(v, namesOf(query[p]));
-    return v;
+    const move = this.replyMover(operationId, status);
+    return move ? move(body, query) : body;
   }
 
   /**

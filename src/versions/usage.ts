@@ -87,7 +87,8 @@ const PAUSE_MS = 200;
  */
 export class DeprecatedUsageRecorder {
   private inFlight: Promise<void> | undefined;
-  private next: Map<string, Counted> | undefined;
+  /** The lines to add next: per (organization, credential, version, operation), per deprecated thing (one key built per request, not one per use). */
+  private next: Map<string, Map<string, Counted>> | undefined;
 
   constructor(
     private readonly db: Queryable,
@@ -97,14 +98,25 @@ export class DeprecatedUsageRecorder {
   }
 
   record(r: DeprecatedRequest): void {
-    const lines = (this.next ??= new Map());
+    const next = (this.next ??= new Map());
+    const key = `${r.organizationId}\n${r.credentialId}\n${r.version}\n${r.operationId}`;
+    let lines = next.get(key);
+    if (!lines) next.set(key, (lines = new Map()));
     for (const what of r.uses) {
-      const key = [r.organizationId, r.credentialId, r.version, r.operationId, what].join('\n');
-      const line = lines.get(key);
+      const line = lines.get(what);
       if (line) {
         line.count++;
         line.lastRequestId = r.requestId;
-      } else lines.set(key, { ...r, what, count: 1, lastRequestId: r.requestId });
+      } else
+        lines.set(what, {
+          organizationId: r.organizationId,
+          credentialId: r.credentialId,
+          version: r.version,
+          operationId: r.operationId,
+          what,
+          count: 1,
+          lastRequestId: r.requestId,
+        });
     }
     if (!this.inFlight) this.flush();
   }
@@ -121,7 +133,12 @@ export class DeprecatedUsageRecorder {
       this.inFlight = undefined;
       return;
     }
-    const sorted = [...lines.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
+    const key = (l: Counted) => [l.organizationId, l.credentialId, l.version, l.operationId, l.what].join('\n');
+    const sorted = [...lines.values()]
+      .flatMap((byWhat) => [...byWhat.values()])
+      .map((line) => ({ key: key(line), line }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map(({ line }) => line);
     this.inFlight = addUsage(this.db, sorted)
       .catch((err) => this.log.error('counting deprecated usage failed', err))
       .then(() => (this.next ? pause(PAUSE_MS) : undefined))

@@ -35,6 +35,41 @@ describe('unit: openapi-backend as patched', function () {
     expect(outcome('POST', '/jobs/batch')).to.equal('upsertJobs');
   });
 
+  it('tests a path against the templates its first segment can match, in the order of all of them', async () => {
+    const op = (operationId: string) => ({ operationId, responses: { 200: { description: 'ok' } } });
+    const small = new OpenAPIBackend({
+      definition: {
+        openapi: '3.0.3',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/jobs/{id}': { get: op('getJob') },
+          '/{kind}/items': { get: op('listKindItems') },
+          '/jobs/{id}/items': { get: op('listJobItems') },
+          '/jobs.{format}': { get: op('getJobsAs') },
+        },
+      } as any,
+      quick: true,
+    });
+    await small.init();
+    const routed = (method: string, path: string) => {
+      try {
+        return small.router.matchOperation({ method, path, headers: {} }, true)?.operationId;
+      } catch (err) {
+        return (err as Error).message.slice(0, 3);
+      }
+    };
+    // '/{kind}/items' has the longer literal part: it comes before '/jobs/{id}' for /jobs/items too.
+    expect(routed('GET', '/jobs/items')).to.equal('listKindItems');
+    expect(routed('GET', '/jobs/J-1')).to.equal('getJob');
+    expect(routed('GET', '/jobs/J-1/items')).to.equal('listJobItems');
+    expect(routed('GET', '/vendors/items')).to.equal('listKindItems');
+    // A parameter inside the first segment: any path may match it.
+    expect(routed('GET', '/jobs.csv')).to.equal('getJobsAs');
+    expect(routed('POST', '/vendors/items')).to.equal('405');
+    expect(routed('GET', '/vendors/V-1')).to.equal('404');
+    expect(routed('GET', '/')).to.equal('404');
+  });
+
   it('returns the same operation list on every call (built once)', () => {
     expect(api.router.getOperations()).to.equal(api.router.getOperations());
   });

@@ -7,6 +7,7 @@ import { VERSIONS } from '../../api/versions/index';
 import retireDeprecatedOrderFields from '../../api/versions/2026-12-15-retire-deprecated-order-fields';
 import { olderContract, transformsOf } from '../../src/versions/derive';
 import { entryDown } from '../../src/versions/feed';
+import { JsonParts } from '../../src/db/json';
 import { changedFieldsUpAt, isServed, movesOf, NEWEST, shownAtNewest, statusOf } from '../../src/versions/registry';
 import { SchemaWalker } from '../../src/versions/walk';
 import type { Contract } from '../../src/versions/types';
@@ -88,14 +89,24 @@ describe('version changes (api/versions/)', () => {
     expect(movesOf(NEWEST)).to.equal(undefined);
   });
 
+  it('leaves out the request move of an operation none of whose request differs at the version', () => {
+    const moves = movesOf('2026-06-01')!;
+    // A job's read and a vendor's write: nothing in their query or body changed.
+    expect(moves.requestMover('getJob')).to.equal(null);
+    expect(moves.requestMover('updateVendor')).to.equal(null);
+    // An order's write (its body's spelling) and the feed (`fields` names fields of its entries: a retired one by those it follows from).
+    expect(moves.requestMover('updateOrder')!({}, { isVisibileToField: true }).body).to.deep.equal({ isVisibleToField: true });
+    expect(moves.requestMover('listChanges')!({ fields: 'isProjectPO' }, undefined).query.fields).to.include('type');
+  });
+
   it('moves a whole reply down by its schema: lists, deletions, and only the objects that changed', () => {
     const moves = movesOf('2026-06-01')!;
     const order = orderExample();
     const [listed] = moves.replyDown('listOrders', 200, [order]) as any[];
     expect(listed).to.include({ isProjectPO: false, version: order.versionNumber });
     expect(moves.replyDown('deleteOrder', 200, { ...order, deletedAt: order.createdAt })).to.include({ isProjectPO: false });
-    expect(moves.replyMoves('listOrders', 200)).to.equal(true);
-    expect(moves.replyMoves('listVendors', 200)).to.equal(false);
+    expect(moves.replyMover('listOrders', 200)).to.be.a('function');
+    expect(moves.replyMover('listVendors', 200)).to.equal(null);
     const vendor = { id: 'v' };
     expect(moves.replyDown('getVendor', 200, vendor)).to.equal(vendor);
   });
@@ -119,6 +130,38 @@ describe('version changes (api/versions/)', () => {
     expect((entryDown(down)({ ...entry, changedFields: [], previous: {} }) as any).changedFields).to.deep.equal([]);
     const vendorEntry = { ...entry, resource: 'vendor' };
     expect(entryDown(down)(vendorEntry)).to.equal(vendorEntry);
+  });
+
+  it("moves a feed page kept as its entries' texts entry by entry: as the whole page would move, the entries it leaves sent as they were", () => {
+    const moves = movesOf('2026-06-01')!;
+    const order = orderExample();
+    const orderEntry = {
+      cursor: 'a',
+      type: 'order.updated',
+      resource: 'order',
+      id: order.id,
+      data: { ...order, type: 'STANDARD' },
+      changedFields: ['type'],
+      previous: { type: 'MAJOR' },
+    };
+    // As PostgreSQL writes jsonb: spaces a JSON.stringify would not put there.
+    const vendorText =
+      '{"cursor":"b","type":"vendor.updated","resource":"vendor","id":"v","data":{"id" : "v", "name" : "Acme"},"changedFields":["name"],"previous":{"name" : "A"}}';
+    const head = '{"data":[';
+    const tail = '],"nextCursor":"b","hasMore":false}';
+    const page = JsonParts.gather(head, [JSON.stringify(orderEntry), vendorText], tail, true);
+    page.nextQuery = null;
+    const whole = (query: Record<string, unknown>) => moves.replyDown('listChanges', 200, JSON.parse(page.text()), query);
+    for (const query of [{}, { fields: 'isProjectPO' }, { fields: 'name' }]) {
+      const moved = moves.partsDown('listChanges', 200, page, query)!;
+      expect(JSON.parse(moved.text()), JSON.stringify(query)).to.deep.equal(whole(query));
+      expect(moved.nextQuery).to.equal(null);
+    }
+    const all = moves.partsDown('listChanges', 200, page, {})!.text();
+    expect(all).to.include(vendorText);
+    expect(JSON.parse(all).data[0]).to.have.nested.property('data.isProjectPO', false);
+    // Without the entries' texts, the reply is moved whole.
+    expect(moves.partsDown('listChanges', 200, JsonParts.gather(head, [vendorText], tail), {})).to.equal(undefined);
   });
 
   it('derives the older contract from the newer one: the schemas as they were, every example valid there', () => {
@@ -149,7 +192,7 @@ describe('version changes (api/versions/)', () => {
     const [listed] = moves.replyDown('listWebhookEndpoints', 200, [{ id: 'e', fields: ['type', 'notes'] }]) as any[];
     expect(listed.fields).to.have.members(['type', 'notes', 'isProjectPO']);
     expect((moves.replyDown('createWebhookEndpoint', 201, { id: 'e', fields: null, secret: 's' }) as any).fields).to.equal(null);
-    expect(moves.replyMoves('getWebhookEndpoint', 200)).to.equal(true);
+    expect(moves.replyMover('getWebhookEndpoint', 200)).to.be.a('function');
   });
 
   it('walks only the schemas that can hold a changed object', () => {
