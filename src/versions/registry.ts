@@ -58,6 +58,16 @@ function operationsById(doc: Contract): Map<string, any> {
   return out;
 }
 
+/** What partsDown reads of a reply's schema (a list's items, a page's one array property). */
+interface SchemaNode {
+  $ref?: string;
+  allOf?: unknown[];
+  oneOf?: unknown[];
+  anyOf?: unknown[];
+  items?: unknown;
+  properties?: Record<string, SchemaNode | undefined>;
+}
+
 /** One step between two neighbouring versions: the newer's changes, with both contracts. */
 interface Step {
   changes: VersionChange[];
@@ -126,7 +136,7 @@ export class VersionMoves {
    * changed between this version and the newest (a single read at most versions). Worked out once
    * per operation (src/http/operation.ts leaves the step out of such an operation's list).
    */
-  requestMover(operationId: string): ((query: Record<string, any>, body: unknown) => { query: Record<string, any>; body: unknown }) | null {
+  requestMover(operationId: string): ((query: Record<string, unknown>, body: unknown) => { query: Record<string, unknown>; body: unknown }) | null {
     const bodyMoves =
       this.namesUp.touches(json(this.ops.get(operationId)?.requestBody?.content)) ||
       this.steps.some((s) => s.up.touches(json(s.olderOps.get(operationId)?.requestBody?.content)));
@@ -226,8 +236,8 @@ export class VersionMoves {
         : undefined;
     if (!Array.isArray(skeleton) && key === undefined) return undefined;
     const code = String(status);
-    const itemsOf = (doc: Contract, schema: any): any => {
-      const s = typeof schema?.$ref === 'string' ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+    const itemsOf = (doc: Contract, schema: SchemaNode | undefined): unknown => {
+      const s: SchemaNode | undefined = typeof schema?.$ref === 'string' ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
       if (!s || s.allOf || s.oneOf || s.anyOf) return undefined;
       return key === undefined ? s.items : s.properties?.[key]?.items;
     };
