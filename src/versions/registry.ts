@@ -247,9 +247,9 @@ export class VersionMoves {
     // The rest of the page must read the same at this version (what is around the elements is sent as it is).
     const whole = this.replyMover(operationId, status);
     if (whole && JSON.stringify(whole(skeleton, {})) !== JSON.stringify(skeleton)) return undefined;
+    // keepChangedOneOf's sets, one per parameter given (an entry must name a field of each).
     const wanted =
-      status === 200 ? (this.changedFieldParameters.get(operationId) ?? []).filter((p) => query[p] !== undefined).flatMap((p) => namesOf(query[p])) : [];
-    const kept = wanted.length ? new Set(wanted) : undefined;
+      status === 200 ? (this.changedFieldParameters.get(operationId) ?? []).filter((p) => query[p] !== undefined).map((p) => new Set(namesOf(query[p]))) : [];
     const items: string[] = [];
     for (const text of elements.items) {
       const element = JSON.parse(text) as unknown;
@@ -258,7 +258,7 @@ export class VersionMoves {
       v = this.namesDown.walk(v, names);
       // keepChangedOneOf, for one entry.
       const changed = (v as JsonObject | null)?.changedFields;
-      if (kept && Array.isArray(changed) && !changed.some((f) => kept.has(f as string))) continue;
+      if (Array.isArray(changed) && wanted.some((kept) => !changed.some((f) => kept.has(f as string)))) continue;
       items.push(v === element ? text : JSON.stringify(v));
     }
     const moved = JsonParts.gather<unknown>(elements.head, items, elements.tail);
