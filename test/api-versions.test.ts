@@ -117,6 +117,29 @@ describe('API versions', () => {
     expect(older.cursor).to.equal(newer.cursor);
   });
 
+  itDirect(
+    "answers a feed page of several resources at the older version: an entry that reads the same there has the newest's text, an order's is moved",
+    "compares entries' texts in the body: a proxy may write the JSON again",
+    async () => {
+      const after = await headCursor(org.api);
+      expectStatus(await org.api.patch(`/vendors/${refs.vendor}`, { name: 'Ferguson Waterworks #1042' }, at(NEW)), 200);
+      expectStatus(await org.api.patch(`/orders/${orderId}`, { notes: 'entry by entry' }, at(NEW)), 200);
+      const page = async (version: string) => expectStatus(await org.api.get(`/changes?after=${after}`, at(version)), 200);
+      const [newer, older] = [await page(NEW), await page(OLD)];
+      const entryText = (text: string, id: string) => {
+        // The entries' texts, each from its own '{"cursor"' to the next (or to the page's end).
+        const at = text.indexOf(`{"cursor":"${(newer.body.data as any[]).find((e) => e.id === id).cursor}"`);
+        const next = text.indexOf('{"cursor":"', at + 1);
+        return text.slice(at, next < 0 ? text.lastIndexOf('],"nextCursor"') : next - 1);
+      };
+      // A vendor reads the same at both versions: its entry's text is the newest's.
+      expect(entryText(older.text, refs.vendor)).to.equal(entryText(newer.text, refs.vendor));
+      // An order's is moved (and written anew).
+      expect(entryText(older.text, orderId)).to.not.equal(entryText(newer.text, orderId));
+      expect((older.body.data as any[]).find((e) => e.id === orderId).data).to.include.keys('version', 'isProjectPO');
+    },
+  );
+
   it('answers reconciliation digests of the objects as each version reads them', async () => {
     const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
     for (const version of [OLD, NEW]) {

@@ -49,11 +49,17 @@ export const namesOf = (given: unknown): string[] =>
     .map((n) => n.trim())
     .filter(Boolean);
 
-/** A feed page (`data`: its entries) with only the entries that changed one of `names`, or that say no changedFields (creations, deletions pass). */
+/** Whether a feed entry changed one of `wanted`, or says no changedFields (creations, deletions pass). */
+export const changedOneOf = (entry: unknown, wanted: ReadonlySet<string>): boolean => {
+  const changed = (entry as JsonObject | null)?.changedFields;
+  return !Array.isArray(changed) || changed.some((f) => wanted.has(f as string));
+};
+
+/** A feed page (`data`: its entries) with only the entries that changed one of `names` (changedOneOf). */
 export function keepChangedOneOf(page: unknown, names: string[]): unknown {
   const entries = (page as { data?: unknown } | null)?.data;
   if (!Array.isArray(entries)) return page;
   const wanted = new Set(names);
-  const kept = entries.filter((e: JsonObject) => !Array.isArray(e?.changedFields) || e.changedFields.some((f) => wanted.has(f as string)));
+  const kept = entries.filter((e) => changedOneOf(e, wanted));
   return kept.length === entries.length ? page : { ...(page as JsonObject), data: kept };
 }

@@ -6,7 +6,7 @@ import type { Contract, FieldChange, JsonObject, VersionChange, VersionDefinitio
 import { transformsOf } from './derive';
 import { SchemaWalker } from './walk';
 import { JsonParts } from '../db/json';
-import { CHANGED_FIELDS, entryDown, FEED_SCHEMAS, keepChangedOneOf, namesOf } from './feed';
+import { CHANGED_FIELDS, changedOneOf, entryDown, FEED_SCHEMAS, keepChangedOneOf, namesOf } from './feed';
 
 /** The newest version: what api/ describes and the handlers are written at. */
 export const NEWEST = VERSIONS[0].version;
@@ -209,12 +209,17 @@ export class VersionMoves {
     if (!down.some((d) => d.walker.touches(d.schema)) && !this.namesDown.touches(names)) return null;
     const parameters = status === 200 ? (this.changedFieldParameters.get(operationId) ?? []) : [];
     return (body, query) => {
-      let v = body;
-      for (let i = down.length - 1; i >= 0; i--) v = down[i].walker.walk(v, down[i].schema);
-      v = this.namesDown.walk(v, names);
+      let v = this.walkDown(body, down, names);
       for (const p of parameters) if (query[p] !== undefined) v = keepChangedOneOf(v, namesOf(query[p]));
       return v;
     };
+  }
+
+  /** A value moved down by each step's walker with its schema, newest first, then its changed-field names (`names`: its schema at this version). */
+  private walkDown(value: unknown, down: { walker: SchemaWalker; schema: unknown }[], names: unknown): unknown {
+    let v = value;
+    for (let i = down.length - 1; i >= 0; i--) v = down[i].walker.walk(v, down[i].schema);
+    return this.namesDown.walk(v, names);
   }
 
   /**
@@ -253,12 +258,8 @@ export class VersionMoves {
     const items: string[] = [];
     for (const text of elements.items) {
       const element = JSON.parse(text) as unknown;
-      let v = element;
-      for (let i = down.length - 1; i >= 0; i--) v = down[i].walker.walk(v, down[i].schema);
-      v = this.namesDown.walk(v, names);
-      // keepChangedOneOf, for one entry.
-      const changed = (v as JsonObject | null)?.changedFields;
-      if (Array.isArray(changed) && wanted.some((kept) => !changed.some((f) => kept.has(f as string)))) continue;
+      const v = this.walkDown(element, down, names);
+      if (!wanted.every((kept) => changedOneOf(v, kept))) continue;
       items.push(v === element ? text : JSON.stringify(v));
     }
     const moved = JsonParts.gather<unknown>(elements.head, items, elements.tail);

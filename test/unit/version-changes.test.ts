@@ -30,6 +30,19 @@ function validatorOf(doc: Contract, name: string) {
 }
 
 const orderExample = () => structuredClone(newest.paths['/orders/{orderId}'].get.responses['200'].content['application/json'].example);
+/** A feed entry (newest shape) of the contract's example order changed from MAJOR to STANDARD. */
+const orderMadeStandard = (cursor: string) => {
+  const order = orderExample();
+  return {
+    cursor,
+    type: 'order.updated',
+    resource: 'order',
+    id: order.id,
+    data: { ...order, type: 'STANDARD' },
+    changedFields: ['type'],
+    previous: { type: 'MAJOR' },
+  };
+};
 
 describe('version changes (api/versions/)', () => {
   it('lists the versions newest first; the first deprecated, its sunset at least 12 months after its successor', () => {
@@ -112,16 +125,7 @@ describe('version changes (api/versions/)', () => {
   });
 
   it('moves a feed entry down: data, changedFields and previous as the older version names them', () => {
-    const order = orderExample();
-    const entry = {
-      cursor: 'c',
-      type: 'order.updated',
-      resource: 'order',
-      id: order.id,
-      data: { ...order, type: 'STANDARD' },
-      changedFields: ['type'],
-      previous: { type: 'MAJOR' },
-    };
+    const entry = orderMadeStandard('c');
     const moved = entryDown(down)(entry) as any;
     expect(moved.data).to.include({ isProjectPO: false, type: 'STANDARD' });
     expect(moved.changedFields).to.deep.equal(['isProjectPO', 'type']);
@@ -134,16 +138,7 @@ describe('version changes (api/versions/)', () => {
 
   it("moves a feed page kept as its entries' texts entry by entry: as the whole page would move, the entries it leaves sent as they were", () => {
     const moves = movesOf('2026-06-01')!;
-    const order = orderExample();
-    const orderEntry = {
-      cursor: 'a',
-      type: 'order.updated',
-      resource: 'order',
-      id: order.id,
-      data: { ...order, type: 'STANDARD' },
-      changedFields: ['type'],
-      previous: { type: 'MAJOR' },
-    };
+    const orderEntry = orderMadeStandard('a');
     // As PostgreSQL writes jsonb: spaces a JSON.stringify would not put there.
     const vendorText =
       '{"cursor":"b","type":"vendor.updated","resource":"vendor","id":"v","data":{"id" : "v", "name" : "Acme"},"changedFields":["name"],"previous":{"name" : "A"}}';
