@@ -89,8 +89,8 @@ async function runPrepared(db: Queryable, text: string, values: readonly unknown
   }
 }
 
-export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, unknown>[]> {
-  const native = query.toSQL().toNative();
+export async function rowsPrepared(db: Queryable, query: Knex.QueryBuilder | Knex.Raw | NativeStatement): Promise<Record<string, unknown>[]> {
+  const native = 'toSQL' in query ? query.toSQL().toNative() : query;
   return (await runPrepared(db, native.sql, native.bindings)).rows;
 }
 

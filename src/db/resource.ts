@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, whereAfter } from './cursor';
 import { firstRowPrepared, rowsPrepared } from './prepared';
 import { rowsOf, streamRows } from './stream';
 import { invalidField } from '../errors';
+import { CoalescedReads } from './coalesced-reads';
 import type { Queryable } from './knex';
 
 /**
@@ -50,16 +51,28 @@ export function scoped(db: Queryable, def: ResourceDef, orgId: string, opts: Sco
 }
 
 /** Matches `:idOrCode`: the ID when the value is one, otherwise (or also) the code. */
-export function whereIdOrCode(q: Knex.QueryBuilder, def: ResourceDef, idOrCode: string): Knex.QueryBuilder {
+export function whereIdOrCode(q: Knex.QueryBuilder, def: ResourceDef, idOrCode: string, as?: KeyColumns): Knex.QueryBuilder {
   const id = `${def.alias}.id`;
-  if (!def.codeColumn) return isUuid(idOrCode) ? q.where(id, idOrCode) : q.whereRaw('false');
-  if (!isUuid(idOrCode)) return q.where(def.codeColumn, idOrCode);
+  const asId = as?.id ?? idOrCode;
+  const asCode = as?.code ?? idOrCode;
+  if (!def.codeColumn) return isUuid(idOrCode) ? q.where(id, asId) : q.whereRaw('false');
+  if (!isUuid(idOrCode)) return q.where(def.codeColumn, asCode);
   // A code may look like a uuid: prefer the object whose ID it is.
-  return q.where((w) => w.where(id, idOrCode).orWhere(def.codeColumn!, idOrCode)).orderByRaw(`(${id} = ?) DESC`, [idOrCode]);
+  return q.where((w) => w.where(id, asId).orWhere(def.codeColumn!, asCode)).orderByRaw(`(${id} = ?) DESC`, [asId]);
 }
 
-export function whereId(q: Knex.QueryBuilder, def: ResourceDef, id: string): Knex.QueryBuilder {
-  return isUuid(id) ? q.where(`${def.alias}.id`, id) : q.whereRaw('false');
+/**
+ * What whereIdOrCode and whereId compare with in place of the value, in a statement that takes
+ * its keys from elsewhere (a batch of single reads: its unnested keys), as an ID and as a code.
+ * The value given then only tells the shape (an ID or a code).
+ */
+export interface KeyColumns {
+  id: Knex.Raw;
+  code: Knex.Raw;
+}
+
+export function whereId(q: Knex.QueryBuilder, def: ResourceDef, id: string, as?: KeyColumns): Knex.QueryBuilder {
+  return isUuid(id) ? q.where(`${def.alias}.id`, as?.id ?? id) : q.whereRaw('false');
 }
 
 /** One page of the resource as a JSON array, in one statement, held in parts (see PART_BYTES). */
@@ -115,10 +128,10 @@ export async function oneJson<T>(db: Queryable, def: ResourceDef, q: Knex.QueryB
 }
 
 const ORGANIZATION_SLOT = Symbol('organization');
-const ID_OR_CODE_SLOT = Symbol('idOrCode');
 // Placeholder values the statement is built with, found again among knex's bindings.
 const PLACEHOLDER_ORGANIZATION = '\u0000organization';
 const PLACEHOLDER = { id: 'b0b0b0b0-0000-4000-8000-00000000000b', code: '\u0000code' };
+const PLACEHOLDER_KEY = '\u0000key';
 const compiledReads = new WeakMap<ResourceDef, Map<string, { sql: string; slots: unknown[] }>>();
 
 /**
@@ -181,46 +194,134 @@ async function oneByIdOrCode<T>(
   /** An ID that names the object by its ID only, never by a code that looks like one (oneByIdJson). */
   idOnly = false,
 ): Promise<{ json: Json<T>; digest?: string } | undefined> {
-  const byId = isUuid(idOrCode);
-  const shape = `${idOnly ? 'id only' : byId ? 'id' : 'code'} ${opts.includeDeleted ? 'all' : 'live'}${withDigest ? ' digest' : ''}`;
+  const shape = `${idOnly ? 'id only' : isUuid(idOrCode) ? 'id' : 'code'} ${opts.includeDeleted ? 'all' : 'live'}${withDigest ? ' digest' : ''}`;
+  const read = (keys: readonly string[]) => {
+    const statement = compiledRead(db, def, shape, idOrCode, opts, withDigest, idOnly, keys.length);
+    return rowsPrepared(db, { sql: statement.sql, bindings: statement.bindingsOf(orgId, keys) });
+  };
+  // In a transaction, its own statement (the transaction's connection, its snapshot); otherwise
+  // with the reads of its kind that arrive meanwhile (coalesced-reads.ts).
+  const row =
+    'isTransaction' in db && db.isTransaction
+      ? (await read([idOrCode]))[0]
+      : await coalescedOf(db, def).load(`${shape}\u0000${orgId}`, idOrCode, async (keys) => {
+          const rows = await read(keys);
+          if (keys.length === 1) return [rows[0]];
+          const byPosition: (Record<string, unknown> | undefined)[] = keys.map(() => undefined);
+          for (const row of rows) byPosition[(row.n as number) - 1] = row;
+          return byPosition;
+        });
+  return row ? { json: asJson<T>(row.json as string), ...(row.digest ? { digest: row.digest as string } : {}) } : undefined;
+}
+
+/**
+ * Keys per statement of several single reads: a batch goes in the smallest that holds it, the rest
+ * of its keys null (a null key matches nothing). Fixed sizes, because a statement's keys as an
+ * array (`unnest($1)`) let PostgreSQL estimate each execution by its array's length: the plan for
+ * the values given always looked cheaper than the generic one, so every execution was planned
+ * anew, which cost more than the statements the batch saved.
+ */
+const BATCH_SIZES = [1, 2, 4, 8, 16];
+export const MAX_READS_PER_STATEMENT = BATCH_SIZES[BATCH_SIZES.length - 1];
+
+/**
+ * A single read's statement, built by knex once per resource, shape and number of keys from
+ * placeholder values; `bindingsOf` puts a request's own values in. One key: the read as it is.
+ * More (coalesced-reads.ts): the same read once per key, each row with its key's position (`n`,
+ * from 1): a VALUES list of the keys joined LATERAL to the read, whose value is the key (as an ID
+ * and as a code).
+ */
+function compiledRead(
+  db: Queryable,
+  def: ResourceDef,
+  shape: string,
+  idOrCode: string,
+  opts: ScopeOptions,
+  withDigest: boolean,
+  idOnly: boolean,
+  keys: number,
+): { sql: string; bindingsOf(orgId: string, keys: readonly string[]): unknown[] } {
+  const size = BATCH_SIZES.find((n) => n >= keys) ?? MAX_READS_PER_STATEMENT;
   let shapes = compiledReads.get(def);
   if (!shapes) compiledReads.set(def, (shapes = new Map()));
-  let compiled = shapes.get(shape);
+  const name = `${shape} ${size}`;
+  let compiled = shapes.get(name);
   if (!compiled) {
-    const placeholder = byId ? PLACEHOLDER.id : PLACEHOLDER.code;
-    const one = (idOnly ? whereId : whereIdOrCode)(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder)
+    const placeholder = isUuid(idOrCode) ? PLACEHOLDER.id : PLACEHOLDER.code;
+    const keyed = size > 1 ? { id: db.raw('k.key::uuid'), code: db.raw('k.key') } : undefined;
+    const one = (idOnly ? whereId : whereIdOrCode)(scoped(db, def, PLACEHOLDER_ORGANIZATION, opts), def, placeholder, keyed)
       .select(db.raw(selectList(def.columns)))
       .limit(1);
-    const read = db.select(db.raw('row_to_json(x)::text AS json')).from(one.as('x'));
+    // OFFSET 0 keeps the read a subquery of its own: flattened into the statement, its JSON was
+    // built twice, once for the answer and once more for the comparison with the stored state.
+    const read = db.raw('SELECT row_to_json(x)::text AS json, x.id FROM ? AS x OFFSET 0', [one]);
+    // The object's stored state, when it equals the object as read (oneByIdOrCodeWithDigest).
+    const digest = withDigest
+      ? ' LEFT JOIN feed_objects fo ON fo.organization_id = ?::uuid AND fo.resource = ? AND fo.id = r.id AND fo.data::jsonb = r.json::jsonb'
+      : '';
+    const digestValues = withDigest ? [PLACEHOLDER_ORGANIZATION, statesOf.get(def)!] : [];
+    const columns = `r.json${withDigest ? ', fo.digest' : ''}`;
+    const keyPlaceholders = Array.from({ length: size }, (_, i) => `${PLACEHOLDER_KEY}${i}`);
+    const values = keyPlaceholders.map((_, i) => `(?::text, ${i + 1})`).join(', ');
     const native = (
-      withDigest
-        ? db
-            .select(db.raw('r.json, fo.digest'))
-            .from(db.select(db.raw('row_to_json(x)::text AS json, x.id')).from(one.as('x')).as('r'))
-            .joinRaw('LEFT JOIN feed_objects fo ON fo.organization_id = ?::uuid AND fo.resource = ? AND fo.id = r.id AND fo.data::jsonb = r.json::jsonb', [
-              PLACEHOLDER_ORGANIZATION,
-              statesOf.get(def)!,
-            ])
-        : read
+      size > 1
+        ? db.raw(`SELECT k.n, ${columns} FROM (VALUES ${values}) AS k(key, n) CROSS JOIN LATERAL (?) AS r${digest}`, [
+            ...keyPlaceholders,
+            read,
+            ...digestValues,
+          ])
+        : db.raw(`SELECT ${columns} FROM (?) AS r${digest}`, [read, ...digestValues])
     )
       .toSQL()
       .toNative();
-    const slots = native.bindings.map((b) => (b === PLACEHOLDER_ORGANIZATION ? ORGANIZATION_SLOT : b === placeholder ? ID_OR_CODE_SLOT : b));
-    // The caller's organization must be a value of every such statement: refuse to build one where
-    // knex passed a placeholder on in another form (it would otherwise run unscoped or never match).
+    const slots = native.bindings.map((b) =>
+      b === PLACEHOLDER_ORGANIZATION
+        ? ORGANIZATION_SLOT
+        : b === placeholder
+          ? { key: 0 }
+          : keyPlaceholders.includes(b as string)
+            ? { key: keyPlaceholders.indexOf(b as string) }
+            : b,
+    );
+    // The caller's organization must be a value of every such statement, and each key once:
+    // refuse to build one where knex passed a placeholder on in another form (it would otherwise
+    // run unscoped or never match).
+    const keySlots = slots.filter((s): s is { key: number } => typeof s === 'object' && s !== null && 'key' in s);
     if (
       !slots.includes(ORGANIZATION_SLOT) ||
-      !slots.includes(ID_OR_CODE_SLOT) ||
-      native.bindings.some((b) => typeof b === 'string' && b !== placeholder && b !== PLACEHOLDER_ORGANIZATION && b.includes('\u0000'))
+      keySlots.length < size ||
+      new Set(keySlots.map((s) => s.key)).size !== size ||
+      native.bindings.some(
+        (b) => typeof b === 'string' && b.includes('\u0000') && b !== PLACEHOLDER_ORGANIZATION && b !== placeholder && !keyPlaceholders.includes(b),
+      )
     ) {
       throw new Error(`oneByIdOrCodeJson(${def.table}): the organization or idOrCode placeholder is not a binding of the statement`);
     }
     compiled = { sql: native.sql, slots };
-    shapes.set(shape, compiled);
+    shapes.set(name, compiled);
   }
-  const bindings = compiled.slots.map((s) => (s === ORGANIZATION_SLOT ? orgId : s === ID_OR_CODE_SLOT ? idOrCode : s));
-  const row = await firstRowPrepared(db, { sql: compiled.sql, bindings });
-  return row ? { json: asJson<T>(row.json as string), ...(row.digest ? { digest: row.digest as string } : {}) } : undefined;
+  const { sql, slots } = compiled;
+  return {
+    sql,
+    bindingsOf: (orgId, keys) =>
+      slots.map((s) => (s === ORGANIZATION_SLOT ? orgId : typeof s === 'object' && s !== null && 'key' in s ? (keys[(s as { key: number }).key] ?? null) : s)),
+  };
+}
+
+/**
+ * Single reads outside a transaction, coalesced per database handle and resource (the kind: shape
+ * and organization). One statement of a kind runs at a time: the reads that arrive meanwhile wait
+ * for it, then go together (MAX_READS_PER_STATEMENT at most, then another statement). A lone read
+ * waits for nothing and runs the single statement.
+ */
+const coalesced = new WeakMap<object, WeakMap<ResourceDef, CoalescedReads<string, Record<string, unknown> | undefined>>>();
+function coalescedOf(db: Queryable, def: ResourceDef): CoalescedReads<string, Record<string, unknown> | undefined> {
+  const client = (db as Knex).client as object;
+  let byDef = coalesced.get(client);
+  if (!byDef) coalesced.set(client, (byDef = new WeakMap()));
+  let reads = byDef.get(def);
+  if (!reads) byDef.set(def, (reads = new CoalescedReads({ maxInFlight: 1, maxBatch: MAX_READS_PER_STATEMENT })));
+  return reads;
 }
 
 /** The ID behind `:idOrCode` in the caller's organization, or undefined. */

@@ -100,9 +100,44 @@ export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> 
   };
 }
 
-/** The pipeline's steps, made, in order. */
-export function pipeline(deps: PipelineDeps): (RequestHandler | ErrorRequestHandler)[] {
-  return Object.values(pipelineSteps(deps))
-    .map((make) => make())
-    .filter((s): s is RequestHandler | ErrorRequestHandler => !!s);
+/** The pipeline's steps, made, in order, as one handler (see oneHandler). */
+export function pipeline(deps: PipelineDeps): RequestHandler {
+  return oneHandler(
+    Object.values(pipelineSteps(deps))
+      .map((make) => make())
+      .filter((s): s is RequestHandler | ErrorRequestHandler => !!s),
+  );
+}
+
+/**
+ * Steps run one after another as express's router runs the handlers given to `app.use`: a step
+ * runs when the one before calls `next()`; an error (`next(err)`, a throw, a rejected promise)
+ * skips to the next error handler (four parameters), which error-free requests skip; after the
+ * last step, the app's own `next` (express's final handler). Mounted as ONE handler: the router
+ * did its own work for each of the twenty-odd steps of every request (its layer walk, path match
+ * and prefix trim, a promise check), about as much as the cheaper steps themselves. None of the
+ * steps has a path of its own: each looks at the request itself.
+ */
+export function oneHandler(steps: readonly (RequestHandler | ErrorRequestHandler)[]): RequestHandler {
+  return (req, res, done) => {
+    let at = 0;
+    const next = (err?: unknown): void => {
+      // 'route' and 'router' are the router's own signals: nothing to skip here, or leave the steps.
+      if (err === 'router') return done();
+      const failed = err && err !== 'route' ? err : undefined;
+      while (at < steps.length) {
+        const step = steps[at++];
+        if ((step.length === 4) !== (failed !== undefined)) continue;
+        try {
+          const returned: unknown = failed !== undefined ? (step as ErrorRequestHandler)(failed, req, res, next) : (step as RequestHandler)(req, res, next);
+          if (returned instanceof Promise) returned.then(undefined, next);
+        } catch (thrown) {
+          next(thrown);
+        }
+        return;
+      }
+      done(failed);
+    };
+    next();
+  };
 }
