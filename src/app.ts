@@ -14,6 +14,7 @@ import { setServerTimeouts } from './http/timeouts';
 import { allHandlers, BATCH_LISTS, FEED_BY_HANDLER, FEED_OPERATIONS, FEED_READS, OBJECT_WRITES, OWN_PROBLEM_FORMATS, VALIDATION_FAIL_FOR } from './resources';
 import type { OperationId } from './http/handler';
 import { healthRoutes } from './resources/health/handlers';
+import { readsOnlyCoalesced } from './resources/crud-handlers';
 import type { Logger } from 'pino';
 import { createLogger } from './ops/log';
 import { Lifecycle } from './ops/lifecycle';
@@ -81,7 +82,8 @@ export async function createApp({
   app.locals.lifecycle = lifecycle;
   registerPoolMetrics(() => (db.client as { pool?: PoolStats }).pool);
   const probes = healthRoutes(db, lifecycle, config.mode === 'test');
-  app.use(pipeline({ config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats: OWN_PROBLEM_FORMATS }));
+  const coalescedReads = new Set(Object.entries(handlers).flatMap(([operationId, handler]) => (readsOnlyCoalesced(handler) ? [operationId] : [])));
+  app.use(pipeline({ config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats: OWN_PROBLEM_FORMATS, coalescedReads }));
   return app;
 }
 

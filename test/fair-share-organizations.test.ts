@@ -65,4 +65,26 @@ describe('fair share: busy organizations leave room for another', function () {
     for (const trx of locks.splice(0)) await trx.rollback();
     for (const res of await Promise.all([...aUpdates, ...bUpdates])) expect(res.status, res.text).to.equal(200);
   });
+
+  it("answers an organization's single read while its share is taken and its other requests wait (a coalesced read is not held to the share)", async () => {
+    const a = await newOrg();
+    const held = await lockedTaxCode(a, 'HELD-R');
+    const other = await call(instance.baseUrl, 'POST', '/tax-codes', { token: a.apiKey, body: { code: 'FREE-R', description: 'Free', taxPercent: 0.02 } });
+    expect(other.status, other.text).to.equal(201);
+    const updates = Array.from({ length: 4 }, (_, i) =>
+      call(instance.baseUrl, 'PATCH', `/tax-codes/${held}`, { token: a.apiKey, body: { description: `Update ${i}` }, timeoutMs: 60_000 }),
+    );
+    // Its share (2 of the pool of 4) waits on the lock; its two other updates wait for a turn.
+    await until(async () => (await waitingOnLocks()) === 2);
+    // A single read by code and by ID goes through at once, on a connection the share leaves.
+    for (const key of ['FREE-R', other.body.id]) {
+      const read = await call(instance.baseUrl, 'GET', `/tax-codes/${key}`, { token: a.apiKey, timeoutMs: 10_000 });
+      expect(read.status, read.text).to.equal(200);
+      expect(read.body).to.include({ code: 'FREE-R' });
+    }
+    expect(await waitingOnLocks()).to.equal(2);
+
+    for (const trx of locks.splice(0)) await trx.rollback();
+    for (const res of await Promise.all(updates)) expect(res.status, res.text).to.equal(200);
+  });
 });

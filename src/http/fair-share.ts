@@ -29,6 +29,12 @@ export interface FairShareOptions {
   maxQueued: number;
   maxWaitMs: number;
   caller(req: Request, res: Response): Promise<Caller | undefined>;
+  /**
+   * Requests the share does not hold: those whose use of the database is bounded elsewhere (a
+   * coalesced single read: one statement of its kind at a time, pipeline.ts). They neither wait
+   * here nor count against their organization's share.
+   */
+  unshared?(req: Request): boolean;
 }
 
 interface Waiter {
@@ -57,7 +63,7 @@ function busy(message: string): ApiError {
   return new ApiError(503, 'unavailable', 'Service unavailable', [{ message }], { 'Retry-After': '1' });
 }
 
-export function fairShare({ perOrganization, poolSize, maxQueued, maxWaitMs, caller }: FairShareOptions) {
+export function fairShare({ perOrganization, poolSize, maxQueued, maxWaitMs, caller, unshared }: FairShareOptions) {
   const orgs = new Map<string, OrgState>();
   const share = () => shareOf(perOrganization, poolSize, orgs.size);
   let inProgress = 0;
@@ -97,6 +103,7 @@ export function fairShare({ perOrganization, poolSize, maxQueued, maxWaitMs, cal
   };
 
   return async function fairShareMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (unshared?.(req)) return next();
     let who: Caller | undefined;
     try {
       who = await caller(req, res);

@@ -17,7 +17,7 @@ import { jsonBody } from './body';
 import { inputGuard } from './input-guard';
 import { fairShare, fairShareLimit } from './fair-share';
 import { problemResponder, type OwnProblemFormats } from './problem';
-import { callerOf } from './context';
+import { callerOf, contextOf } from './context';
 import type { RoutedOnceBackend } from './routed-once';
 import { deprecatedUsageStep, pinnedVersion, requestedVersion, versionContracts } from './api-version';
 
@@ -34,6 +34,13 @@ export interface PipelineDeps {
   probes: RequestHandler;
   /** Operations that answer their client errors in their own format (the token endpoint). */
   ownProblemFormats: OwnProblemFormats;
+  /**
+   * Operations whose only statement is a coalesced single read (resources/crud-handlers.ts
+   * readsOnlyCoalesced): bounded to one statement of a kind at a time, they are not held to the
+   * fair share. (At 32 connections, single reads queued there cost 35 % of their throughput while
+   * connections stood idle: docs/performance.md, session 26.)
+   */
+  coalescedReads?: ReadonlySet<string>;
 }
 
 /** A step of the pipeline, made when the app is assembled (false: not used with these settings). */
@@ -45,7 +52,7 @@ export type PipelineStep = () => RequestHandler | ErrorRequestHandler | false | 
  * step learns about the request goes into the request's context (context.ts), created by the first.
  */
 export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> {
-  const { config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats } = deps;
+  const { config, db, logger, api, olderApis, authenticate, probes, ownProblemFormats, coalescedReads = new Set<string>() } = deps;
   const poolMax = () => (db.client.config as { pool?: { max?: number } }).pool?.max ?? config.dbPoolMax;
   return {
     // The request's context and id: everything after may log it or answer with it.
@@ -90,7 +97,15 @@ export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> 
     inputGuard: () => inputGuard,
     // The organization's fair share of the database pool, taken once the body has arrived: slow
     // uploads hold only their own sockets, not their organization's slots.
-    fairShare: () => fairShare({ perOrganization: fairShareLimit(poolMax()), poolSize: poolMax(), maxQueued: 200, maxWaitMs: 30_000, caller: callerOf }),
+    fairShare: () =>
+      fairShare({
+        perOrganization: fairShareLimit(poolMax()),
+        poolSize: poolMax(),
+        maxQueued: 200,
+        maxWaitMs: 30_000,
+        caller: callerOf,
+        unshared: (req) => coalescedReads.has(contextOf(req).operationId!),
+      }),
     // Deprecated usage (a deprecated version, operation, parameter or field): announced, counted, listed.
     deprecatedUsage: () => deprecatedUsageStep(db, logger),
     // openapi-backend: security, validation, the operation's handler and its reply (at the request's version).

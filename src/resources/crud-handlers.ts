@@ -57,9 +57,9 @@ export function plainHandlers<T>(def: ResourceDef) {
         body: await insertOne<T>(db, def, caller.organizationId, rowOf(def, body)),
       }),
 
-    get:
-      <K extends string>(key: K, missing: Missing) =>
-      async ({ db, caller, params }: Keyed<K>) => {
+    /** A single read: its one statement is coalesced with the reads of its kind (readsOnlyCoalesced). */
+    get: <K extends string>(key: K, missing: Missing) =>
+      coalescedOnly(async ({ db, caller, params }: Keyed<K>) => {
         const orgId = caller.organizationId;
         if (!def.codeColumn) return okOrNotFound(oneByIdJson<T>(db, def, orgId, params[key]), missing, params[key]);
         // With codes, the prepared `:idOrCode` read (GET /jobs/J-1042 is the hottest read there is),
@@ -67,7 +67,7 @@ export function plainHandlers<T>(def: ResourceDef) {
         const found = await oneByIdOrCodeWithDigest<T>(db, def, orgId, params[key]);
         if (!found) throw missing(params[key]);
         return { status: 200 as const, body: found.json, ...(found.digest ? { headers: { ETag: `"${found.digest}"` } } : {}) };
-      },
+      }),
 
     update:
       <K extends string>(key: K, missing: Missing) =>
@@ -80,6 +80,17 @@ export function plainHandlers<T>(def: ResourceDef) {
         okOrNotFound(softDeleteByIdOrCode<T>(db, def, caller.organizationId, params[key]), missing, params[key]),
   };
 }
+
+const onlyCoalesced = new WeakSet<object>();
+const coalescedOnly = <H extends object>(handler: H): H => (onlyCoalesced.add(handler), handler);
+
+/**
+ * Whether a handler's only use of the database is one single read outside a transaction, which
+ * src/db/coalesced-reads.ts runs with the reads of its kind, at most one statement of a kind at a
+ * time. Such a request holds no connection of its own however many of them run, so the fair share
+ * of the pool (http/fair-share.ts) need not count it (app.ts).
+ */
+export const readsOnlyCoalesced = (handler: unknown): boolean => typeof handler === 'function' && onlyCoalesced.has(handler);
 
 /** A create whose rules live in `create` (codes, references): 201 with the new object. */
 export const createdBy =

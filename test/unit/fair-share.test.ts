@@ -73,6 +73,34 @@ describe('fair share (unit)', () => {
     expect(waiting.passed()).to.equal(0);
   });
 
+  it('lets a request it does not share (a coalesced single read) through at once, counting it nowhere', async () => {
+    const mw = fairShare({
+      perOrganization: 1,
+      poolSize: 10,
+      maxQueued: 10,
+      maxWaitMs: 60_000,
+      caller: async () => ({ organizationId: 'org-1' }) as Caller,
+      unshared: (req) => (req as unknown as { read?: boolean }).read === true,
+    });
+    const a = fakeResponse();
+    await mw({} as Request, a, (() => undefined) as NextFunction);
+    // The organization's one slot is taken: its next shared request waits, a read does not.
+    let waited = 0;
+    const waiting = mw({} as Request, fakeResponse(), (() => waited++) as NextFunction);
+    const reads = Array.from({ length: 3 }, () => {
+      let passed = 0;
+      void mw({ read: true } as unknown as Request, fakeResponse(), (() => passed++) as NextFunction);
+      return () => passed;
+    });
+    await tick();
+    expect(reads.map((passed) => passed())).to.deep.equal([1, 1, 1]);
+    expect(waited).to.equal(0);
+    // The reads took no slot: the one freed goes to the request waiting.
+    a.emit('finish');
+    await waiting;
+    expect(waited).to.equal(1);
+  });
+
   describe('the share adapts to the organizations busy', () => {
     /** A pool of 10 and a lone organization's share of 5; the request's `org` is its caller's organization. */
     const shared = () =>
