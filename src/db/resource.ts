@@ -63,7 +63,7 @@ export function whereIdOrCode(q: Knex.QueryBuilder, def: ResourceDef, idOrCode: 
 
 /**
  * What whereIdOrCode and whereId compare with in place of the value, in a statement that takes
- * its keys from elsewhere (a batch of single reads: its unnested keys), as an ID and as a code.
+ * its keys from elsewhere (a batch of single reads: its VALUES list of keys), as an ID and as a code.
  * The value given then only tells the shape (an ID or a code).
  */
 export interface KeyColumns {
