@@ -3,8 +3,9 @@ import type { Knex } from 'knex';
 import { expectStatus, newOrg, PathOf, TestOrg } from './support/client';
 import { harness } from './support/harness';
 import { createDb, Db } from '../src/db/knex';
-import { oneByIdOrCodeWithDigest } from '../src/db/resource';
+import { oneByIdJson, oneByIdOrCodeWithDigest } from '../src/db/resource';
 import { jobs } from '../src/resources/jobs/queries';
+import { locations } from '../src/resources/locations/queries';
 // The reconciled resources: a job's single read carries its stored state's digest (its ETag).
 import '../src/resources';
 
@@ -104,6 +105,25 @@ describe('single reads coalesced', function () {
       const keys = [ids[4], ids[0], 'b0b0b0b0-0000-4000-8000-00000000000b'];
       expect(await together(org.id, keys)).to.deep.equal({ found: await readAlone(org.id, keys), statements: 1 });
       expect(await together(org.id, [ids[2]])).to.deep.equal({ found: await readAlone(org.id, [ids[2]]), statements: 1 });
+    });
+
+    it('reads a resource without codes by ID only, the same way (the statement of 4 for 3 IDs)', async () => {
+      const ids = [];
+      for (const name of ['Coalesced yard A', 'Coalesced yard B']) {
+        ids.push(expectStatus(await org.api.post('/locations', { name, type: 'Warehouse' }), 201).body.id);
+      }
+      const keys = [ids[1], 'b0b0b0b0-0000-4000-8000-00000000000b', ids[0]];
+      const alone = await db.transaction(async (trx) => {
+        const found = [];
+        for (const key of keys) found.push(await oneByIdJson(trx, locations, org.id, key));
+        return found;
+      });
+      expect(alone.map((a) => a && JSON.parse(a as string).name)).to.deep.equal(['Coalesced yard B', undefined, 'Coalesced yard A']);
+      statements = 0;
+      expect(await Promise.all(keys.map((key) => oneByIdJson(db, locations, org.id, key)))).to.deep.equal(alone);
+      expect(statements).to.equal(1);
+      // Another organization's IDs find nothing.
+      expect(await Promise.all(ids.map((id) => oneByIdJson(db, locations, other.id, id)))).to.deep.equal([undefined, undefined]);
     });
 
     it('keeps organizations apart: the same code read for two organizations at once answers each its own', async () => {

@@ -31,6 +31,9 @@ export class CoalescedReads<K, V> {
   /**
    * `key`'s value, read by `run` with the other keys of its kind (`kind`) waiting with it: `run`
    * gets the keys in arrival order and answers one value (or Error) per key, in the same order.
+   * The `run` of a kind's first read serves every read of the kind while any is running or
+   * waiting, so a kind must name everything `run` depends on but the keys (resource.ts: the
+   * database handle and resource by instance, the shape and organization in `kind`).
    */
   load(kind: string, key: K, run: (keys: readonly K[]) => Promise<(V | Error)[]>): Promise<V> {
     let group = this.groups.get(kind);

@@ -104,7 +104,7 @@ export function pipelineSteps(deps: PipelineDeps): Record<string, PipelineStep> 
         maxQueued: 200,
         maxWaitMs: 30_000,
         caller: callerOf,
-        unshared: (req) => coalescedReads.has(contextOf(req).operationId!),
+        unshared: (req) => coalescedReads.has(contextOf(req).operationId ?? ''),
       }),
     // Deprecated usage (a deprecated version, operation, parameter or field): announced, counted, listed.
     deprecatedUsage: () => deprecatedUsageStep(db, logger),
